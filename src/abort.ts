@@ -1,0 +1,59 @@
+/**
+ * Cancellation through `AbortSignal` (SPEC §6.5, §7.5).
+ * @module
+ */
+import { describeValue, fail } from './errors.js';
+
+/**
+ * Checks that `signal` is absent or an `AbortSignal`-like object (`aborted` boolean and
+ * `addEventListener`).
+ * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_ARGUMENT` otherwise.
+ */
+export function checkSignal(signal: unknown): AbortSignal | undefined {
+  if (signal === undefined) return undefined;
+  if (
+    typeof signal !== 'object' ||
+    signal === null ||
+    typeof (signal as AbortSignal).aborted !== 'boolean' ||
+    typeof (signal as AbortSignal).addEventListener !== 'function'
+  ) {
+    throw fail('SESSION_REFERENCE_INVALID_ARGUMENT', `signal must be an AbortSignal, got ${describeValue(signal)}`);
+  }
+  return signal as AbortSignal;
+}
+
+function cancelled(signal: AbortSignal) {
+  return fail('SESSION_REFERENCE_CANCELLED', 'the operation was cancelled through its AbortSignal', signal.reason);
+}
+
+/** @throws SessionReferenceError `SESSION_REFERENCE_CANCELLED` (cause `signal.reason`) when aborted. */
+export function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw cancelled(signal);
+}
+
+/**
+ * Settles like `promise`, or rejects with `SESSION_REFERENCE_CANCELLED` as soon as `signal`
+ * aborts, whichever comes first. A late settlement of `promise` is ignored (and never reported as
+ * unhandled).
+ */
+export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  if (signal.aborted) {
+    promise.catch(() => {});
+    return Promise.reject(cancelled(signal));
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(cancelled(signal));
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}

@@ -1,0 +1,39 @@
+/**
+ * dsh-session-reference: cite other dsh sessions in a prompt as bounded, read-only, tag-safe
+ * snapshots (SPEC §1–§10). Web APIs only: runs unchanged in Node, Deno, Bun, workerd and browsers.
+ * @module
+ */
+export { SESSION_REFERENCE_SCHEME, encodeSessionReferenceUri, decodeSessionReferenceUri } from './uri.js';
+export {
+  formatSessionReferenceMention,
+  parseSessionReferenceText,
+  scanSessionReferenceText,
+  type SessionReference,
+  type SessionReferenceMentionInput,
+  type SessionReferenceToken,
+  type SessionReferenceScan,
+  type ParsedSessionReferenceText,
+} from './mention.js';
+export {
+  SessionReferenceError,
+  isSessionReferenceError,
+  SESSION_REFERENCE_ERROR_CODES,
+  type SessionReferenceErrorCode,
+  type SessionReferenceErrorJSON,
+} from './errors.js';
+export { COMPACT_CHECKPOINT_SOURCE, isCompactCheckpointSource, type ConversationItem } from './projection.js';
+export { REFERENCE_WARNING, SESSION_REFERENCE_CONTEXT_SOURCE } from './render.js';
+export { composePromptMessage, MY_REQUEST_SEPARATOR } from './compose.js';
+export {
+  DEFAULT_SESSION_REFERENCE_CONFIG,
+  type SessionReferenceConfig,
+  type ResolvedSessionReferenceConfig,
+} from './config.js';
+export {
+  createSessionReferences,
+  type SessionReferences,
+  type SessionReferencesOptions,
+  type SessionCandidate,
+  type PreparedSessionReferences,
+} from './service.js';
+export type * from './types.js';

@@ -1,0 +1,133 @@
+/**
+ * Structural mirrors of the dsh data the module reads and writes (SPEC §4, §9).
+ *
+ * Types are permissive: unknown fields are ignored and unknown event types are skipped, so real
+ * dsh objects can be passed as they are.
+ * @module
+ */
+
+/** First line of a dsh session log (SPEC §4.1). `createdAt` is epoch milliseconds. */
+export interface SessionHeader {
+  id: string;
+  createdAt: number;
+  cwd?: string | null;
+  [key: string]: unknown;
+}
+
+/** A surface op: how an event takes part in folding (SPEC §4.3, §8.2). */
+export type SurfaceOp = 'append' | { op: 'replace'; start: number; end: number };
+
+/** One event of a dsh session log (SPEC §4.3). */
+export interface SessionEvent {
+  type: string;
+  seq: number;
+  time: number;
+  data: unknown;
+  surfaceOp?: SurfaceOp;
+  [key: string]: unknown;
+}
+
+/** A content block: `{ type: 'text', text }` or any other block (SPEC §4.4). */
+export type ContentBlock = { type: 'text'; text: string } | { type: string; [key: string]: unknown };
+
+/** Who wrote a user message (SPEC §4.4, §4.5). */
+export interface MessageSource {
+  kind: string;
+  [key: string]: unknown;
+}
+
+/** A user message as dsh stores it (SPEC §4.4). */
+export interface UserMessage {
+  id: string;
+  role: 'user';
+  content: ContentBlock[];
+  source: MessageSource;
+  envelope?: PromptEnvelope;
+  [key: string]: unknown;
+}
+
+/** `HookContext.source`: this module's context source (SPEC §9.1). */
+export interface SessionReferenceContextSource {
+  kind: 'plugin';
+  plugin: 'session-reference';
+}
+
+/** Per-source statistics of a prepared reference (SPEC §8.4). */
+export interface SessionReferenceStats {
+  /** Seq the snapshot was captured through (`readSurface().capturedThroughSeq`). */
+  capturedThroughSeq: number | null;
+  /** The projection contains a compact checkpoint. */
+  compacted: boolean;
+  /** Items in the projection before retention. */
+  originalMessages: number;
+  /** Items kept (whole or truncated). */
+  retainedMessages: number;
+  /** Items dropped. */
+  omittedMessages: number;
+  /** Raw UTF-8 bytes of dropped texts plus bytes removed by truncation (lone surrogate: 3). */
+  omittedBytes: number;
+  /** Anything was omitted (`omittedMessages > 0 || omittedBytes > 0`). */
+  truncated: boolean;
+  /** UTF-8 bytes of the reference's tag-safe serialization (SPEC §8.1). */
+  serializedBytes: number;
+  /** The `maxReferenceBytes` the reference was held to. */
+  budgetBytes: number;
+}
+
+/** Metadata row of one reference (SPEC §9.1). */
+export interface SessionReferenceMetadataEntry extends SessionReferenceStats {
+  sessionId: string;
+  label: string;
+}
+
+/** `HookContext.metadata` (SPEC §9.1). */
+export interface SessionReferenceMetadata {
+  version: 1;
+  references: SessionReferenceMetadataEntry[];
+}
+
+/** The aggregated prompt-prefix context of one prepared message (SPEC §9.1). */
+export interface HookContext {
+  source: SessionReferenceContextSource;
+  placement: 'prompt-prefix';
+  content: [{ type: 'text'; text: string }];
+  metadata: SessionReferenceMetadata;
+}
+
+/** The model-hidden envelope of a composed prompt, for UI replay (SPEC §9.4). */
+export interface PromptEnvelope {
+  version: 1;
+  /** The readable content as the user wrote it (mentions already turned into `@label`). */
+  display: ContentBlock[];
+  contexts: Array<Pick<HookContext, 'source' | 'placement' | 'metadata'>>;
+}
+
+/** A title row of `readTitleSnapshots` (SPEC §4.2). */
+export type SessionTitleSnapshot =
+  | { sessionId: string; status: 'fulfilled'; value: { title?: { title: string } | null } }
+  | { sessionId: string; status: 'rejected'; reason: unknown };
+
+/** The surface snapshot `readSurface` resolves to (SPEC §4.2). */
+export interface SessionSurface {
+  session: SessionHeader;
+  capturedThroughSeq: number | null;
+  events: SessionEvent[];
+}
+
+/** The host's session store, `ctx.sessionQuery` (SPEC §4.2). */
+export interface SessionQuery {
+  /** All sessions, newest first. */
+  listSessions(signal?: AbortSignal): Promise<Array<{ header: SessionHeader }>>;
+  /** The current (folded or raw) surface of one session. */
+  readSurface(sessionId: string, signal?: AbortSignal): Promise<SessionSurface>;
+  /** Latest titles of the given sessions, one row per id. */
+  readTitleSnapshots?(sessionIds: string[], signal?: AbortSignal): Promise<SessionTitleSnapshot[]>;
+}
+
+/** The agent a prompt is prepared for (SPEC §4.6): a real dsh `Agent` fits as is. */
+export interface TargetAgent {
+  id: string;
+  cwd?: string | null;
+  session?: { header?: { cwd?: string | null } | null } | null;
+  [key: string]: unknown;
+}
