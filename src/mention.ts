@@ -67,7 +67,7 @@ const PAYLOAD_STOP = /[)\s]/g;
  * Formats a canonical mention `@[LABEL](URI)` (SPEC §3.1): LABEL is `label ?? sessionId` with
  * every `\`, `[` and `]` escaped by a backslash; URI is {@link encodeSessionReferenceUri}.
  * @example formatSessionReferenceMention({ sessionId: 'session-434', label: 'Schema [v2]' })
- * // '@[Schema \\[v2\\]](dsh-session:InNlc3Npb24tNDM0)'
+ * // '@[Schema \\[v2\\]](dsh-session:InNlc3Npb24tNDM0Ig)'
  * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_REFERENCE` when the input is not an
  * object, `sessionId` is not a string, or `label` is present and not a string.
  */
@@ -115,33 +115,32 @@ function gluesToScheme(code: number): boolean {
  * (SPEC §3.2, §3.6): for live editors that highlight mentions and flag malformed ones.
  *
  * Offsets are UTF-16 code units into `text`. Linear in `text.length` (SPEC §3.4).
- * @example scanSessionReferenceText('see dsh-session:InNlc3Npb24tNDM0')
- * // { text: 'see @session-434', tokens: [{ kind: 'bare', start: 4, end: 32, sessionId: 'session-434', label: 'session-434' }] }
+ * @example scanSessionReferenceText('see dsh-session:InNlc3Npb24tNDM0Ig')
+ * // { text: 'see @session-434', tokens: [{ kind: 'bare', start: 4, end: 34, sessionId: 'session-434', label: 'session-434' }] }
  * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_ARGUMENT` only when `text` is not a string.
  */
 export function scanSessionReferenceText(text: string): SessionReferenceScan {
   if (typeof text !== 'string') {
     throw fail('SESSION_REFERENCE_INVALID_ARGUMENT', `text must be a string, got ${describeValue(text)}`);
   }
-  return new Scanner(text).run();
+  return new Scanner(text, false).run();
 }
 
 /**
  * Replaces every mention and bare canonical URI in `text` by `@label` and returns the references
  * in order of appearance, duplicates included (SPEC §3.2, §3.3, §3.5).
- * @example parseSessionReferenceText('see @[Schema](dsh-session:InNlc3Npb24tNDM0)')
+ * @example parseSessionReferenceText('see @[Schema](dsh-session:InNlc3Npb24tNDM0Ig)')
  * // { text: 'see @Schema', references: [{ sessionId: 'session-434', label: 'Schema' }] }
  * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_REFERENCE` for the first explicit
  * mention whose URI does not decode (an empty payload included) or bare base64url-shaped
  * candidate that is not canonical; `SESSION_REFERENCE_INVALID_ARGUMENT` when `text` is not a string.
  */
 export function parseSessionReferenceText(text: string): ParsedSessionReferenceText {
-  const scan = scanSessionReferenceText(text);
-  const references: SessionReference[] = [];
-  for (const token of scan.tokens) {
-    if (token.error) throw token.error;
-    references.push({ sessionId: token.sessionId!, label: token.label! });
+  if (typeof text !== 'string') {
+    throw fail('SESSION_REFERENCE_INVALID_ARGUMENT', `text must be a string, got ${describeValue(text)}`);
   }
+  const scan = new Scanner(text, true).run();
+  const references = scan.tokens.map((token) => ({ sessionId: token.sessionId!, label: token.label! }));
   return { text: scan.text, references };
 }
 
@@ -155,7 +154,11 @@ class Scanner {
   /** The last payload scan: every payload starting at or before `payloadEnd` ends there. */
   private payloadEnd = -1;
 
-  constructor(private readonly text: string) {}
+  /** With `throwOnError`, the first malformed match throws instead of becoming a token. */
+  constructor(
+    private readonly text: string,
+    private readonly throwOnError: boolean,
+  ) {}
 
   run(): SessionReferenceScan {
     const { text } = this;
@@ -213,6 +216,7 @@ class Scanner {
     const sessionId = tryDecodeSessionReferenceUri(uri);
     if (sessionId === undefined) {
       token.error = fail('SESSION_REFERENCE_INVALID_REFERENCE', `not a canonical dsh-session URI: ${describeValue(uri)}`);
+      if (this.throwOnError) throw token.error;
       this.tokens.push(token);
       return;
     }

@@ -14,7 +14,7 @@ export const SESSION_REFERENCE_SCHEME = 'dsh-session:';
  *
  * Byte-identical to dsh's `Buffer.from(JSON.stringify(id), 'utf8').toString('base64url')`
  * behind the scheme; every JavaScript string round-trips (empty, non-BMP, lone surrogates).
- * @example encodeSessionReferenceUri('session-434') // 'dsh-session:InNlc3Npb24tNDM0'
+ * @example encodeSessionReferenceUri('session-434') // 'dsh-session:InNlc3Npb24tNDM0Ig'
  * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_REFERENCE` when `sessionId` is not a string.
  */
 export function encodeSessionReferenceUri(sessionId: string): string {
@@ -49,7 +49,7 @@ export function tryDecodeSessionReferenceUri(uri: unknown): string | undefined {
 
 /**
  * Decodes a canonical `dsh-session:` URI back to its session id (SPEC §2.4).
- * @example decodeSessionReferenceUri('dsh-session:InNlc3Npb24tNDM0') // 'session-434'
+ * @example decodeSessionReferenceUri('dsh-session:InNlc3Npb24tNDM0Ig') // 'session-434'
  * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_REFERENCE` naming the URI when it is
  * not a string or not canonical (padding, non-zero trailing bits, bad UTF-8, non-canonical JSON
  * such as `"\u0041"` or whitespace, non-string JSON, empty payload, wrong scheme).

@@ -1,0 +1,273 @@
+/**
+ * The `dsh-session-reference` command line (SPEC §12.2), as a function tests call without
+ * spawning. The executable wrapper is `cli.ts`.
+ * @module
+ */
+import { randomUUID } from 'node:crypto';
+import { parseArgs } from 'node:util';
+import { createSessionReferences, type SessionReferenceConfig } from '../index.js';
+import { describeValue, fail, isSessionReferenceError } from '../errors.js';
+import { decodeSessionReferenceUri, encodeSessionReferenceUri } from '../uri.js';
+import { parseSessionReferenceText } from '../mention.js';
+import type { SessionHeader, SessionQuery, TargetAgent, UserMessage } from '../types.js';
+import { sampleStoreRoot } from './samples.js';
+import { createDshStoreSessionQuery, defaultSessionStoreRoot } from './store.js';
+
+/** Where {@link main} writes and what it reads from its environment. `process` itself fits. */
+export interface CliIO {
+  stdout: { write(text: string): unknown };
+  stderr: { write(text: string): unknown };
+  /** Environment for the default store root (`DSH_HOME`); default `process.env`. */
+  env?: Readonly<Record<string, string | undefined>>;
+}
+
+/** The one-line synopsis printed with every usage error. */
+export const USAGE =
+  'Usage: dsh-session-reference <candidates [QUERY] | prepare MESSAGE | encode ID | decode URI | parse TEXT> [--store DIR | --demo] [--as SESSION_ID] [--limit N] [--max-reference-bytes N] [--json]';
+
+const HELP = `dsh-session-reference — cite other dsh sessions in a prompt (SPEC §12.2)
+
+${USAGE}
+
+Commands
+  candidates [QUERY]  Sessions you could cite, best first: same cwd as --as, then no cwd, then
+                      others. QUERY filters by a case-insensitive substring of id or cwd.
+                      One line per session: label, id, created (UTC), cwd, mention.
+  prepare MESSAGE     Parse the @[label](dsh-session:…) mentions in MESSAGE, read the cited
+                      sessions and print the prompt the model sees. Needs --as.
+  encode ID           Print the dsh-session: URI of a session id.
+  decode URI          Print the session id of a canonical dsh-session: URI.
+  parse TEXT          Print TEXT with mentions made readable, then one JSON line per reference.
+
+Options
+  --store DIR                dsh session store (default $DSH_HOME/sessions, else ~/.dsh/sessions)
+  --demo                     use the sample store bundled with this package instead
+  --as SESSION_ID            the session you are writing in: excluded from candidates, ranks by
+                             its cwd, and is the target of prepare (must exist in the store)
+  --limit N                  candidates: at most N rows (default 50)
+  --max-reference-bytes N    prepare: byte budget per cited session (default 65536)
+  --json                     machine-readable output
+  -h, --help                 this help
+
+Use -- before a MESSAGE or TEXT that starts with "-".
+Exit status: 0 success, 1 error (CODE: message on stderr), 2 usage error.
+`;
+
+/** Thrown for command-line mistakes: exit status 2 with the usage line. */
+class UsageError extends Error {}
+
+interface Flags {
+  store?: string;
+  demo?: boolean;
+  as?: string;
+  limit?: string;
+  'max-reference-bytes'?: string;
+  json?: boolean;
+  help?: boolean;
+}
+
+/** Which flags each command takes, beyond `--json` and `--help`. */
+const COMMAND_FLAGS: Record<string, { positionals: [min: number, max: number, name: string]; flags: ReadonlyArray<keyof Flags> }> = {
+  candidates: { positionals: [0, 1, 'QUERY'], flags: ['store', 'demo', 'as', 'limit'] },
+  prepare: { positionals: [1, 1, 'MESSAGE'], flags: ['store', 'demo', 'as', 'max-reference-bytes'] },
+  encode: { positionals: [1, 1, 'ID'], flags: [] },
+  decode: { positionals: [1, 1, 'URI'], flags: [] },
+  parse: { positionals: [1, 1, 'TEXT'], flags: [] },
+};
+
+/**
+ * Runs the CLI (SPEC §12.2) with `argv` (arguments only, without `node` and the script) and
+ * resolves to the exit status: `0` success, `1` a `SessionReferenceError` (one line `CODE: message`
+ * on stderr; an `--as` id missing from the store is `SESSION_REFERENCE_NOT_FOUND`), `2` a usage
+ * error (the problem and the usage line on stderr). Never rejects.
+ *
+ * Commands: `candidates [QUERY]`, `prepare MESSAGE` (needs `--as`), `encode ID`, `decode URI`,
+ * `parse TEXT`. Flags: `--store DIR` (default `$DSH_HOME/sessions`, else `~/.dsh/sessions`),
+ * `--demo` (the bundled sample store), `--as SESSION_ID`, `--limit N`, `--max-reference-bytes N`,
+ * `--json`, `--help`. A flag a command does not take, or a non-integer `N`, is a usage error.
+ * @example
+ * process.exitCode = await main(process.argv.slice(2), process);
+ */
+export async function main(argv: readonly string[], io: CliIO): Promise<number> {
+  const out = (text: string) => io.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+  try {
+    const parsed = parseCommandLine(argv);
+    if (parsed === 'help') {
+      io.stdout.write(HELP);
+      return 0;
+    }
+    await run(parsed, io, out);
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr.write(`dsh-session-reference: ${oneLine(error.message)}\n${USAGE}\n`);
+      return 2;
+    }
+    if (isSessionReferenceError(error)) {
+      io.stderr.write(`${error.code}: ${oneLine(error.message)}\n`);
+      return 1;
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    io.stderr.write(`Error: ${oneLine(message)}\n`);
+    return 1;
+  }
+}
+
+interface Command {
+  name: string;
+  args: string[];
+  flags: Flags;
+}
+
+function parseCommandLine(argv: readonly string[]): Command | 'help' {
+  let values: Flags;
+  let positionals: string[];
+  try {
+    ({ values, positionals } = parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      strict: true,
+      options: {
+        store: { type: 'string' },
+        demo: { type: 'boolean' },
+        as: { type: 'string' },
+        limit: { type: 'string' },
+        'max-reference-bytes': { type: 'string' },
+        json: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }));
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  if (values.help) return 'help';
+  const [name, ...args] = positionals;
+  if (name === undefined) throw new UsageError('missing command');
+  const spec = Object.hasOwn(COMMAND_FLAGS, name) ? COMMAND_FLAGS[name] : undefined;
+  if (!spec) throw new UsageError(`unknown command ${JSON.stringify(name)}`);
+  const [min, max, argName] = spec.positionals;
+  if (args.length < min) throw new UsageError(`${name} needs ${argName}`);
+  if (args.length > max) {
+    throw new UsageError(`${name} takes ${max === 0 ? 'no arguments' : `one ${argName}`}; quote it if it has spaces (got ${args.length} arguments)`);
+  }
+  for (const flag of ['store', 'demo', 'as', 'limit', 'max-reference-bytes'] as const) {
+    if (values[flag] !== undefined && !spec.flags.includes(flag)) throw new UsageError(`--${flag} does not apply to ${name}`);
+  }
+  if (values.store !== undefined && values.demo) throw new UsageError('--store and --demo exclude each other');
+  if (values.store === '') throw new UsageError('--store needs a directory');
+  if (name === 'prepare' && values.as === undefined) throw new UsageError('prepare needs --as SESSION_ID (the session you are writing in)');
+  return { name, args, flags: values };
+}
+
+/** A decimal integer flag value; its range is checked by the library (exit 1 with its code). */
+function integerFlag(flag: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^[+-]?\d+$/.test(value.trim())) throw new UsageError(`--${flag} needs an integer, got ${JSON.stringify(value)}`);
+  return Number(value);
+}
+
+async function run(command: Command, io: CliIO, out: (text: string) => void): Promise<void> {
+  const { name, args, flags } = command;
+  const json = flags.json === true;
+  switch (name) {
+    case 'encode': {
+      const uri = encodeSessionReferenceUri(args[0]!);
+      out(json ? JSON.stringify({ sessionId: args[0], uri }) : uri);
+      return;
+    }
+    case 'decode': {
+      const sessionId = decodeSessionReferenceUri(args[0]!);
+      out(json ? JSON.stringify({ uri: args[0], sessionId }) : sessionId);
+      return;
+    }
+    case 'parse': {
+      const parsed = parseSessionReferenceText(args[0]!);
+      if (json) {
+        out(JSON.stringify(parsed));
+      } else {
+        out(parsed.text);
+        for (const reference of parsed.references) out(JSON.stringify(reference));
+      }
+      return;
+    }
+    case 'candidates':
+      return candidates(args[0], flags, io, out);
+    case 'prepare':
+      return prepare(args[0]!, flags, io, out);
+  }
+}
+
+/**
+ * The store, listed once; the target agent from `--as`. The service is handed the listing it was
+ * given here (no second scan of the store).
+ */
+async function openStore(flags: Flags, io: CliIO): Promise<{ sessionQuery: SessionQuery; agent: TargetAgent; records: Array<{ header: SessionHeader }> }> {
+  const root = flags.demo ? sampleStoreRoot() : (flags.store ?? defaultSessionStoreRoot(io.env ?? process.env));
+  const store = createDshStoreSessionQuery({ root });
+  const records = await store.listSessions();
+  const sessionQuery: SessionQuery = {
+    listSessions: async () => records,
+    readSurface: (id, signal) => store.readSurface(id, signal),
+    readTitleSnapshots: (ids, signal) => store.readTitleSnapshots(ids, signal),
+  };
+  if (flags.as !== undefined) {
+    const target = records.find((record) => record.header.id === flags.as);
+    if (!target) {
+      throw fail('SESSION_REFERENCE_NOT_FOUND', `--as session ${describeValue(flags.as)} is not in the dsh store at ${JSON.stringify(store.root)}`);
+    }
+    const agent: TargetAgent = { id: target.header.id };
+    if (typeof target.header.cwd === 'string') agent.cwd = target.header.cwd;
+    return { sessionQuery, agent, records };
+  }
+  // Without --as nothing is excluded: an id no listed session carries.
+  const ids = new Set(records.map((record) => record.header.id));
+  let id = '\u0000dsh-session-reference-cli';
+  while (ids.has(id)) id += '\u0000';
+  return { sessionQuery, agent: { id }, records };
+}
+
+async function candidates(query: string | undefined, flags: Flags, io: CliIO, out: (text: string) => void): Promise<void> {
+  const limit = integerFlag('limit', flags.limit);
+  const { sessionQuery, agent } = await openStore(flags, io);
+  const refs = createSessionReferences({ sessionQuery });
+  const rows = await refs.listCandidates(agent, query, limit);
+  if (flags.json) {
+    out(JSON.stringify(rows, null, 2));
+    return;
+  }
+  for (const row of rows) {
+    const created = Number.isFinite(row.createdAt) ? new Date(row.createdAt).toISOString().slice(0, 16).replace('T', ' ') : '?';
+    out([field(row.label), field(row.sessionId), created, row.cwd === undefined ? '(no cwd)' : field(row.cwd), field(row.mention)].join('\t'));
+  }
+}
+
+async function prepare(text: string, flags: Flags, io: CliIO, out: (text: string) => void): Promise<void> {
+  const maxReferenceBytes = integerFlag('max-reference-bytes', flags['max-reference-bytes']);
+  const config: SessionReferenceConfig = {};
+  if (maxReferenceBytes !== undefined) config.maxReferenceBytes = maxReferenceBytes;
+  // Validate the config and the mentions before touching the store.
+  const validated = createSessionReferences({ sessionQuery: { listSessions: async () => [], readSurface: async () => ({ session: { id: '', createdAt: 0 }, capturedThroughSeq: null, events: [] }) }, config });
+  void validated;
+  parseSessionReferenceText(text);
+  const { sessionQuery, agent } = await openStore(flags, io);
+  const refs = createSessionReferences({ sessionQuery, config });
+  const message: UserMessage = { id: randomUUID(), role: 'user', content: [{ type: 'text', text }], source: { kind: 'user' } };
+  const composed = await refs.referenceUserMessage(agent, message);
+  if (flags.json) {
+    out(JSON.stringify({ message: composed, metadata: composed.envelope?.contexts[0]?.metadata ?? null }, null, 2));
+    return;
+  }
+  let visible = '';
+  for (const block of composed.content) if (block.type === 'text' && typeof block.text === 'string') visible += block.text;
+  out(visible);
+}
+
+/** A table field on one line: JSON-quoted when it holds control characters (tabs, newlines, …). */
+function field(value: string): string {
+  return /[\u0000-\u001f\u007f]/.test(value) ? JSON.stringify(value) : value;
+}
+
+/** A message on one line: line breaks written as `\n`. */
+function oneLine(message: string): string {
+  return message.replace(/\r\n|\r|\n|\u2028|\u2029/g, (m) => JSON.stringify(m).slice(1, -1));
+}
