@@ -46,8 +46,8 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  * (`version` an integer, `createdAt` finite epoch milliseconds; other fields kept as they are).
  * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_LOG` naming line 1 otherwise.
  */
-function readHeader(line: string | undefined): SessionHeader {
-  if (line === undefined || isBlank(line)) throw invalidLine(1, 'is missing: a session log starts with its header');
+function readHeader(line: string): SessionHeader {
+  if (isBlank(line)) throw invalidLine(1, 'is missing: a session log starts with its header');
   const parsed = parseJson(line);
   if (!parsed.ok) throw invalidLine(1, `is not JSON: ${describeValue(line)}`, parsed.error);
   const header = parsed.value;
@@ -118,7 +118,7 @@ export function parseSessionLog(input: SessionLogInput): SessionLog {
   const text = logText(input);
   const firstNewline = text.indexOf('\n');
   const headerLine = firstNewline === -1 ? text : text.slice(0, firstNewline);
-  const header = readHeader(text.length === 0 ? undefined : headerLine);
+  const header = readHeader(headerLine);
   const events: SessionEvent[] = [];
   if (firstNewline !== -1) {
     forEachLine(text, firstNewline + 1, (line, number, unterminated) => {
@@ -141,6 +141,5 @@ export function parseSessionLog(input: SessionLogInput): SessionLog {
  * its bytes are not UTF-8, or a zstd frame read for it is corrupt.
  */
 export function parseSessionLogHeader(input: SessionLogInput): SessionHeader {
-  const line = firstLogLine(input);
-  return readHeader(line.length === 0 ? undefined : line);
+  return readHeader(firstLogLine(input));
 }

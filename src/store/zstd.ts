@@ -4,8 +4,10 @@
  *
  * A small scanner finds each frame's extent from its headers (RFC 8878 §3.1), so a truncated final
  * frame (a crash mid-write) can be told apart from a corrupt one: the former is ignored like a
- * torn line, the latter is `SESSION_REFERENCE_INVALID_LOG`. Content sizes and checksums present in
- * a frame are verified, since `fzstd` checks neither.
+ * torn line, the latter is `SESSION_REFERENCE_INVALID_LOG`. `fzstd` verifies no checksum, so a
+ * frame's content checksum, when present, is verified here; a declared content size is checked
+ * against the output where `fzstd` does not already size its output by it (it zero-fills a short
+ * one, so without a checksum a short frame shows only as invalid JSON).
  * @module
  */
 import { decompress } from 'fzstd';
@@ -33,11 +35,24 @@ export interface ZstdFrameExtent {
   contentSize: number | undefined;
   /** The frame ends with a 4-byte content checksum (low 32 bits of XXH64). */
   hasChecksum: boolean;
+  /** Number of blocks (each regenerates at most 128 KiB). */
+  blockCount: number;
+  /** Offset of the window descriptor byte, for a frame sized by its window alone (no content size). */
+  windowDescriptorAt: number | undefined;
 }
 
-/** True when `bytes` starts with the zstd frame magic `28 B5 2F FD` (SPEC §11.2). */
+/**
+ * True when `bytes` starts with the zstd frame magic `28 B5 2F FD` (SPEC §11.2), or with a
+ * skippable frame magic `5? 2A 4D 18` (a zstd stream may open with one; no text log can).
+ */
 export function isZstd(bytes: Uint8Array): boolean {
-  return bytes.length >= 4 && readU32(bytes, 0) === ZSTD_MAGIC;
+  if (bytes.length < 4) return false;
+  const magic = readU32(bytes, 0);
+  return magic === ZSTD_MAGIC || isSkippableMagic(magic);
+}
+
+function isSkippableMagic(magic: number): boolean {
+  return magic >>> 4 === SKIPPABLE_MAGIC_BASE >>> 4;
 }
 
 function readU32(bytes: Uint8Array, at: number): number {
@@ -84,7 +99,7 @@ export function scanZstdFrame(bytes: Uint8Array, at: number): ZstdFrameExtent | 
     throw corrupt(at, 'trailing bytes are not a frame');
   }
   const magic = readU32(bytes, at);
-  if (magic >>> 4 === SKIPPABLE_MAGIC_BASE >>> 4) return scanSkippable(bytes, at);
+  if (isSkippableMagic(magic)) return scanSkippable(bytes, at);
   if (magic !== ZSTD_MAGIC) throw corrupt(at, `unknown magic number 0x${magic.toString(16)}`);
   return scanDataFrame(bytes, at);
 }
@@ -93,7 +108,7 @@ function scanSkippable(bytes: Uint8Array, at: number): ZstdFrameExtent | undefin
   if (bytes.length - at < 8) return undefined;
   const end = at + 8 + readU32(bytes, at + 4);
   if (end > bytes.length) return undefined;
-  return { kind: 'skippable', start: at, end, contentSize: undefined, hasChecksum: false };
+  return { kind: 'skippable', start: at, end, contentSize: undefined, hasChecksum: false, blockCount: 0, windowDescriptorAt: undefined };
 }
 
 interface FrameHeader {
@@ -101,6 +116,7 @@ interface FrameHeader {
   blocksAt: number;
   contentSize: number | undefined;
   hasChecksum: boolean;
+  windowDescriptorAt: number | undefined;
 }
 
 /** Reads the frame header at `at` (magic included); `undefined` when truncated. */
@@ -121,7 +137,9 @@ function readFrameHeader(bytes: Uint8Array, at: number): FrameHeader | undefined
   if (dictionaryId !== 0) throw corrupt(at, `it needs dictionary ${dictionaryId}, which dsh logs never use`);
   let contentSize: number | undefined;
   if (fcsBytes > 0) contentSize = readUint(bytes, fcsAt, fcsBytes) + (fcsBytes === 2 ? 256 : 0);
-  return { blocksAt, contentSize, hasChecksum: ((descriptor >> 2) & 1) === 1 };
+  const hasChecksum = ((descriptor >> 2) & 1) === 1;
+  const sizedByWindow = !singleSegment && contentSize === undefined;
+  return { blocksAt, contentSize, hasChecksum, windowDescriptorAt: sizedByWindow ? windowAt : undefined };
 }
 
 function checkWindow(windowDescriptor: number, at: number): void {
@@ -147,11 +165,11 @@ function scanDataFrame(bytes: Uint8Array, at: number): ZstdFrameExtent | undefin
   }
   if (header.hasChecksum) pos += 4;
   if (pos > bytes.length) return undefined;
-  const { contentSize, hasChecksum } = header;
+  const { contentSize, hasChecksum, windowDescriptorAt } = header;
   if (contentSize !== undefined && contentSize > blocks * MAX_BLOCK_BYTES) {
     throw corrupt(at, `declared content size ${contentSize} exceeds what its ${blocks} block(s) can hold`);
   }
-  return { kind: 'data', start: at, end: pos, contentSize, hasChecksum };
+  return { kind: 'data', start: at, end: pos, contentSize, hasChecksum, blockCount: blocks, windowDescriptorAt };
 }
 
 /**
@@ -164,7 +182,7 @@ function scanDataFrame(bytes: Uint8Array, at: number): ZstdFrameExtent | undefin
 export function decodeZstdFrame(bytes: Uint8Array, frame: ZstdFrameExtent): Uint8Array {
   let out: Uint8Array;
   try {
-    out = decompress(bytes.subarray(frame.start, frame.end));
+    out = decompress(withBoundedWindow(bytes, frame));
   } catch (error) {
     throw corrupt(frame.start, `it does not decode (${describeValue(errorMessage(error))})`, error);
   }
@@ -175,6 +193,25 @@ export function decodeZstdFrame(bytes: Uint8Array, frame: ZstdFrameExtent): Uint
     throw corrupt(frame.start, 'content checksum mismatch');
   }
   return out;
+}
+
+/**
+ * The frame's bytes for `fzstd`. A frame without content size makes `fzstd` allocate, and slide
+ * per block, a buffer of the declared window (often 8 MiB for a batch of a few lines). No match can
+ * reach further back than the frame's own output, at most 128 KiB per block, so a copy declaring
+ * the smallest window that covers that bound decodes identically, and much faster.
+ */
+function withBoundedWindow(bytes: Uint8Array, frame: ZstdFrameExtent): Uint8Array {
+  const data = bytes.subarray(frame.start, frame.end);
+  const at = frame.windowDescriptorAt;
+  if (at === undefined) return data;
+  let exponent = 0;
+  while (2 ** (10 + exponent) < frame.blockCount * MAX_BLOCK_BYTES) exponent++;
+  const descriptor = exponent << 3; // window 2^(10 + exponent), mantissa 0
+  if (descriptor >= bytes[at]!) return data;
+  const copy = data.slice();
+  copy[at - frame.start] = descriptor;
+  return copy;
 }
 
 function errorMessage(error: unknown): unknown {
