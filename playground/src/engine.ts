@@ -1,0 +1,100 @@
+/**
+ * What the model would receive: the library's own host path (`referenceUserMessage`, SPEC §9.5)
+ * run over the fake `sessionQuery`, split into the panes the page shows.
+ */
+import {
+  createSessionReferences,
+  MY_REQUEST_SEPARATOR,
+  scanSessionReferenceText,
+  type SessionReferenceConfig,
+  type SessionReferenceMetadata,
+  type SessionReferences,
+  type SessionReferenceScan,
+  type TargetAgent,
+  type UserMessage,
+} from '../../src/index.js';
+import type { MemorySessionQuery } from '../../src/store/index.js';
+import { toErrorInfo, type ErrorInfo } from './sessions.js';
+
+/** The raw text of the three config inputs; an empty field means "library default". */
+export interface ConfigFields {
+  maxReferences: string;
+  maxReferenceBytes: string;
+  candidateLimit: string;
+}
+
+export function configFromFields(fields: ConfigFields): SessionReferenceConfig {
+  const config: Record<string, number> = {};
+  for (const key of ['maxReferences', 'maxReferenceBytes', 'candidateLimit'] as const) {
+    const raw = fields[key].trim();
+    if (raw !== '') config[key] = Number(raw);
+  }
+  return config as SessionReferenceConfig;
+}
+
+/** The service, or the `SESSION_REFERENCE_INVALID_CONFIG` error that creating it raised. */
+export function createService(
+  query: MemorySessionQuery | undefined,
+  config: SessionReferenceConfig,
+): { service?: SessionReferences; error?: ErrorInfo } {
+  if (!query) return { error: { code: 'STORE_UNAVAILABLE', message: 'the session store could not be built' } };
+  try {
+    return { service: createSessionReferences({ sessionQuery: query, config }) };
+  } catch (error) {
+    return { error: toErrorInfo(error) };
+  }
+}
+
+export interface Outcome {
+  /** Mentions found while typing (never throws; malformed ones carry their error). */
+  scan: SessionReferenceScan;
+  /** The message handed to `followup()`/`steer()`. */
+  composed?: UserMessage;
+  /** Its model-visible text blocks, concatenated: exactly what the model reads. */
+  composedText?: string;
+  /** The `## Referenced sessions … </referenced-sessions>` prefix (absent without references). */
+  block?: string;
+  metadata?: SessionReferenceMetadata;
+  error?: ErrorInfo;
+  /** Milliseconds the library took. */
+  ms: number;
+}
+
+let messageCount = 0;
+
+export function draftMessage(text: string): UserMessage {
+  messageCount += 1;
+  return { id: `playground-message-${messageCount}`, role: 'user', source: { kind: 'user' }, content: [{ type: 'text', text }] };
+}
+
+export function textOf(message: UserMessage): string {
+  return message.content.map((block) => (block.type === 'text' && typeof block.text === 'string' ? block.text : '')).join('');
+}
+
+export async function compute(
+  service: SessionReferences,
+  agent: TargetAgent,
+  text: string,
+  signal: AbortSignal,
+): Promise<Outcome> {
+  const started = performance.now();
+  const scan = scanSessionReferenceText(text);
+  try {
+    const composed = await service.referenceUserMessage(agent, draftMessage(text), signal);
+    const outcome: Outcome = { scan, composed, composedText: textOf(composed), ms: performance.now() - started };
+    const context = composed.envelope?.contexts[0];
+    const first = composed.content[0];
+    if (context && first?.type === 'text' && typeof first.text === 'string' && first.text.endsWith(MY_REQUEST_SEPARATOR)) {
+      outcome.block = first.text.slice(0, -MY_REQUEST_SEPARATOR.length);
+      outcome.metadata = context.metadata;
+    }
+    return outcome;
+  } catch (error) {
+    return { scan, error: toErrorInfo(error), ms: performance.now() - started };
+  }
+}
+
+const encoder = new TextEncoder();
+export function utf8Length(text: string): number {
+  return encoder.encode(text).byteLength;
+}
