@@ -1,12 +1,8 @@
 /**
- * The embedded store: sessions without a host (SPEC §11). Web APIs only.
- * (Being built: parseSessionLog, createMemorySessionQuery.)
+ * The embedded store: sessions without a host (SPEC §11). Web APIs only: parses dsh session logs
+ * (JSON Lines or zstd frames) and serves them through an in-memory `SessionQuery`.
  * @module
  */
-import type { SessionEvent, SessionHeader } from '../types.js';
-
-/** A parsed dsh session log: its header line and its events in log order (SPEC §11.1). */
-export interface SessionLog {
-  header: SessionHeader;
-  events: SessionEvent[];
-}
+export { parseSessionLog, parseSessionLogHeader, type SessionLog, type SessionLogInput } from './log.js';
+export { createMemorySessionQuery, type MemorySessionQuery } from './memory.js';
+export { createObjectStoreSessionQuery, type ObjectStoreBucket, type ObjectStoreListing, type ObjectStoreObjectBody, type ObjectStoreRange, type ObjectStoreSessionQuery, type ObjectStoreSessionQueryOptions } from './object-store.js';

@@ -1,0 +1,217 @@
+/**
+ * The routes of the edge Worker (worker.ts): referenced prompts prepared server-side from dsh
+ * session logs in an R2 bucket bound as `SESSIONS` (each object one log, `.jsonl` or multi-frame
+ * `.jsonl.zstd`, under any key; the session id comes from the log's header).
+ *
+ *   GET  /candidates?as=ID&q=TEXT&limit=N   → SessionCandidate[] (for `@` autocomplete)
+ *   POST /prepare  { "as": ID, "text": "…" } → { message, metadata }
+ *        or        { "as": ID, "message": UserMessage }
+ *
+ * Errors are JSON `{ code, message }` (plus `cause: { code, message }` when a library error wraps
+ * another): 400 invalid input, 404 unknown session or route, 405 wrong method, 413 budget or body
+ * too large, 499 cancelled, 500 bad configuration, 502 the store failed or holds a broken log.
+ *
+ * Configuration (`[vars]` in wrangler.toml, all optional): `MAX_REFERENCE_BYTES`,
+ * `MAX_REFERENCES`, `CANDIDATE_LIMIT` (SPEC §5) and `KEY_PREFIX` (read only keys under it).
+ */
+import {
+  createSessionReferences,
+  parseSessionReferenceText,
+  SessionReferenceError,
+  type SessionReferenceConfig,
+  type TargetAgent,
+  type UserMessage,
+} from 'dsh-session-reference';
+import { createObjectStoreSessionQuery, type ObjectStoreBucket } from 'dsh-session-reference/store';
+
+/** The Worker's bindings. An R2 bucket binding satisfies {@link ObjectStoreBucket} as it is. */
+export interface Env {
+  SESSIONS: ObjectStoreBucket;
+  MAX_REFERENCE_BYTES?: string | number;
+  MAX_REFERENCES?: string | number;
+  CANDIDATE_LIMIT?: string | number;
+  KEY_PREFIX?: string;
+}
+
+/** Largest `POST /prepare` body accepted, in bytes. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** HTTP status of each error code. */
+const STATUS: Record<string, number> = {
+  SESSION_REFERENCE_INVALID_ARGUMENT: 400,
+  SESSION_REFERENCE_INVALID_REFERENCE: 400,
+  SESSION_REFERENCE_SELF_REFERENCE: 400,
+  SESSION_REFERENCE_TOO_MANY: 400,
+  SESSION_REFERENCE_NOT_FOUND: 404,
+  SESSION_REFERENCE_BUDGET_EXCEEDED: 413,
+  SESSION_REFERENCE_CANCELLED: 499,
+  SESSION_REFERENCE_INVALID_CONFIG: 500,
+  SESSION_REFERENCE_READ_FAILED: 502,
+  SESSION_REFERENCE_INVALID_LOG: 502,
+};
+
+/** An error response of the Worker itself (routing, body limits). */
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers },
+  });
+}
+
+function invalid(message: string): SessionReferenceError {
+  return new SessionReferenceError('SESSION_REFERENCE_INVALID_ARGUMENT', message);
+}
+
+/**
+ * The response for a failure. A read failure caused by an unknown session (a mention of an id
+ * that is not in the bucket) answers 404 `SESSION_REFERENCE_NOT_FOUND`; other wrapped library
+ * errors are reported as `cause`.
+ */
+export function errorResponse(error: unknown): Response {
+  if (error instanceof HttpError) return json({ code: error.code, message: error.message }, error.status, error.headers);
+  if (!(error instanceof SessionReferenceError)) {
+    return json({ code: 'INTERNAL_ERROR', message: error instanceof Error ? error.message : String(error) }, 500);
+  }
+  const cause = error.cause instanceof SessionReferenceError ? error.cause : undefined;
+  if (cause?.code === 'SESSION_REFERENCE_NOT_FOUND') return json({ code: cause.code, message: error.message }, 404);
+  const body: Record<string, unknown> = { code: error.code, message: error.message };
+  if (cause) body.cause = { code: cause.code, message: cause.message };
+  return json(body, STATUS[error.code] ?? 500);
+}
+
+/** An optional numeric `[vars]` entry. */
+function configNumber(env: Env, name: keyof Env): number | undefined {
+  const value = env[name];
+  if (value === undefined || value === '') return undefined;
+  const number = typeof value === 'number' ? value : Number(value);
+  if (typeof value === 'string' && !/^\s*\d+\s*$/.test(value)) {
+    throw new SessionReferenceError('SESSION_REFERENCE_INVALID_CONFIG', `${name} must be a positive integer, got ${JSON.stringify(value)}`);
+  }
+  return number;
+}
+
+function configOf(env: Env): SessionReferenceConfig {
+  const config: SessionReferenceConfig = {};
+  const maxReferenceBytes = configNumber(env, 'MAX_REFERENCE_BYTES');
+  const maxReferences = configNumber(env, 'MAX_REFERENCES');
+  const candidateLimit = configNumber(env, 'CANDIDATE_LIMIT');
+  if (maxReferenceBytes !== undefined) config.maxReferenceBytes = maxReferenceBytes;
+  if (maxReferences !== undefined) config.maxReferences = maxReferences;
+  if (candidateLimit !== undefined) config.candidateLimit = candidateLimit;
+  return config;
+}
+
+/** The service over this request's view of the bucket (one query instance per request). */
+function open(env: Env) {
+  if (typeof env.SESSIONS !== 'object' || env.SESSIONS === null) {
+    throw new SessionReferenceError('SESSION_REFERENCE_INVALID_CONFIG', 'the Worker has no R2 bucket bound as SESSIONS');
+  }
+  const prefix = env.KEY_PREFIX;
+  const sessionQuery = createObjectStoreSessionQuery(env.SESSIONS, prefix ? { prefix } : {});
+  const refs = createSessionReferences({ sessionQuery, config: configOf(env) });
+  return { sessionQuery, refs };
+}
+
+/** The target agent: the session `as` names, its header read through the listing (404 when unknown). */
+async function targetAgent(
+  sessionQuery: ReturnType<typeof open>['sessionQuery'],
+  as: unknown,
+  signal: AbortSignal,
+): Promise<TargetAgent> {
+  if (typeof as !== 'string' || as === '') throw invalid(`"as" must name the session the prompt is for, got ${JSON.stringify(as) ?? 'nothing'}`);
+  const header = await sessionQuery.readHeader(as, signal);
+  const agent: TargetAgent = { id: header.id };
+  if (typeof header.cwd === 'string' && header.cwd !== '') agent.cwd = header.cwd;
+  return agent;
+}
+
+async function candidates(url: URL, env: Env, signal: AbortSignal): Promise<Response> {
+  const as = url.searchParams.get('as');
+  const query = url.searchParams.get('q') ?? undefined;
+  const limitParam = url.searchParams.get('limit');
+  let limit: number | undefined;
+  if (limitParam !== null) {
+    if (!/^\d+$/.test(limitParam)) throw invalid(`limit must be a positive integer, got ${JSON.stringify(limitParam)}`);
+    limit = Number(limitParam);
+  }
+  if (as === null) throw invalid('the "as" query parameter must name the session the prompt is for');
+  const { sessionQuery, refs } = open(env);
+  const agent = await targetAgent(sessionQuery, as, signal);
+  return json(await refs.listCandidates(agent, query, limit, signal));
+}
+
+/** The request body as JSON, at most {@link MAX_BODY_BYTES}. */
+async function readJsonBody(request: Request): Promise<unknown> {
+  const declared = Number(request.headers.get('content-length'));
+  if (declared > MAX_BODY_BYTES) throw new HttpError(413, 'REQUEST_TOO_LARGE', `the body is larger than ${MAX_BODY_BYTES} bytes`);
+  const bytes = new Uint8Array(await request.arrayBuffer());
+  if (bytes.length > MAX_BODY_BYTES) throw new HttpError(413, 'REQUEST_TOO_LARGE', `the body is larger than ${MAX_BODY_BYTES} bytes`);
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
+  } catch {
+    throw invalid('the body is not UTF-8');
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw invalid(`the body is not JSON: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+/** The user message of a `POST /prepare` body: `{ text }` or `{ message }`. */
+function userMessage(body: Record<string, unknown>): UserMessage {
+  const { text, message } = body;
+  if ((text === undefined) === (message === undefined)) throw invalid('the body needs exactly one of "text" (a prompt) or "message" (a user message)');
+  if (text !== undefined) {
+    if (typeof text !== 'string') throw invalid(`"text" must be a string, got ${JSON.stringify(text)}`);
+    return { id: crypto.randomUUID(), role: 'user', content: [{ type: 'text', text }], source: { kind: 'user' } };
+  }
+  if (typeof message !== 'object' || message === null || Array.isArray(message) || !Array.isArray((message as UserMessage).content)) {
+    throw invalid('"message" must be a user message { id, role: "user", content: [...], source }');
+  }
+  return message as UserMessage;
+}
+
+async function prepare(request: Request, env: Env, signal: AbortSignal): Promise<Response> {
+  const body = await readJsonBody(request);
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalid('the body must be a JSON object { "as", "text" | "message" }');
+  const record = body as Record<string, unknown>;
+  const message = userMessage(record);
+  // Malformed mentions fail before the store is read.
+  for (const block of message.content) if (block.type === 'text' && typeof block.text === 'string') parseSessionReferenceText(block.text);
+  const { sessionQuery, refs } = open(env);
+  const agent = await targetAgent(sessionQuery, record.as, signal);
+  const composed = await refs.referenceUserMessage(agent, message, signal);
+  return json({ message: composed, metadata: composed.envelope?.contexts[0]?.metadata ?? null });
+}
+
+/** Routes one request; every failure becomes a JSON error response. */
+export async function handleRequest(request: Request, env: Env): Promise<Response> {
+  try {
+    const url = new URL(request.url);
+    const route = url.pathname;
+    if (route === '/candidates') {
+      if (request.method !== 'GET' && request.method !== 'HEAD') throw new HttpError(405, 'METHOD_NOT_ALLOWED', `${request.method} ${route}: use GET`, { allow: 'GET, HEAD' });
+      return await candidates(url, env, request.signal);
+    }
+    if (route === '/prepare') {
+      if (request.method !== 'POST') throw new HttpError(405, 'METHOD_NOT_ALLOWED', `${request.method} ${route}: use POST`, { allow: 'POST' });
+      return await prepare(request, env, request.signal);
+    }
+    throw new HttpError(404, 'ROUTE_NOT_FOUND', `no route ${request.method} ${route}: use GET /candidates or POST /prepare`);
+  } catch (error) {
+    return errorResponse(error);
+  }
+}

@@ -1,0 +1,575 @@
+/**
+ * A `SessionQuery` over an object store — Cloudflare R2 or anything with the same two calls —
+ * where each object is one dsh session log (SPEC §4.2, §11). Web APIs only.
+ * @module
+ */
+import { checkSignal, raceAbort, throwIfAborted } from '../abort.js';
+import { describeValue, fail, SessionReferenceError } from '../errors.js';
+import type { SessionHeader, SessionQuery, SessionSurface, SessionTitleSnapshot } from '../types.js';
+import { parseSessionLog, parseSessionLogHeader } from './log.js';
+import { createMemorySessionQuery, type MemorySessionQuery } from './memory.js';
+import { decodeZstdFrame, isZstd, scanZstdFrame } from './zstd.js';
+
+/** A byte range of an object: `length` bytes from `offset` (an R2 `R2Range`). */
+export interface ObjectStoreRange {
+  offset: number;
+  length: number;
+}
+
+/** What `get` resolves to (an R2 `R2ObjectBody` fits). */
+export interface ObjectStoreObjectBody {
+  /** The object's bytes, or the requested range of them. */
+  arrayBuffer(): Promise<ArrayBuffer>;
+  /** The whole object's size in bytes, when the store reports it (R2 does). */
+  readonly size?: number;
+}
+
+/** One page of `list` (an R2 `R2Objects` fits). */
+export interface ObjectStoreListing {
+  objects: ReadonlyArray<{ key: string; size?: number }>;
+  /** More keys follow; fetch them with `cursor`. */
+  truncated: boolean;
+  cursor?: string;
+}
+
+/**
+ * The minimal blob store {@link createObjectStoreSessionQuery} reads. A Cloudflare R2 bucket
+ * binding satisfies it as it is. A store that ignores `options.range` (and answers with the whole
+ * object) works too, only less cheaply.
+ */
+export interface ObjectStoreBucket {
+  list(options?: { prefix?: string; cursor?: string }): Promise<ObjectStoreListing>;
+  get(key: string, options?: { range?: ObjectStoreRange }): Promise<ObjectStoreObjectBody | null>;
+}
+
+/** Options of {@link createObjectStoreSessionQuery}. */
+export interface ObjectStoreSessionQueryOptions {
+  /** Read only objects whose key starts with this prefix (default: every object). */
+  prefix?: string;
+  /**
+   * Read headers with ranged `get(key, { range })` calls (default `true`). With `false`, or with a
+   * store that ignores ranges, the whole object is fetched once and kept for later reads.
+   */
+  rangeReads?: boolean;
+  /** Object reads in flight at once (default 6, the Workers limit of simultaneous connections). */
+  concurrency?: number;
+}
+
+/** The {@link SessionQuery} returned by {@link createObjectStoreSessionQuery}. */
+export interface ObjectStoreSessionQuery extends SessionQuery {
+  readTitleSnapshots(sessionIds: string[], signal?: AbortSignal): Promise<SessionTitleSnapshot[]>;
+  /**
+   * The header of one session, read through the listing (headers only): e.g. the target agent of
+   * a request, whose cwd drives candidate ranking.
+   * @throws SessionReferenceError `SESSION_REFERENCE_NOT_FOUND` for an id no object carries, and
+   * the listing's errors.
+   */
+  readHeader(sessionId: string, signal?: AbortSignal): Promise<SessionHeader>;
+}
+
+/** First ranged read of a header, in bytes; each further read doubles what was read. */
+const FIRST_READ_BYTES = 4096;
+/** A header line or header frame larger than this is not a dsh header (bytes). */
+const MAX_HEADER_BYTES = 4 * 1024 * 1024;
+const DEFAULT_CONCURRENCY = 6;
+
+/** One listed session: its object and header, and what was read of it so far. */
+interface Entry {
+  readonly key: string;
+  readonly header: SessionHeader;
+  /** The whole object, when the header read already fetched it (a store without ranges). */
+  bytes?: Uint8Array | undefined;
+  /** The whole log, parsed on first use, served by an in-memory query. */
+  readonly log: Slot<MemorySessionQuery>;
+}
+
+interface Index {
+  readonly byId: ReadonlyMap<string, Entry>;
+  /** Newest first: `createdAt` descending, then id ascending by UTF-16 code units. */
+  readonly ordered: readonly Entry[];
+}
+
+/**
+ * A {@link SessionQuery} (SPEC §4.2) over an object store where every object is one dsh session
+ * log — JSON Lines (`.jsonl`) or multi-frame zstd (`.jsonl.zstd`), told apart by their bytes, not
+ * their keys. The session id is the `id` of the log's header, never the key.
+ *
+ * - `listSessions(signal?)` lists the keys (following `cursor` while `truncated`) and reads **only
+ *   each log's header**: ranged reads that grow until the first `\n` of a JSON Lines log, or until
+ *   the end of the first zstd frame(s) holding the header line (found from the frame and block
+ *   headers, without decompressing anything else). A store that ignores ranges answers with whole
+ *   objects; they are kept so that no object is fetched twice. Records are newest first
+ *   (`createdAt` descending, then id ascending by UTF-16 code units). An object without a complete
+ *   header (empty, torn first line, truncated first frame: a log being created) is not listed; two
+ *   objects with one id: the key that sorts first (code units) is used.
+ * - `readSurface(id, signal?)` fetches and parses that session's whole log (SPEC §11.1, §11.2):
+ *   `{ session: header, capturedThroughSeq: seq of the last event (null without events),
+ *   events: folded surface (SPEC §8.2) }`.
+ * - `readTitleSnapshots(ids, signal?)`: one row per id from the last `session/title` event of its
+ *   log, `rejected` (with the error as `reason`) for an unknown id or a failed read.
+ * - `readHeader(id, signal?)`: one session's header, from the listing.
+ *
+ * An instance lists the store once, on first use, and caches what it reads (the key of every id,
+ * headers, parsed logs): create one per request, as a Worker does, to see new sessions.
+ * @param bucket An R2 bucket binding or any {@link ObjectStoreBucket}.
+ * @param options `{ prefix?, rangeReads?, concurrency? }`.
+ * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_CONFIG` naming the problem when `bucket`
+ * lacks `list`/`get` or an option is unknown or malformed. The methods reject with
+ * `SESSION_REFERENCE_NOT_FOUND` (unknown id), `SESSION_REFERENCE_INVALID_LOG` (an object that is
+ * not a dsh log, naming its key), `SESSION_REFERENCE_READ_FAILED` (a failing or malformed store
+ * call; cause kept), `SESSION_REFERENCE_INVALID_ARGUMENT` (bad id, id list or signal) and
+ * `SESSION_REFERENCE_CANCELLED` (cause `signal.reason`).
+ * @example
+ * // In a Worker with an R2 binding SESSIONS:
+ * const sessionQuery = createObjectStoreSessionQuery(env.SESSIONS);
+ * const refs = createSessionReferences({ sessionQuery });
+ */
+export function createObjectStoreSessionQuery(
+  bucket: ObjectStoreBucket,
+  options: ObjectStoreSessionQueryOptions = {},
+): ObjectStoreSessionQuery {
+  checkBucket(bucket);
+  const { prefix, rangeReads, concurrency } = checkOptions(options);
+  /** The listing, built once per instance. */
+  const listing: Slot<Index> = {};
+
+  function index(signal: AbortSignal | undefined): Promise<Index> {
+    return shared(listing, signal, buildIndex);
+  }
+
+  async function buildIndex(signal: AbortSignal | undefined): Promise<Index> {
+    const objects = await listObjects(bucket, prefix, signal);
+    const reader = { bucket, rangeReads, signal };
+    const found = await mapLimited(objects, concurrency, signal, (object) => readEntry(reader, object));
+    const entries = found.filter((entry): entry is Entry => entry !== undefined);
+    entries.sort((a, b) => compareCodeUnits(a.key, b.key));
+    const byId = new Map<string, Entry>();
+    for (const entry of entries) if (!byId.has(entry.header.id)) byId.set(entry.header.id, entry);
+    const ordered = [...byId.values()].sort(newestFirst);
+    return { byId, ordered };
+  }
+
+  async function locate(sessionId: unknown, signal: AbortSignal | undefined): Promise<Entry> {
+    const id = checkSessionId(sessionId);
+    const entry = (await index(signal)).byId.get(id);
+    if (!entry) throw notFound(id);
+    return entry;
+  }
+
+  /** The entry's whole log as an in-memory query, fetched and parsed once. */
+  function logOf(entry: Entry, signal: AbortSignal | undefined): Promise<MemorySessionQuery> {
+    return shared(entry.log, signal, (started) => readLog(bucket, entry, started));
+  }
+
+  return {
+    async listSessions(signal?: AbortSignal) {
+      const checked = enter(signal);
+      const { ordered } = await index(checked);
+      return ordered.map((entry) => ({ header: { ...entry.header } }));
+    },
+    async readHeader(sessionId: string, signal?: AbortSignal) {
+      const checked = enter(signal);
+      return { ...(await locate(sessionId, checked)).header };
+    },
+    async readSurface(sessionId: string, signal?: AbortSignal): Promise<SessionSurface> {
+      const checked = enter(signal);
+      const entry = await locate(sessionId, checked);
+      const log = await logOf(entry, checked);
+      return log.readSurface(entry.header.id, checked);
+    },
+    async readTitleSnapshots(sessionIds: string[], signal?: AbortSignal) {
+      const checked = enter(signal);
+      const ids = checkSessionIds(sessionIds);
+      const { byId } = await index(checked);
+      return mapLimited(ids, concurrency, checked, async (sessionId): Promise<SessionTitleSnapshot> => {
+        const entry = byId.get(sessionId);
+        if (!entry) return { sessionId, status: 'rejected', reason: notFound(sessionId) };
+        try {
+          const log = await logOf(entry, checked);
+          const [row] = await log.readTitleSnapshots([sessionId], checked);
+          return row!;
+        } catch (reason) {
+          if (isCancelled(reason)) throw reason;
+          return { sessionId, status: 'rejected', reason };
+        }
+      });
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Checks
+
+function checkBucket(bucket: unknown): void {
+  const candidate = bucket as Partial<ObjectStoreBucket> | null;
+  if (typeof candidate !== 'object' || candidate === null || typeof candidate.list !== 'function' || typeof candidate.get !== 'function') {
+    throw fail(
+      'SESSION_REFERENCE_INVALID_CONFIG',
+      `bucket must be an object store with list() and get() (an R2 bucket binding), got ${describeValue(bucket)}`,
+    );
+  }
+}
+
+function checkOptions(options: unknown): Required<Omit<ObjectStoreSessionQueryOptions, 'prefix'>> & { prefix: string | undefined } {
+  if (typeof options !== 'object' || options === null) {
+    throw fail('SESSION_REFERENCE_INVALID_CONFIG', `options must be an object, got ${describeValue(options)}`);
+  }
+  for (const key of Object.keys(options)) {
+    if (key !== 'prefix' && key !== 'rangeReads' && key !== 'concurrency') {
+      throw fail('SESSION_REFERENCE_INVALID_CONFIG', `unknown option ${describeValue(key)}`);
+    }
+  }
+  const { prefix, rangeReads = true, concurrency = DEFAULT_CONCURRENCY } = options as ObjectStoreSessionQueryOptions;
+  if (prefix !== undefined && typeof prefix !== 'string') {
+    throw fail('SESSION_REFERENCE_INVALID_CONFIG', `prefix must be a string, got ${describeValue(prefix)}`);
+  }
+  if (typeof rangeReads !== 'boolean') {
+    throw fail('SESSION_REFERENCE_INVALID_CONFIG', `rangeReads must be a boolean, got ${describeValue(rangeReads)}`);
+  }
+  if (!Number.isSafeInteger(concurrency) || concurrency < 1) {
+    throw fail('SESSION_REFERENCE_INVALID_CONFIG', `concurrency must be a positive safe integer, got ${describeValue(concurrency)}`);
+  }
+  return { prefix, rangeReads, concurrency };
+}
+
+function checkSessionId(sessionId: unknown): string {
+  if (typeof sessionId !== 'string') {
+    throw fail('SESSION_REFERENCE_INVALID_ARGUMENT', `sessionId must be a string, got ${describeValue(sessionId)}`);
+  }
+  return sessionId;
+}
+
+function checkSessionIds(sessionIds: unknown): string[] {
+  if (!Array.isArray(sessionIds) || !sessionIds.every((id) => typeof id === 'string')) {
+    throw fail('SESSION_REFERENCE_INVALID_ARGUMENT', `sessionIds must be an array of strings, got ${describeValue(sessionIds)}`);
+  }
+  return sessionIds as string[];
+}
+
+/** Validates `signal`; rejects when it is already aborted. */
+function enter(signal: unknown): AbortSignal | undefined {
+  const checked = checkSignal(signal);
+  throwIfAborted(checked);
+  return checked;
+}
+
+function notFound(sessionId: string) {
+  return fail('SESSION_REFERENCE_NOT_FOUND', `no session with id ${describeValue(sessionId)} in the object store`);
+}
+
+function isCancelled(error: unknown): boolean {
+  return error instanceof SessionReferenceError && error.code === 'SESSION_REFERENCE_CANCELLED';
+}
+
+function compareCodeUnits(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function newestFirst(a: Entry, b: Entry): number {
+  if (a.header.createdAt !== b.header.createdAt) return b.header.createdAt - a.header.createdAt;
+  return compareCodeUnits(a.header.id, b.header.id);
+}
+
+/** A promise shared by concurrent callers, and the signal of the call that started it. */
+interface Slot<T> {
+  current?: { promise: Promise<T>; signal: AbortSignal | undefined } | undefined;
+}
+
+/**
+ * The slot's promise, started by the first caller with its signal. A failure is not kept (the next
+ * call starts again), and no caller fails because another caller's signal aborted the shared work.
+ */
+async function shared<T>(slot: Slot<T>, signal: AbortSignal | undefined, start: (signal: AbortSignal | undefined) => Promise<T>): Promise<T> {
+  for (;;) {
+    let current = slot.current;
+    if (!current) {
+      const started = { promise: start(signal), signal };
+      started.promise.catch(() => {
+        if (slot.current === started) slot.current = undefined;
+      });
+      slot.current = current = started;
+    }
+    try {
+      return await raceAbort(current.promise, signal);
+    } catch (error) {
+      if (isCancelled(error) && !signal?.aborted && current.signal !== signal && current.signal?.aborted) continue;
+      throw error;
+    }
+  }
+}
+
+/** Runs `fn` over `items` with at most `limit` calls in flight; results in input order. Stops launching on abort. */
+async function mapLimited<T, R>(
+  items: readonly T[],
+  limit: number,
+  signal: AbortSignal | undefined,
+  fn: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      throwIfAborted(signal);
+      const i = next++;
+      results[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Store calls
+
+/** A store call, its failure turned into `SESSION_REFERENCE_READ_FAILED` (cause kept). */
+async function storeCall<T>(what: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (error instanceof SessionReferenceError) throw error;
+    const message = error instanceof Error ? error.message : error;
+    throw fail('SESSION_REFERENCE_READ_FAILED', `object store ${what} failed: ${describeValue(message)}`, error);
+  }
+}
+
+function malformed(what: string, value: unknown) {
+  return fail('SESSION_REFERENCE_READ_FAILED', `object store ${what} answered ${describeValue(value)}`);
+}
+
+/** Every object under `prefix`, following cursors. */
+async function listObjects(
+  bucket: ObjectStoreBucket,
+  prefix: string | undefined,
+  signal: AbortSignal | undefined,
+): Promise<Array<{ key: string; size?: number }>> {
+  const objects: Array<{ key: string; size?: number }> = [];
+  const seen = new Set<string>();
+  let cursor: string | undefined;
+  for (;;) {
+    throwIfAborted(signal);
+    const options: { prefix?: string; cursor?: string } = {};
+    if (prefix !== undefined) options.prefix = prefix;
+    if (cursor !== undefined) options.cursor = cursor;
+    const page = await storeCall('list()', () => bucket.list(options));
+    if (typeof page !== 'object' || page === null || !Array.isArray(page.objects)) throw malformed('list()', page);
+    for (const object of page.objects as unknown[]) {
+      const { key, size } = (object ?? {}) as { key?: unknown; size?: unknown };
+      if (typeof key !== 'string') throw malformed('list() object', object);
+      objects.push(typeof size === 'number' ? { key, size } : { key });
+    }
+    if (!page.truncated) return objects;
+    cursor = page.cursor;
+    if (typeof cursor !== 'string' || seen.has(cursor)) throw malformed('list() cursor of a truncated page', cursor);
+    seen.add(cursor);
+  }
+}
+
+async function bodyBytes(body: ObjectStoreObjectBody, what: string): Promise<Uint8Array> {
+  if (typeof body !== 'object' || body === null || typeof body.arrayBuffer !== 'function') throw malformed(what, body);
+  const buffer = await storeCall(`${what}.arrayBuffer()`, () => body.arrayBuffer());
+  if (buffer instanceof Uint8Array) return buffer;
+  if (Object.prototype.toString.call(buffer) !== '[object ArrayBuffer]') throw malformed(`${what}.arrayBuffer()`, buffer);
+  return new Uint8Array(buffer);
+}
+
+/** The whole object; `undefined` when it is gone. */
+async function getWhole(bucket: ObjectStoreBucket, key: string): Promise<Uint8Array | undefined> {
+  const what = `get(${describeValue(key)})`;
+  const body = await storeCall(what, () => bucket.get(key));
+  return body === null ? undefined : bodyBytes(body, what);
+}
+
+/** Reads a growing prefix of one object: ranged reads, or the whole object at once. */
+class PrefixReader {
+  bytes: Uint8Array = new Uint8Array(0);
+  /** The bytes are the whole object. */
+  complete = false;
+  /** The object is gone (deleted since it was listed). */
+  missing = false;
+  private size: number | undefined;
+
+  constructor(
+    private readonly bucket: ObjectStoreBucket,
+    readonly key: string,
+    size: number | undefined,
+    private ranged: boolean,
+  ) {
+    this.size = size;
+    if (size === 0) this.complete = true;
+  }
+
+  /** Reads until at least `length` bytes are held or the whole object is. */
+  async ensure(length: number, signal: AbortSignal | undefined): Promise<void> {
+    while (this.bytes.length < length && !this.complete) {
+      throwIfAborted(signal);
+      if (!this.ranged) {
+        this.setWhole(await getWhole(this.bucket, this.key));
+        return;
+      }
+      const offset = this.bytes.length;
+      let want = Math.max(length - offset, offset, FIRST_READ_BYTES);
+      if (this.size !== undefined) want = Math.min(want, this.size - offset);
+      const what = `get(${describeValue(this.key)}, { range: { offset: ${offset}, length: ${want} } })`;
+      let body: ObjectStoreObjectBody | null;
+      try {
+        body = await storeCall(what, () => this.bucket.get(this.key, { range: { offset, length: want } }));
+      } catch (error) {
+        // A first ranged read may be refused for an object of unknown size (R2 refuses ranges of an
+        // empty object): read the whole object instead.
+        if (offset > 0 || this.size !== undefined) throw error;
+        this.ranged = false;
+        continue;
+      }
+      if (body === null) {
+        this.setWhole(undefined);
+        return;
+      }
+      const chunk = await bodyBytes(body, what);
+      const size = typeof body.size === 'number' ? body.size : undefined;
+      if (chunk.length > want || (offset === 0 && size !== undefined && chunk.length === size)) {
+        // The store ignored the range (or the range was the whole object).
+        if (chunk.length > want) this.ranged = false;
+        this.setWhole(chunk);
+        return;
+      }
+      if (size !== undefined) this.size = size;
+      this.append(chunk);
+      if (chunk.length < want || (this.size !== undefined && this.bytes.length >= this.size)) this.complete = true;
+    }
+  }
+
+  private setWhole(bytes: Uint8Array | undefined): void {
+    this.complete = true;
+    if (bytes === undefined) this.missing = true;
+    else this.bytes = bytes;
+  }
+
+  private append(chunk: Uint8Array): void {
+    if (this.bytes.length === 0) {
+      this.bytes = chunk;
+      return;
+    }
+    const grown = new Uint8Array(this.bytes.length + chunk.length);
+    grown.set(this.bytes);
+    grown.set(chunk, this.bytes.length);
+    this.bytes = grown;
+  }
+}
+
+/** Runs `read`, naming `key` in a `SESSION_REFERENCE_INVALID_LOG` error. */
+function inObject<T>(key: string, read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof SessionReferenceError && error.code === 'SESSION_REFERENCE_INVALID_LOG') {
+      throw fail(error.code, `object ${describeValue(key)}: ${error.message}`, error.cause);
+    }
+    throw error;
+  }
+}
+
+function tooLarge(key: string, what: string) {
+  return fail('SESSION_REFERENCE_INVALID_LOG', `object ${describeValue(key)}: the ${what} is longer than ${MAX_HEADER_BYTES} bytes; not a dsh session header`);
+}
+
+/** True when `bytes` (a complete object without `\n`) is one JSON value: a header without its final newline. */
+function isCompleteJson(bytes: Uint8Array): boolean {
+  try {
+    JSON.parse(new TextDecoder().decode(bytes));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The listed session of one object, reading only its header; `undefined` when the object is gone
+ * or has no complete header yet.
+ */
+async function readEntry(
+  { bucket, rangeReads, signal }: { bucket: ObjectStoreBucket; rangeReads: boolean; signal: AbortSignal | undefined },
+  object: { key: string; size?: number },
+): Promise<Entry | undefined> {
+  const reader = new PrefixReader(bucket, object.key, object.size, rangeReads);
+  await reader.ensure(4, signal);
+  if (reader.missing || reader.bytes.length === 0) return undefined;
+  const line = isZstd(reader.bytes) ? await readHeaderFrames(reader, signal) : await readHeaderLine(reader, signal);
+  if (line === undefined) return undefined;
+  const header = inObject(object.key, () => parseSessionLogHeader(line));
+  return { key: object.key, header, bytes: reader.complete && !reader.missing ? reader.bytes : undefined, log: {} };
+}
+
+/** The bytes of the first line (without `\n`); `undefined` when it is torn. */
+async function readHeaderLine(reader: PrefixReader, signal: AbortSignal | undefined): Promise<Uint8Array | undefined> {
+  for (let searched = 0; ; ) {
+    const bytes = reader.bytes;
+    const newline = bytes.indexOf(0x0a, searched);
+    if (newline !== -1) return bytes.subarray(0, newline);
+    if (reader.complete) return isCompleteJson(bytes) ? bytes : undefined;
+    if (bytes.length >= MAX_HEADER_BYTES) throw tooLarge(reader.key, 'first line');
+    searched = bytes.length;
+    await reader.ensure(Math.min(bytes.length * 2, MAX_HEADER_BYTES), signal);
+  }
+}
+
+/**
+ * The decoded first line of a zstd log: frames are located from their headers and block headers
+ * (reading more only when a frame is incomplete) and decoded one by one until one holds a `\n`
+ * (dsh writes the header line as the first frame). `undefined` when the object ends first.
+ */
+async function readHeaderFrames(reader: PrefixReader, signal: AbortSignal | undefined): Promise<Uint8Array | undefined> {
+  const decoded: Uint8Array[] = [];
+  let decodedLength = 0;
+  for (let at = 0; ; ) {
+    const frame = inObject(reader.key, () => scanZstdFrame(reader.bytes, at));
+    if (frame === undefined) {
+      if (reader.complete) return undefined;
+      if (reader.bytes.length >= MAX_HEADER_BYTES) throw tooLarge(reader.key, 'first zstd frame');
+      await reader.ensure(Math.min(reader.bytes.length * 2, MAX_HEADER_BYTES), signal);
+      continue;
+    }
+    at = frame.end;
+    if (frame.kind === 'skippable') continue;
+    const chunk = inObject(reader.key, () => decodeZstdFrame(reader.bytes, frame));
+    const newline = chunk.indexOf(0x0a);
+    decoded.push(newline === -1 ? chunk : chunk.subarray(0, newline));
+    decodedLength += newline === -1 ? chunk.length : newline;
+    if (newline !== -1) break;
+    if (decodedLength >= MAX_HEADER_BYTES) throw tooLarge(reader.key, 'first line');
+    if (reader.complete && at >= reader.bytes.length) {
+      const line = concat(decoded, decodedLength);
+      return isCompleteJson(line) ? line : undefined;
+    }
+  }
+  return concat(decoded, decodedLength);
+}
+
+function concat(chunks: readonly Uint8Array[], length: number): Uint8Array {
+  if (chunks.length === 1) return chunks[0]!;
+  const out = new Uint8Array(length);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return out;
+}
+
+/** Fetches and parses an entry's whole log (once), checking it still carries the listed id. */
+async function readLog(bucket: ObjectStoreBucket, entry: Entry, signal: AbortSignal | undefined): Promise<MemorySessionQuery> {
+  throwIfAborted(signal);
+  const bytes = entry.bytes ?? (await getWhole(bucket, entry.key));
+  entry.bytes = undefined;
+  if (bytes === undefined) {
+    throw fail('SESSION_REFERENCE_NOT_FOUND', `session ${describeValue(entry.header.id)}: object ${describeValue(entry.key)} is gone from the object store`);
+  }
+  throwIfAborted(signal);
+  const log = inObject(entry.key, () => parseSessionLog(bytes));
+  if (log.header.id !== entry.header.id) {
+    throw fail(
+      'SESSION_REFERENCE_READ_FAILED',
+      `object ${describeValue(entry.key)} changed while it was being read: it was listed as session ${describeValue(entry.header.id)}, it now holds ${describeValue(log.header.id)}`,
+    );
+  }
+  return createMemorySessionQuery([log]);
+}

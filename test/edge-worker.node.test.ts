@@ -1,0 +1,430 @@
+/**
+ * Acceptance test of the edge Worker (examples/edge-worker): `npm run build:edge` writes one ESM
+ * bundle, which is loaded as it is into plain Miniflare (workerd, no compatibility flags, no
+ * nodejs_compat) with an R2 bucket bound as SESSIONS. Real dsh logs are uploaded under arbitrary
+ * keys (as `.jsonl.zstd` and as `.jsonl`), generated ones beside them, and both routes are called
+ * over HTTP: composed message and metadata, candidates, and every error status. Cancellation runs
+ * the same bundle inside workerd behind a small harness module that calls its `fetch` with a
+ * `Request` whose signal aborts while R2 reads are slow.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Miniflare } from 'miniflare';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createSessionReferences,
+  encodeSessionReferenceUri,
+  formatSessionReferenceMention,
+  type SessionCandidate,
+  type SessionReferenceMetadata,
+  type UserMessage,
+} from '../src/index.js';
+import { createMemorySessionQuery, parseSessionLog } from '../src/store/index.js';
+import { concatBytes } from './fixtures/base64.js';
+import { rawZstdFrame, realLogZstd, sessionLogText, zstdLog } from './fixtures/object-store.js';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const WORKER = join(ROOT, 'examples/edge-worker/dist/worker.js');
+const REAL_LOG_PATH = join(ROOT, 'samples/store/77-Dumen/session-904b047f-eb01-493f-b98a-391ecfae5b66/session.v3.jsonl');
+const COMPATIBILITY_DATE = '2026-04-01';
+const REAL_ID = 'session-904b047f-eb01-493f-b98a-391ecfae5b66';
+const REAL_CWD = '/home/user/projects/01_unicorn/77-Dumen';
+const REAL_TITLE = 'Bu projeyi gemini ile geliştiriyorduk';
+
+const realText = readFileSync(REAL_LOG_PATH, 'utf8');
+const encoder = new TextEncoder();
+
+/** Generated sessions: the target (same cwd as the real log), a sibling, one without cwd. */
+const TARGET = sessionLogText({ id: 'target', createdAt: 1_800_000_000_000, cwd: REAL_CWD, turns: [['user', 'new work']] });
+const NOTES = sessionLogText({
+  id: 'notes-42',
+  createdAt: 1_700_000_000_000,
+  cwd: '/srv/notes',
+  title: 'Release notes',
+  turns: [
+    ['user', 'Draft the <release> notes'],
+    ['assistant', 'Drafted: v1.2 fixes the parser.'],
+  ],
+});
+const LOOSE = sessionLogText({ id: 'loose', createdAt: 1_600_000_000_000, turns: [['assistant', 'no cwd here']] });
+/** A valid header, then a line that is not JSON: the listing works, reading the log fails. */
+const CORRUPT_BODY = `${sessionLogText({ id: 'corrupt-body', createdAt: 1_500_000_000_000 })}this is not json\n{}\n`;
+/** A valid header frame, then bytes that are not a zstd frame. */
+const CORRUPT_FRAMES = concatBytes(
+  rawZstdFrame(sessionLogText({ id: 'corrupt-frames', createdAt: 1_400_000_000_000 })),
+  Uint8Array.of(0x28, 0xb5, 0x2f, 0xfd, 0x08, 1, 2, 3, 4, 5, 6, 7, 8),
+);
+
+type Layout = 'zstd' | 'jsonl';
+
+/** The bucket's objects: the real log under an arbitrary key in the given layout, the others mixed. */
+function objects(layout: Layout): Record<string, Uint8Array> {
+  return {
+    [layout === 'zstd' ? 'archive/2026/11/7f3a.jsonl.zstd' : 'archive/2026/11/7f3a.jsonl']:
+      layout === 'zstd' ? realLogZstd() : encoder.encode(realText),
+    'tenants/acme/current.jsonl.zstd': zstdLog(TARGET, 1),
+    'notes.bin': zstdLog(NOTES, 2),
+    'x': encoder.encode(LOOSE),
+    'broken/body.jsonl': encoder.encode(CORRUPT_BODY),
+    'broken/frames.jsonl.zstd': CORRUPT_FRAMES,
+  };
+}
+
+async function upload(mf: Miniflare, layout: Layout): Promise<void> {
+  const bucket = await mf.getR2Bucket('SESSIONS');
+  for (const [key, bytes] of Object.entries(objects(layout))) await bucket.put(key, bytes);
+}
+
+/** What the library itself composes for the same input (the reference result). */
+async function expectedMessage(message: UserMessage, config = {}): Promise<UserMessage> {
+  const logs = [realText, TARGET, NOTES, LOOSE].map((text) => parseSessionLog(text));
+  const refs = createSessionReferences({ sessionQuery: createMemorySessionQuery(logs), config });
+  return refs.referenceUserMessage({ id: 'target', cwd: REAL_CWD }, message);
+}
+
+interface ErrorBody {
+  code: string;
+  message: string;
+  cause?: { code: string; message: string };
+}
+
+const miniflares: Miniflare[] = [];
+
+function plainWorker(bindings?: Record<string, string>): Miniflare {
+  const mf = new Miniflare({
+    modules: true,
+    scriptPath: WORKER,
+    compatibilityDate: COMPATIBILITY_DATE,
+    r2Buckets: ['SESSIONS'],
+    ...(bindings ? { bindings } : {}),
+  });
+  miniflares.push(mf);
+  return mf;
+}
+
+beforeAll(() => {
+  execFileSync(process.execPath, [join(ROOT, 'examples/edge-worker/build.mjs')], { cwd: ROOT, stdio: 'pipe' });
+}, 120_000);
+
+afterAll(async () => {
+  await Promise.all(miniflares.map((mf) => mf.dispose()));
+});
+
+describe('npm run build:edge', () => {
+  it('writes one self-contained ESM file without Node imports', () => {
+    expect(existsSync(WORKER)).toBe(true);
+    const code = readFileSync(WORKER, 'utf8');
+    expect(code).not.toMatch(/\bimport\s*[^;]*from\s*["']/);
+    expect(code).not.toMatch(/\brequire\(|["']node:/);
+    expect(code).toMatch(/export\s*\{[^}]*as default\s*\}/);
+    const config = readFileSync(join(ROOT, 'examples/edge-worker/wrangler.toml'), 'utf8');
+    expect(config).toMatch(/binding\s*=\s*"SESSIONS"/);
+    expect(config).toMatch(/^main\s*=\s*"dist\/worker\.js"/m);
+    expect(config.match(/^compatibility_flags\s*=.*$/m)?.[0] ?? '').not.toMatch(/nodejs_compat/);
+  });
+});
+
+describe.each<Layout>(['zstd', 'jsonl'])('the built Worker in plain Miniflare, real log uploaded as .%s', (layout) => {
+  let mf: Miniflare;
+  const call = (path: string, init?: RequestInit) => mf.dispatchFetch(`https://edge.test${path}`, init as never);
+  const post = (body: unknown) =>
+    call('/prepare', { method: 'POST', headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+
+  beforeAll(async () => {
+    mf = plainWorker();
+    await upload(mf, layout);
+  }, 60_000);
+
+  it('GET /candidates lists other sessions by header id, same cwd first, with titles and mentions', async () => {
+    const response = await call(`/candidates?as=target`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toContain('application/json');
+    const rows = (await response.json()) as SessionCandidate[];
+    expect(rows.map((row) => row.sessionId)).toEqual([REAL_ID, 'loose', 'corrupt-body', 'corrupt-frames', 'notes-42']);
+    expect(rows[0]).toEqual({
+      sessionId: REAL_ID,
+      label: REAL_TITLE,
+      cwd: REAL_CWD,
+      createdAt: 1789415426008,
+      mention: formatSessionReferenceMention({ sessionId: REAL_ID, label: REAL_TITLE }),
+    });
+    expect(rows[4]).toMatchObject({ sessionId: 'notes-42', label: 'Release notes', cwd: '/srv/notes' });
+  });
+
+  it('GET /candidates filters by q and honours limit', async () => {
+    const filtered = (await (await call('/candidates?as=target&q=NOTES')).json()) as SessionCandidate[];
+    expect(filtered.map((row) => row.sessionId)).toEqual(['notes-42']);
+    const limited = (await (await call('/candidates?as=target&q=&limit=2')).json()) as SessionCandidate[];
+    expect(limited.map((row) => row.sessionId)).toEqual([REAL_ID, 'loose']);
+  });
+
+  it('POST /prepare { as, text } returns the composed message of SPEC §9.4 and its metadata', async () => {
+    const mention = formatSessionReferenceMention({ sessionId: REAL_ID, label: 'dumen' });
+    const text = `Continue ${mention} and compare with ${encodeSessionReferenceUri('notes-42')} please`;
+    const response = await post({ as: 'target', text });
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { message: UserMessage; metadata: SessionReferenceMetadata };
+    const expected = await expectedMessage({ id: body.message.id, role: 'user', content: [{ type: 'text', text }], source: { kind: 'user' } });
+    expect(body.message).toEqual(expected);
+    expect(body.metadata).toEqual(expected.envelope!.contexts[0]!.metadata);
+    expect(body.message.envelope!.display).toEqual([{ type: 'text', text: 'Continue @dumen and compare with @notes-42 please' }]);
+    const visible = (body.message.content[0] as { text: string }).text;
+    expect(visible.startsWith('## Referenced sessions\n\n')).toBe(true);
+    expect(visible).toContain('Bu projeyi gemini ile');
+    expect(visible).toContain('\\u003crelease>');
+    expect(visible.endsWith('</referenced-sessions>\n\n## My request:\n\n')).toBe(true);
+    expect(body.message.content.slice(1)).toEqual([{ type: 'text', text: 'Continue @dumen and compare with @notes-42 please' }]);
+    expect(body.metadata.references.map((r) => [r.sessionId, r.label, r.capturedThroughSeq])).toEqual([
+      [REAL_ID, 'dumen', 98],
+      ['notes-42', 'notes-42', 2],
+    ]);
+  });
+
+  it('POST /prepare { as, message } keeps the message id and source', async () => {
+    const message: UserMessage = {
+      id: 'msg-7',
+      role: 'user',
+      content: [{ type: 'text', text: `See ${formatSessionReferenceMention({ sessionId: REAL_ID })}` }, { type: 'image', url: 'x' }],
+      source: { kind: 'user', via: 'edge' },
+    };
+    const response = await post({ as: 'target', message });
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { message: UserMessage; metadata: SessionReferenceMetadata };
+    expect(body.message).toEqual(await expectedMessage(message));
+    expect(body.message.id).toBe('msg-7');
+  });
+
+  it('POST /prepare without mentions returns the message unchanged and null metadata', async () => {
+    const body = (await (await post({ as: 'target', text: 'plain prompt' })).json()) as { message: UserMessage; metadata: unknown };
+    expect(body.message).toMatchObject({ role: 'user', content: [{ type: 'text', text: 'plain prompt' }], source: { kind: 'user' } });
+    expect(body.message.envelope).toBeUndefined();
+    expect(body.metadata).toBeNull();
+  });
+
+  it('400 for malformed JSON and invalid input', async () => {
+    const cases: Array<[unknown, string]> = [
+      ['{"as": "target", "text": ', 'SESSION_REFERENCE_INVALID_ARGUMENT'],
+      ['[1, 2]', 'SESSION_REFERENCE_INVALID_ARGUMENT'],
+      [{ text: 'no target' }, 'SESSION_REFERENCE_INVALID_ARGUMENT'],
+      [{ as: 'target' }, 'SESSION_REFERENCE_INVALID_ARGUMENT'],
+      [{ as: 'target', text: 'a', message: { content: [] } }, 'SESSION_REFERENCE_INVALID_ARGUMENT'],
+      [{ as: 'target', text: 42 }, 'SESSION_REFERENCE_INVALID_ARGUMENT'],
+      [{ as: 'target', text: 'bad @[x](dsh-session:AAAA)' }, 'SESSION_REFERENCE_INVALID_REFERENCE'],
+      [{ as: 'target', text: `me ${formatSessionReferenceMention({ sessionId: 'target' })}` }, 'SESSION_REFERENCE_SELF_REFERENCE'],
+      [
+        { as: 'target', text: ['a', 'b', 'c', 'd'].map((id) => formatSessionReferenceMention({ sessionId: id })).join(' ') },
+        'SESSION_REFERENCE_TOO_MANY',
+      ],
+    ];
+    for (const [body, code] of cases) {
+      const response = await post(body);
+      const error = (await response.json()) as ErrorBody;
+      expect([response.status, error.code], JSON.stringify(body)).toEqual([400, code]);
+      expect(error.message.length).toBeGreaterThan(0);
+    }
+    for (const path of ['/candidates', '/candidates?as=target&limit=abc', '/candidates?as=target&limit=0', '/candidates?as=']) {
+      const response = await call(path);
+      expect([response.status, ((await response.json()) as ErrorBody).code], path).toEqual([400, 'SESSION_REFERENCE_INVALID_ARGUMENT']);
+    }
+  });
+
+  it('404 for an unknown target, an unknown cited session and an unknown route; 405 for a wrong method', async () => {
+    for (const response of [
+      await call('/candidates?as=nobody'),
+      await post({ as: 'nobody', text: 'hi' }),
+      await post({ as: 'target', text: `see ${formatSessionReferenceMention({ sessionId: 'ghost' })}` }),
+    ]) {
+      expect(response.status).toBe(404);
+      const error = (await response.json()) as ErrorBody;
+      expect(error.code).toBe('SESSION_REFERENCE_NOT_FOUND');
+      expect(error.message).toMatch(/"nobody"|"ghost"/);
+    }
+    const route = await call('/nowhere');
+    expect([route.status, ((await route.json()) as ErrorBody).code]).toEqual([404, 'ROUTE_NOT_FOUND']);
+    const method = await call('/prepare');
+    expect([method.status, method.headers.get('allow'), ((await method.json()) as ErrorBody).code]).toEqual([405, 'POST', 'METHOD_NOT_ALLOWED']);
+    expect((await call('/candidates?as=target', { method: 'POST' })).status).toBe(405);
+  });
+
+  it('502 when a cited log cannot be read (corrupt line, corrupt zstd frame)', async () => {
+    for (const id of ['corrupt-body', 'corrupt-frames']) {
+      const response = await post({ as: 'target', text: `see ${formatSessionReferenceMention({ sessionId: id })}` });
+      const error = (await response.json()) as ErrorBody;
+      expect([response.status, error.code, error.cause?.code]).toEqual([502, 'SESSION_REFERENCE_READ_FAILED', 'SESSION_REFERENCE_INVALID_LOG']);
+      expect(error.cause!.message).toContain('broken/');
+    }
+  });
+});
+
+describe('the built Worker configured through [vars]', () => {
+  let mf: Miniflare;
+  /** One Miniflare, one plain Worker (the built file as it is) per configuration, each with its own bucket. */
+  const CONFIGS: Record<string, Record<string, string>> = {
+    tiny: { MAX_REFERENCE_BYTES: '100' },
+    small: { MAX_REFERENCE_BYTES: '600' },
+    prefixed: { KEY_PREFIX: 'tenants/' },
+  };
+  const call = async (worker: string, path: string, init?: RequestInit) =>
+    (await mf.getWorker(worker)).fetch(`https://edge.test${path}`, init as never) as unknown as Promise<Response>;
+
+  beforeAll(async () => {
+    mf = new Miniflare({
+      workers: Object.entries(CONFIGS).map(([name, bindings]) => ({
+        name,
+        modules: true,
+        scriptPath: WORKER,
+        compatibilityDate: COMPATIBILITY_DATE,
+        r2Buckets: { SESSIONS: `sessions-${name}` },
+        bindings,
+      })),
+    });
+    miniflares.push(mf);
+    for (const name of Object.keys(CONFIGS)) {
+      const bucket = await mf.getR2Bucket('SESSIONS', name);
+      for (const [key, bytes] of Object.entries(objects('zstd'))) await bucket.put(key, bytes);
+    }
+  }, 60_000);
+
+  it('413 when a cited session cannot fit MAX_REFERENCE_BYTES', async () => {
+    const response = await call('tiny', '/prepare', {
+      method: 'POST',
+      body: JSON.stringify({ as: 'target', text: `see ${formatSessionReferenceMention({ sessionId: REAL_ID })}` }),
+    });
+    const error = (await response.json()) as ErrorBody;
+    expect([response.status, error.code]).toEqual([413, 'SESSION_REFERENCE_BUDGET_EXCEEDED']);
+    expect(error.message).toContain('100');
+  });
+
+  it('a small budget truncates instead when the reference can fit, and reports it in metadata', async () => {
+    const text = `see ${formatSessionReferenceMention({ sessionId: REAL_ID })}`;
+    const response = await call('small', '/prepare', { method: 'POST', body: JSON.stringify({ as: 'target', text }) });
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { message: UserMessage; metadata: SessionReferenceMetadata };
+    expect(body.message).toEqual(
+      await expectedMessage({ id: body.message.id, role: 'user', content: [{ type: 'text', text }], source: { kind: 'user' } }, { maxReferenceBytes: 600 }),
+    );
+    expect(body.metadata.references[0]).toMatchObject({ truncated: true, budgetBytes: 600 });
+    expect(body.metadata.references[0]!.serializedBytes).toBeLessThanOrEqual(600);
+  });
+
+  it('KEY_PREFIX restricts the listing; a broken log inside the listed keys is a 502', async () => {
+    const rows = (await (await call('prefixed', '/candidates?as=target')).json()) as SessionCandidate[];
+    expect(rows).toEqual([]);
+    await (await mf.getR2Bucket('SESSIONS', 'prefixed')).put('tenants/acme/README.md', 'not a session log\n');
+    const response = await call('prefixed', '/candidates?as=target');
+    const error = (await response.json()) as ErrorBody;
+    expect([response.status, error.code]).toEqual([502, 'SESSION_REFERENCE_INVALID_LOG']);
+    expect(error.message).toContain('tenants/acme/README.md');
+  });
+});
+
+/**
+ * A harness module beside the built Worker: it calls the Worker's own `fetch` inside workerd with
+ * a `Request` whose signal a controller aborts, an R2 binding made slow, or other `env` values.
+ */
+const HARNESS = `
+import worker from './worker.js';
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export default {
+  async fetch(request, env) {
+    const spec = await request.json();
+    const gets = [];
+    const sessions = spec.failList
+      ? { list: async () => { throw new Error('R2 list exploded'); }, get: (key, options) => env.SESSIONS.get(key, options) }
+      : {
+          list: (options) => env.SESSIONS.list(options),
+          get: async (key, options) => {
+            gets.push(key);
+            if (spec.getDelayMs) await sleep(spec.getDelayMs);
+            return env.SESSIONS.get(key, options);
+          },
+        };
+    const controller = new AbortController();
+    if (spec.abortBefore) controller.abort(new Error('client went away'));
+    const inner = new Request('https://edge.test' + spec.path, {
+      method: spec.method ?? 'GET',
+      body: spec.body === undefined ? undefined : JSON.stringify(spec.body),
+      signal: controller.signal,
+    });
+    const started = Date.now();
+    if (spec.abortAfterMs !== undefined) setTimeout(() => controller.abort(new Error('client went away')), spec.abortAfterMs);
+    const response = await worker.fetch(inner, { ...env, ...(spec.env ?? {}), SESSIONS: sessions });
+    const elapsedMs = Date.now() - started;
+    const body = await response.json();
+    const getsAtResponse = gets.length;
+    if (spec.waitAfterMs) await sleep(spec.waitAfterMs);
+    return Response.json({ status: response.status, body, elapsedMs, getsAtResponse, getsLater: gets.length });
+  },
+};
+`;
+
+describe('cancellation and store failures, the built Worker inside workerd', () => {
+  let mf: Miniflare;
+  interface HarnessResult {
+    status: number;
+    body: ErrorBody & { message: unknown };
+    elapsedMs: number;
+    getsAtResponse: number;
+    getsLater: number;
+  }
+  const harness = async (spec: Record<string, unknown>): Promise<HarnessResult> =>
+    (await (await mf.dispatchFetch('https://harness.test/', { method: 'POST', body: JSON.stringify(spec) })).json()) as HarnessResult;
+
+  beforeAll(async () => {
+    mf = new Miniflare({
+      modules: [
+        { type: 'ESModule', path: 'harness.mjs', contents: HARNESS },
+        { type: 'ESModule', path: 'worker.js', contents: readFileSync(WORKER, 'utf8') },
+      ],
+      compatibilityDate: COMPATIBILITY_DATE,
+      r2Buckets: ['SESSIONS'],
+    });
+    miniflares.push(mf);
+    await upload(mf, 'zstd');
+    const bucket = await mf.getR2Bucket('SESSIONS');
+    for (let i = 0; i < 12; i++) await bucket.put(`more/${i}`, sessionLogText({ id: `more-${i}`, createdAt: i }));
+  }, 60_000);
+
+  it('the harness reaches the same answers as plain HTTP', async () => {
+    const result = await harness({ path: '/candidates?as=target&q=notes' });
+    expect(result.status).toBe(200);
+    expect((result.body as unknown as SessionCandidate[]).map((row) => row.sessionId)).toEqual(['notes-42']);
+  });
+
+  it('a request whose client went away while R2 reads were slow answers 499 CANCELLED promptly and stops reading', async () => {
+    for (const [path, method, body] of [
+      ['/prepare', 'POST', { as: 'target', text: `see ${formatSessionReferenceMention({ sessionId: REAL_ID })}` }],
+      ['/candidates?as=target', 'GET', undefined],
+    ] as const) {
+      const result = await harness({ path, method, body, getDelayMs: 300, abortAfterMs: 50, waitAfterMs: 800 });
+      expect([result.status, result.body.code], path).toEqual([499, 'SESSION_REFERENCE_CANCELLED']);
+      expect(result.elapsedMs).toBeLessThan(250);
+      // The first batch of header reads was in flight (6 at most); none started after the abort.
+      expect(result.getsAtResponse).toBeGreaterThan(0);
+      expect(result.getsAtResponse).toBeLessThanOrEqual(6);
+      expect(result.getsLater).toBe(result.getsAtResponse);
+    }
+  });
+
+  it('an already aborted request reads nothing', async () => {
+    const result = await harness({ path: '/candidates?as=target', abortBefore: true });
+    expect([result.status, result.body.code, result.getsLater]).toEqual([499, 'SESSION_REFERENCE_CANCELLED', 0]);
+  });
+
+  it('502 READ_FAILED when R2 itself fails', async () => {
+    const result = await harness({ path: '/candidates?as=target', failList: true });
+    expect([result.status, result.body.code]).toEqual([502, 'SESSION_REFERENCE_READ_FAILED']);
+    expect(result.body.message).toContain('R2 list exploded');
+  });
+
+  it('500 INVALID_CONFIG for a malformed [vars] value', async () => {
+    const result = await harness({ path: '/candidates?as=target', env: { MAX_REFERENCE_BYTES: 'lots' } });
+    expect([result.status, result.body.code]).toEqual([500, 'SESSION_REFERENCE_INVALID_CONFIG']);
+    const zero = await harness({ path: '/candidates?as=target', env: { MAX_REFERENCES: '0' } });
+    expect([zero.status, zero.body.code]).toEqual([500, 'SESSION_REFERENCE_INVALID_CONFIG']);
+  });
+});

@@ -1,0 +1,54 @@
+/**
+ * The size budget, checked with every Node test run (and so in CI): `scripts/size.mjs` bundles each
+ * Web entry with esbuild (minified), gzips it, and compares with its budget — the root entry at
+ * most 6 KB min+gzip, `./store` (zstd decoder included) at most 14 KB. The measured sizes are part
+ * of the test names, so they show in the test summary.
+ */
+import { spawnSync } from 'node:child_process';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+interface EntrySize {
+  name: string;
+  entry: string;
+  budget: number;
+  minified: number;
+  gzip: number;
+  ok: boolean;
+  modules: Array<{ path: string; minified: number }>;
+}
+
+const run = spawnSync(process.execPath, [join(ROOT, 'scripts/size.mjs'), '--json'], { cwd: ROOT, encoding: 'utf8' });
+const sizes: EntrySize[] = run.stdout ? (JSON.parse(run.stdout) as EntrySize[]) : [];
+
+describe('size budget (scripts/size.mjs)', () => {
+  it('measures the root entry and ./store', () => {
+    expect(run.stderr).toBe('');
+    expect(sizes.map((s) => s.name)).toEqual(['.', './store']);
+    expect(sizes.map((s) => s.budget)).toEqual([6 * 1024, 14 * 1024]);
+    // The script's exit status agrees with the budgets (CI's `npm run size` fails the same way).
+    expect(run.status).toBe(sizes.every((s) => s.ok) ? 0 : 1);
+    console.log(sizes.map((s) => `${s.name.padEnd(8)} ${String(s.gzip).padStart(6)} B min+gzip  (budget ${s.budget} B)`).join('\n'));
+  });
+
+  for (const size of sizes) {
+    it(`${size.name} ${size.gzip} B ≤ ${size.budget} B`, () => {
+      const heaviest = size.modules
+        .slice(0, 3)
+        .map((m) => `${m.path} ${m.minified} B`)
+        .join(', ');
+      const message = `${size.name} is over its budget by ${size.gzip - size.budget} B; heaviest modules: ${heaviest}`;
+      expect(size.gzip, message).toBeLessThanOrEqual(size.budget);
+    });
+  }
+
+  it('./store carries the zstd decoder and the object-store query', () => {
+    const store = sizes.find((s) => s.name === './store')!;
+    const paths = store.modules.map((m) => m.path);
+    expect(paths).toContain('node_modules/fzstd/esm/index.mjs');
+    expect(paths).toContain('src/store/object-store.ts');
+  });
+});
