@@ -5,11 +5,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { createSessionReferences, type SessionReferenceConfig } from '../index.js';
+import { isPositiveSafeInteger, resolveConfig, type SessionReferenceConfig } from '../config.js';
+import { createSessionReferences } from '../service.js';
 import { describeValue, fail, isSessionReferenceError } from '../errors.js';
 import { decodeSessionReferenceUri, encodeSessionReferenceUri } from '../uri.js';
 import { parseSessionReferenceText } from '../mention.js';
-import type { SessionHeader, SessionQuery, TargetAgent, UserMessage } from '../types.js';
+import type { SessionQuery, TargetAgent, UserMessage } from '../types.js';
 import { sampleStoreRoot } from './samples.js';
 import { createDshStoreSessionQuery, defaultSessionStoreRoot } from './store.js';
 
@@ -89,7 +90,8 @@ const COMMAND_FLAGS: Record<string, { positionals: [min: number, max: number, na
  * process.exitCode = await main(process.argv.slice(2), process);
  */
 export async function main(argv: readonly string[], io: CliIO): Promise<number> {
-  const out = (text: string) => io.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+  // Every output ends with exactly one added newline, so a value's own trailing newline survives.
+  const out = (text: string) => io.stdout.write(`${text}\n`);
   try {
     const parsed = parseCommandLine(argv);
     if (parsed === 'help') {
@@ -201,7 +203,7 @@ async function run(command: Command, io: CliIO, out: (text: string) => void): Pr
  * The store, listed once; the target agent from `--as`. The service is handed the listing it was
  * given here (no second scan of the store).
  */
-async function openStore(flags: Flags, io: CliIO): Promise<{ sessionQuery: SessionQuery; agent: TargetAgent; records: Array<{ header: SessionHeader }> }> {
+async function openStore(flags: Flags, io: CliIO): Promise<{ sessionQuery: SessionQuery; agent: TargetAgent }> {
   const root = flags.demo ? sampleStoreRoot() : (flags.store ?? defaultSessionStoreRoot(io.env ?? process.env));
   const store = createDshStoreSessionQuery({ root });
   const records = await store.listSessions();
@@ -217,17 +219,20 @@ async function openStore(flags: Flags, io: CliIO): Promise<{ sessionQuery: Sessi
     }
     const agent: TargetAgent = { id: target.header.id };
     if (typeof target.header.cwd === 'string') agent.cwd = target.header.cwd;
-    return { sessionQuery, agent, records };
+    return { sessionQuery, agent };
   }
   // Without --as nothing is excluded: an id no listed session carries.
   const ids = new Set(records.map((record) => record.header.id));
   let id = '\u0000dsh-session-reference-cli';
   while (ids.has(id)) id += '\u0000';
-  return { sessionQuery, agent: { id }, records };
+  return { sessionQuery, agent: { id } };
 }
 
 async function candidates(query: string | undefined, flags: Flags, io: CliIO, out: (text: string) => void): Promise<void> {
   const limit = integerFlag('limit', flags.limit);
+  if (limit !== undefined && !isPositiveSafeInteger(limit)) {
+    throw fail('SESSION_REFERENCE_INVALID_ARGUMENT', `--limit must be a positive safe integer, got ${describeValue(flags.limit)}`);
+  }
   const { sessionQuery, agent } = await openStore(flags, io);
   const refs = createSessionReferences({ sessionQuery });
   const rows = await refs.listCandidates(agent, query, limit);
@@ -245,9 +250,8 @@ async function prepare(text: string, flags: Flags, io: CliIO, out: (text: string
   const maxReferenceBytes = integerFlag('max-reference-bytes', flags['max-reference-bytes']);
   const config: SessionReferenceConfig = {};
   if (maxReferenceBytes !== undefined) config.maxReferenceBytes = maxReferenceBytes;
-  // Validate the config and the mentions before touching the store.
-  const validated = createSessionReferences({ sessionQuery: { listSessions: async () => [], readSurface: async () => ({ session: { id: '', createdAt: 0 }, capturedThroughSeq: null, events: [] }) }, config });
-  void validated;
+  // Bad limits and malformed mentions fail before the store is read.
+  resolveConfig(config);
   parseSessionReferenceText(text);
   const { sessionQuery, agent } = await openStore(flags, io);
   const refs = createSessionReferences({ sessionQuery, config });

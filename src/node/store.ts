@@ -11,6 +11,7 @@ import { join, resolve } from 'node:path';
 import { throwIfAborted } from '../abort.js';
 import { describeValue, fail, SessionReferenceError } from '../errors.js';
 import { parseSessionLog, parseSessionLogHeader, type SessionLog } from '../store/index.js';
+import { isZstd, scanZstdFrame } from '../store/zstd.js';
 import { foldSurface } from '../surface.js';
 import type { SessionEvent, SessionHeader, SessionQuery, SessionSurface, SessionTitleSnapshot } from '../types.js';
 
@@ -53,8 +54,6 @@ const HEADER_CHUNK = 16 * 1024;
 
 /** A header line or header frame larger than this is not a dsh header (bytes). */
 const MAX_HEADER_BYTES = 4 * 1024 * 1024;
-
-const ZSTD_MAGIC = [0x28, 0xb5, 0x2f, 0xfd] as const;
 
 /**
  * The default store root (SPEC §12.1): `$DSH_HOME/sessions` when `DSH_HOME` is a non-empty
@@ -137,9 +136,12 @@ export function createDshStoreSessionQuery(options: DshStoreOptions = {}): DshSt
   async function readLog(sessionId: string, signal: AbortSignal | undefined, rescan = true): Promise<SessionLog> {
     throwIfAborted(signal);
     const session = await locate(sessionId, signal, rescan);
-    const log = await readWholeLog(session.path, signal);
-    if (log.header.id === sessionId) return log;
-    // The log was replaced since the last scan: look again, once.
+    const log = await readWholeLog(session.path, signal).catch((error: unknown) => {
+      if (isErrno((error as SessionReferenceError).cause, 'ENOENT')) return undefined;
+      throw error;
+    });
+    if (log?.header.id === sessionId) return log;
+    // The log was removed or replaced since the last scan: look again, once.
     await scan(signal);
     const moved = index.get(sessionId);
     if (!moved) throw notFound(sessionId);
@@ -333,15 +335,18 @@ async function readHeader(path: string, signal: AbortSignal | undefined): Promis
     const reader = new PrefixReader(file);
     const first = await reader.ensure(4);
     if (first.length === 0) return undefined;
-    let headerBytes: Uint8Array | undefined;
-    if (first.length >= 4 && ZSTD_MAGIC.every((byte, i) => first[i] === byte)) {
-      headerBytes = await readFirstFrame(reader, path);
-    } else {
-      headerBytes = await readFirstLine(reader, path);
-    }
+    const zstd = isZstd(first);
+    const headerBytes = zstd ? await readFirstFrame(reader, path) : await readFirstLine(reader, path);
     if (headerBytes === undefined) return undefined;
     throwIfAborted(signal);
-    return withPath(path, () => parseSessionLogHeader(headerBytes));
+    if (!zstd) return withPath(path, () => parseSessionLogHeader(headerBytes));
+    try {
+      return parseSessionLogHeader(headerBytes);
+    } catch {
+      // dsh writes the header line as the first frame; should it span several, read on (bounded).
+      const prefix = await reader.ensure(MAX_HEADER_BYTES);
+      return withPath(path, () => parseSessionLogHeader(prefix));
+    }
   } catch (error) {
     if (error instanceof SessionReferenceError) throw error;
     return rethrowRead(error, path);
@@ -375,39 +380,25 @@ async function readFirstLine(reader: PrefixReader, path: string): Promise<Uint8A
 }
 
 /**
- * The bytes of the first zstd frame, found by walking its block headers without decompressing
- * (RFC 8878 §3.1.1); `undefined` when the file ends inside it (a crash while writing the header).
+ * The bytes up to the end of the first zstd data frame (skippable frames before it included),
+ * found from the frame and block headers without decompressing; `undefined` when the file ends
+ * inside it (a crash while writing the header).
  */
 async function readFirstFrame(reader: PrefixReader, path: string): Promise<Uint8Array | undefined> {
-  const invalid = (what: string) =>
-    fail('SESSION_REFERENCE_INVALID_LOG', `${quotePath(path)}: ${what} in the first zstd frame`);
-  const need = async (end: number): Promise<boolean> => {
-    if (end > MAX_HEADER_BYTES) throw invalid(`a header frame larger than ${MAX_HEADER_BYTES} bytes`);
-    return (await reader.ensure(end)).length >= end;
-  };
-  if (!(await need(5))) return undefined;
-  const descriptor = reader.bytes[4]!;
-  if ((descriptor & 0x08) !== 0) throw invalid('a reserved frame header bit set');
-  const fcsFlag = descriptor >> 6;
-  const singleSegment = (descriptor & 0x20) !== 0;
-  const checksum = (descriptor & 0x04) !== 0;
-  const dictionaryBytes = [0, 1, 2, 4][descriptor & 0x03]!;
-  const contentSizeBytes = [singleSegment ? 1 : 0, 2, 4, 8][fcsFlag]!;
-  let offset = 5 + (singleSegment ? 0 : 1) + dictionaryBytes + contentSizeBytes;
+  let at = 0;
   for (;;) {
-    if (!(await need(offset + 3))) return undefined;
-    const b = reader.bytes;
-    const blockHeader = b[offset]! | (b[offset + 1]! << 8) | (b[offset + 2]! << 16);
-    const last = (blockHeader & 1) !== 0;
-    const type = (blockHeader >> 1) & 3;
-    const size = blockHeader >>> 3;
-    if (type === 3) throw invalid('a reserved block type');
-    offset += 3 + (type === 1 ? 1 : size);
-    if (last) break;
+    const extent = withPath(path, () => scanZstdFrame(reader.bytes, at));
+    if (extent === undefined) {
+      if (reader.eof) return undefined;
+      if (reader.bytes.length >= MAX_HEADER_BYTES) {
+        throw fail('SESSION_REFERENCE_INVALID_LOG', `${quotePath(path)}: the first zstd frame is larger than ${MAX_HEADER_BYTES} bytes; not a dsh session header`);
+      }
+      await reader.ensure(Math.min(reader.bytes.length * 2, MAX_HEADER_BYTES));
+      continue;
+    }
+    if (extent.kind === 'data') return reader.bytes.subarray(0, extent.end);
+    at = extent.end;
   }
-  if (checksum) offset += 4;
-  if (!(await need(offset))) return undefined;
-  return reader.bytes.subarray(0, offset);
 }
 
 /** Incremental reads of a file's prefix. */

@@ -1,0 +1,341 @@
+/** The `dsh-session-reference` CLI (SPEC §12.2) through `main()`, the demo, and the built bin once. */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { encodeSessionReferenceUri, formatSessionReferenceMention } from '../src/index.js';
+import { main, USAGE } from '../src/node/main.js';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const TMP = mkdtempSync(join(tmpdir(), 'dsh-cli-test-'));
+afterAll(() => rmSync(TMP, { recursive: true, force: true }));
+
+const REAL = 'session-904b047f-eb01-493f-b98a-391ecfae5b66';
+const TARGET = 'session-7d2f4c1a-93be-4f6e-8a05-c1e4b2d97a30';
+const COMPACTED = 'session-2b8e61d4-0f3a-4c7b-b9d2-5e7a1c3f9084';
+const ENVELOPED = 'session-c5a09e7b-4d1f-4b28-a6e3-8f2d0b7c1e59';
+const CJK = '会话-设计笔记-🚀-e5f1c2a0';
+const VERSIONS = 'session-91f4b0c6-2e7d-4a83-bd15-6c0e9a4f27d8';
+const LARGE = 'session-4e6a2d9f-b1c8-47e0-9f35-a8d21c6b0e74';
+const REAL_MENTION = formatSessionReferenceMention({ sessionId: REAL, label: 'Bu projeyi gemini ile geliştiriyorduk' });
+
+async function cli(args: string[], env: Record<string, string | undefined> = {}) {
+  let stdout = '';
+  let stderr = '';
+  const code = await main(args, {
+    stdout: { write: (text: string) => (stdout += text) },
+    stderr: { write: (text: string) => (stderr += text) },
+    env,
+  });
+  return { code, stdout, stderr };
+}
+
+/** Expects a usage error: exit 2, the problem and the usage line on stderr, nothing on stdout. */
+async function expectUsage(args: string[], problem: string | RegExp) {
+  const result = await cli(args);
+  expect(result.code, JSON.stringify(result)).toBe(2);
+  expect(result.stdout).toBe('');
+  const [first, second, ...rest] = result.stderr.split('\n');
+  expect(first).toMatch(problem);
+  expect(second).toBe(USAGE);
+  expect(rest).toEqual(['']);
+}
+
+/** Expects `CODE: message` on one stderr line and exit 1. */
+async function expectError(args: string[], code: string, env: Record<string, string | undefined> = {}) {
+  const result = await cli(args, env);
+  expect(result.code, JSON.stringify(result)).toBe(1);
+  expect(result.stdout).toBe('');
+  expect(result.stderr).toMatch(new RegExp(`^${code}: [^\\n]+\\n$`));
+  return result.stderr;
+}
+
+/** The JSON between the tags of a prepared prompt. */
+function block(text: string): unknown {
+  const open = '<referenced-sessions>\n';
+  const close = '\n</referenced-sessions>';
+  expect(text.split(open).length).toBe(2);
+  expect(text.split(close).length).toBe(2);
+  return JSON.parse(text.slice(text.indexOf(open) + open.length, text.indexOf(close)));
+}
+
+describe('encode / decode / parse', () => {
+  it('encode prints the URI; --json an object', async () => {
+    expect(await cli(['encode', 'session-434'])).toEqual({ code: 0, stdout: 'dsh-session:InNlc3Npb24tNDM0Ig\n', stderr: '' });
+    expect(JSON.parse((await cli(['encode', CJK, '--json'])).stdout)).toEqual({ sessionId: CJK, uri: encodeSessionReferenceUri(CJK) });
+    expect((await cli(['encode', ''])).stdout).toBe('dsh-session:IiI\n');
+  });
+
+  it('decode prints the id; --json an object; a non-canonical URI is INVALID_REFERENCE', async () => {
+    expect(await cli(['decode', encodeSessionReferenceUri(CJK)])).toEqual({ code: 0, stdout: `${CJK}\n`, stderr: '' });
+    expect(JSON.parse((await cli(['--json', 'decode', 'dsh-session:IiI'])).stdout)).toEqual({ uri: 'dsh-session:IiI', sessionId: '' });
+    const stderr = await expectError(['decode', 'dsh-session:InNlc3Npb24tNDM0Ig=='], 'SESSION_REFERENCE_INVALID_REFERENCE');
+    expect(stderr).toContain('dsh-session:InNlc3Npb24tNDM0Ig==');
+  });
+
+  it('parse prints the readable text then one JSON line per reference', async () => {
+    const text = `see ${REAL_MENTION} and ${encodeSessionReferenceUri('s-2')}, again ${REAL_MENTION}`;
+    const result = await cli(['parse', text]);
+    expect(result.code).toBe(0);
+    expect(result.stdout.split('\n')).toEqual([
+      'see @Bu projeyi gemini ile geliştiriyorduk and @s-2, again @Bu projeyi gemini ile geliştiriyorduk',
+      JSON.stringify({ sessionId: REAL, label: 'Bu projeyi gemini ile geliştiriyorduk' }),
+      JSON.stringify({ sessionId: 's-2', label: 's-2' }),
+      JSON.stringify({ sessionId: REAL, label: 'Bu projeyi gemini ile geliştiriyorduk' }),
+      '',
+    ]);
+    expect(JSON.parse((await cli(['parse', '--json', 'plain text'])).stdout)).toEqual({ text: 'plain text', references: [] });
+    await expectError(['parse', '@[x](dsh-session:)'], 'SESSION_REFERENCE_INVALID_REFERENCE');
+    // One newline is added to every output, so the text's own trailing newline survives.
+    expect((await cli(['parse', 'two\nlines\n'])).stdout).toBe('two\nlines\n\n');
+    // -- lets TEXT start with a dash.
+    expect((await cli(['parse', '--', '--not-a-flag'])).stdout).toBe('--not-a-flag\n');
+  });
+});
+
+describe('usage errors (exit 2) and --help', () => {
+  it('--help prints the help on stdout', async () => {
+    for (const args of [['--help'], ['-h'], ['prepare', '--help']]) {
+      const result = await cli(args);
+      expect(result.code).toBe(0);
+      expect(result.stderr).toBe('');
+      expect(result.stdout).toContain(USAGE);
+      for (const word of ['candidates [QUERY]', 'prepare MESSAGE', 'encode ID', 'decode URI', 'parse TEXT', '--store DIR', '--demo', '--as SESSION_ID', '--limit N', '--max-reference-bytes N', '--json']) {
+        expect(result.stdout).toContain(word);
+      }
+    }
+  });
+
+  it('rejects malformed command lines', async () => {
+    await expectUsage([], /missing command/);
+    await expectUsage(['frobnicate'], /unknown command "frobnicate"/);
+    await expectUsage(['encode'], /encode needs ID/);
+    await expectUsage(['encode', 'a', 'b'], /encode takes one ID/);
+    await expectUsage(['candidates', 'a', 'b'], /candidates takes one QUERY/);
+    await expectUsage(['parse', 'x', '--bogus'], /bogus/);
+    await expectUsage(['candidates', '--store'], /--store/);
+    await expectUsage(['prepare', 'hello', '--demo'], /prepare needs --as/);
+    await expectUsage(['candidates', '--demo', '--store', '/tmp'], /exclude each other/);
+    await expectUsage(['encode', 'x', '--limit', '3'], /--limit does not apply to encode/);
+    await expectUsage(['candidates', '--demo', '--max-reference-bytes', '9'], /--max-reference-bytes does not apply to candidates/);
+    await expectUsage(['prepare', 'x', '--demo', '--as', TARGET, '--limit', '2'], /--limit does not apply to prepare/);
+    await expectUsage(['candidates', '--demo', '--limit', 'ten'], /--limit needs an integer/);
+    await expectUsage(['prepare', 'x', '--demo', '--as', TARGET, '--max-reference-bytes', '1.5'], /--max-reference-bytes needs an integer/);
+    await expectUsage(['decode', 'x', '--as', 'y'], /--as does not apply to decode/);
+  });
+});
+
+describe('candidates', () => {
+  it('lists the demo store: one tab-separated line per session (label, id, created, cwd, mention)', async () => {
+    const result = await cli(['candidates', '--demo']);
+    expect(result.code).toBe(0);
+    const lines = result.stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(7);
+    const real = lines.map((line) => line.split('\t')).find((fields) => fields[1] === REAL)!;
+    expect(real).toEqual(['Bu projeyi gemini ile geliştiriyorduk', REAL, '2026-09-14 19:50', '/home/user/projects/01_unicorn/77-Dumen', REAL_MENTION]);
+    expect(lines.find((line) => line.includes(CJK))!.split('\t')[3]).toBe('(no cwd)');
+  });
+
+  it('--as excludes the target and ranks by its cwd; QUERY filters; --limit cuts', async () => {
+    const json = await cli(['candidates', '--demo', '--as', TARGET, '--json']);
+    expect(json.code).toBe(0);
+    const rows = JSON.parse(json.stdout) as Array<{ sessionId: string; label: string; mention: string; cwd?: string; createdAt: number }>;
+    expect(rows.map((r) => r.sessionId)).toEqual([COMPACTED, REAL, CJK, ENVELOPED, VERSIONS, LARGE]);
+    expect(rows[1]).toEqual({
+      sessionId: REAL,
+      label: 'Bu projeyi gemini ile geliştiriyorduk',
+      createdAt: 1789415426008,
+      cwd: '/home/user/projects/01_unicorn/77-Dumen',
+      mention: REAL_MENTION,
+    });
+    const filtered = await cli(['candidates', 'LEDGER', '--demo', '--as', TARGET, '--limit', '2', '--json']);
+    expect(JSON.parse(filtered.stdout).map((r: { sessionId: string }) => r.sessionId)).toEqual([ENVELOPED, VERSIONS]);
+    expect((await cli(['candidates', 'no-such-thing', '--demo'])).stdout).toBe('');
+  });
+
+  it('errors: unknown --as is NOT_FOUND, --limit 0 is INVALID_ARGUMENT', async () => {
+    const stderr = await expectError(['candidates', '--demo', '--as', 'session-missing'], 'SESSION_REFERENCE_NOT_FOUND');
+    expect(stderr).toContain('"session-missing"');
+    await expectError(['candidates', '--demo', '--limit', '0'], 'SESSION_REFERENCE_INVALID_ARGUMENT');
+  });
+
+  it('--store DIR and the default store ($DSH_HOME/sessions) are read', async () => {
+    const dshHome = join(TMP, 'dsh-home');
+    const dir = join(dshHome, 'sessions', 'proj', 'folder');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'session.v3.jsonl'), `${JSON.stringify({ type: 'session', version: 3, id: 'mine', createdAt: 0 })}\n`);
+    const viaStore = await cli(['candidates', '--store', join(dshHome, 'sessions')]);
+    expect(viaStore.stdout).toBe(`mine\tmine\t1970-01-01 00:00\t(no cwd)\t${formatSessionReferenceMention({ sessionId: 'mine' })}\n`);
+    const viaEnv = await cli(['candidates'], { DSH_HOME: dshHome });
+    expect(viaEnv.stdout).toBe(viaStore.stdout);
+    // A store that does not exist has no sessions.
+    expect(await cli(['candidates', '--store', join(TMP, 'nothing-here')])).toEqual({ code: 0, stdout: '', stderr: '' });
+    // A corrupt log fails with its path.
+    writeFileSync(join(dir, 'session.v3.jsonl'), 'nope\n');
+    const stderr = await expectError(['candidates', '--store', join(dshHome, 'sessions')], 'SESSION_REFERENCE_INVALID_LOG');
+    expect(stderr).toContain(join(dir, 'session.v3.jsonl'));
+  });
+
+  it('puts control characters of a field on one line (JSON-quoted)', async () => {
+    const root = join(TMP, 'ctl-store');
+    const dir = join(root, 'p', 's');
+    mkdirSync(dir, { recursive: true });
+    const title = { type: 'session/title', seq: 0, time: 0, data: { title: 'two\nlines' } };
+    writeFileSync(join(dir, 'session.jsonl'), `${JSON.stringify({ type: 'session', version: 1, id: 'tab\there', createdAt: 0, cwd: '/c' })}\n${JSON.stringify(title)}\n`);
+    const result = await cli(['candidates', '--store', root]);
+    expect(result.stdout.split('\n')).toHaveLength(2);
+    expect(result.stdout.split('\t').slice(0, 2)).toEqual(['"two\\nlines"', '"tab\\there"']);
+  });
+});
+
+describe('prepare', () => {
+  const prompt = `Compare ${REAL_MENTION} with ${formatSessionReferenceMention({ sessionId: COMPACTED, label: 'the compacted one' })} please.`;
+
+  it('prints the composed prompt the model sees', async () => {
+    const result = await cli(['prepare', prompt, '--demo', '--as', TARGET]);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('');
+    const out = result.stdout;
+    expect(out.startsWith('## Referenced sessions\n\n')).toBe(true);
+    expect(out.endsWith('\n\n## My request:\n\nCompare @Bu projeyi gemini ile geliştiriyorduk with @the compacted one please.\n')).toBe(true);
+    const refs = block(out) as Array<{ sessionId: string; label: string }>;
+    expect(refs.map((r) => [r.sessionId, r.label])).toEqual([
+      [REAL, 'Bu projeyi gemini ile geliştiriyorduk'],
+      [COMPACTED, 'the compacted one'],
+    ]);
+  });
+
+  it('--json prints { message, metadata }', async () => {
+    const result = await cli(['prepare', prompt, '--demo', '--as', TARGET, '--json']);
+    expect(result.code).toBe(0);
+    const { message, metadata } = JSON.parse(result.stdout);
+    expect(message).toMatchObject({ role: 'user', source: { kind: 'user' } });
+    expect(message.id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(message.content).toHaveLength(2);
+    expect(message.content[1]).toEqual({ type: 'text', text: 'Compare @Bu projeyi gemini ile geliştiriyorduk with @the compacted one please.' });
+    expect(message.envelope.display).toEqual([message.content[1]]);
+    expect(metadata).toEqual(message.envelope.contexts[0].metadata);
+    expect(metadata.version).toBe(1);
+    expect(metadata.references.map((r: { sessionId: string; compacted: boolean; budgetBytes: number }) => [r.sessionId, r.compacted, r.budgetBytes])).toEqual([
+      [REAL, false, 65536],
+      [COMPACTED, true, 65536],
+    ]);
+  });
+
+  it('a message without mentions is printed unchanged; metadata null', async () => {
+    expect(await cli(['prepare', 'just text', '--demo', '--as', TARGET])).toEqual({ code: 0, stdout: 'just text\n', stderr: '' });
+    expect(JSON.parse((await cli(['prepare', 'just text', '--demo', '--as', TARGET, '--json'])).stdout).metadata).toBeNull();
+  });
+
+  it('--max-reference-bytes bounds every reference; too small is BUDGET_EXCEEDED; 0 is INVALID_CONFIG', async () => {
+    const mention = formatSessionReferenceMention({ sessionId: LARGE });
+    const result = await cli(['prepare', `see ${mention}`, '--demo', '--as', TARGET, '--max-reference-bytes', '3000', '--json']);
+    expect(result.code).toBe(0);
+    const [reference] = JSON.parse(result.stdout).metadata.references;
+    expect(reference).toMatchObject({ truncated: true, budgetBytes: 3000 });
+    expect(reference.serializedBytes).toBeLessThanOrEqual(3000);
+    await expectError(['prepare', `see ${mention}`, '--demo', '--as', TARGET, '--max-reference-bytes', '20'], 'SESSION_REFERENCE_BUDGET_EXCEEDED');
+    await expectError(['prepare', `see ${mention}`, '--demo', '--as', TARGET, '--max-reference-bytes', '0'], 'SESSION_REFERENCE_INVALID_CONFIG');
+  });
+
+  it('the default budget retains the large session', async () => {
+    const result = await cli(['prepare', `see ${formatSessionReferenceMention({ sessionId: LARGE })}`, '--demo', '--as', TARGET, '--json']);
+    expect(JSON.parse(result.stdout).metadata.references[0]).toMatchObject({ truncated: true, budgetBytes: 65536 });
+  });
+
+  it('errors: unknown --as, self reference, unknown cited session, too many, bad mention', async () => {
+    await expectError(['prepare', prompt, '--demo', '--as', 'nobody'], 'SESSION_REFERENCE_NOT_FOUND');
+    await expectError(['prepare', `me: ${formatSessionReferenceMention({ sessionId: TARGET })}`, '--demo', '--as', TARGET], 'SESSION_REFERENCE_SELF_REFERENCE');
+    const stderr = await expectError(['prepare', `x ${formatSessionReferenceMention({ sessionId: 'ghost' })}`, '--demo', '--as', TARGET], 'SESSION_REFERENCE_READ_FAILED');
+    expect(stderr).toContain('ghost');
+    const four = [REAL, COMPACTED, CJK, LARGE].map((sessionId) => formatSessionReferenceMention({ sessionId })).join(' ');
+    await expectError(['prepare', four, '--demo', '--as', TARGET], 'SESSION_REFERENCE_TOO_MANY');
+    await expectError(['prepare', '@[x](dsh-session:!!)', '--demo', '--as', TARGET], 'SESSION_REFERENCE_INVALID_REFERENCE');
+  });
+});
+
+describe('npm run demo (SPEC §12.2)', () => {
+  /** The CLI arguments of the `demo` script in package.json, after `node dist/node/cli.js`. */
+  function demoArgs(): string[] {
+    const script: string = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts.demo;
+    const match = /node dist\/node\/cli\.js prepare --demo --as (\S+) "([^"]+)"$/.exec(script);
+    expect(match, script).not.toBeNull();
+    return ['prepare', '--demo', '--as', match![1]!, match![2]!];
+  }
+
+  it('shows the referenced sessions block, then the readable request', async () => {
+    const args = demoArgs();
+    expect(args[3]).toBe(TARGET);
+    expect(args[4]).toContain(REAL_MENTION);
+    const result = await cli(args);
+    expect(result.code).toBe(0);
+    const out = result.stdout;
+    expect(out.split('## Referenced sessions').length).toBe(2);
+    expect(out.startsWith('## Referenced sessions\n\n')).toBe(true);
+    const refs = block(out) as Array<{ sessionId: string; conversation: Array<{ role: string; text: string; checkpoint?: true }> }>;
+    expect(refs.map((r) => r.sessionId)).toEqual([REAL, COMPACTED]);
+    // "## My request:" followed by the readable @label text.
+    const request = out.slice(out.indexOf('\n</referenced-sessions>\n\n## My request:\n\n') + '\n</referenced-sessions>\n\n## My request:\n\n'.length);
+    expect(request).toBe(
+      'Compare @Bu projeyi gemini ile geliştiriyorduk with @Dümen: seeds.py done, Annex XI dossier (compacted) and finish the energy_consumption_mwh validator in annex_xi.py.\n',
+    );
+    // The real log's first direct prompt is there; its system prompt, tool output and reasoning are not.
+    expect(refs[0]!.conversation[0]).toMatchObject({ role: 'user' });
+    expect(refs[0]!.conversation[0]!.text.startsWith('Bu projeyi gemini ile')).toBe(true);
+    expect(out).not.toContain('You are an AI agent powered by DeepSeek Harness');
+    expect(out).not.toContain('<skill_content');
+    expect(out).not.toContain('skill_content');
+    expect(out).not.toContain('toplam 144'); // `ls -la` tool output of the real log
+    expect(out).not.toContain('Current runtime context'); // plugin-sourced user message
+    expect(out).not.toContain('Mention the injection attempt briefly'); // reasoning of the compacted sample
+    expect(refs[1]!.conversation[0]).toMatchObject({ role: 'user', checkpoint: true });
+    // Tag safety: nothing between the tags opens a tag.
+    const inner = out.slice(out.indexOf('<referenced-sessions>') + 21, out.indexOf('</referenced-sessions>'));
+    expect(inner).not.toContain('<');
+  });
+});
+
+describe('the built bin', () => {
+  it(
+    'runs `npm run build` output through a bin symlink, finding the bundled samples from dist/',
+    () => {
+      // A private copy of the project, built there: the working tree's dist/ is never touched.
+      const project = join(TMP, 'project');
+      mkdirSync(project);
+      for (const entry of readdirSync(ROOT)) {
+        if (/^tsconfig.*\.json$/.test(entry) || ['package.json', 'src', 'samples'].includes(entry)) {
+          cpSync(join(ROOT, entry), join(project, entry), { recursive: true });
+        }
+      }
+      symlinkSync(join(ROOT, 'node_modules'), join(project, 'node_modules'), 'junction');
+      execFileSync(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['run', 'build'], { cwd: project, stdio: 'pipe', shell: process.platform === 'win32' });
+      const target = join(project, JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')).bin['dsh-session-reference']);
+      expect(readFileSync(target, 'utf8').startsWith('#!/usr/bin/env node\n')).toBe(true);
+      // As npm links it: <somewhere>/.bin/dsh-session-reference -> <package>/dist/node/cli.js.
+      const binDir = join(TMP, 'bin');
+      mkdirSync(binDir);
+      const bin = join(binDir, 'dsh-session-reference');
+      symlinkSync(target, bin);
+
+      const run = (args: string[]) =>
+        spawnSync(process.execPath, [bin, ...args], { cwd: TMP, encoding: 'utf8', env: { ...process.env, DSH_HOME: join(TMP, 'empty-home') } });
+      expect(run(['encode', REAL])).toMatchObject({ status: 0, stdout: `${encodeSessionReferenceUri(REAL)}\n`, stderr: '' });
+      const prepared = run(['prepare', '--demo', '--as', TARGET, `Summarize ${REAL_MENTION}`]);
+      expect(prepared.stderr).toBe('');
+      expect(prepared.status).toBe(0);
+      expect(prepared.stdout.startsWith('## Referenced sessions\n')).toBe(true);
+      expect(prepared.stdout).toContain('"text":"Bu projeyi gemini ile');
+      expect(prepared.stdout.endsWith('## My request:\n\nSummarize @Bu projeyi gemini ile geliştiriyorduk\n')).toBe(true);
+      expect(run(['candidates'])).toMatchObject({ status: 0, stdout: '', stderr: '' }); // $DSH_HOME/sessions does not exist
+      const failed = run(['decode', 'nope']);
+      expect(failed.status).toBe(1);
+      expect(failed.stderr).toMatch(/^SESSION_REFERENCE_INVALID_REFERENCE: .*\n$/);
+      const usage = run([]);
+      expect(usage.status).toBe(2);
+      expect(usage.stderr).toContain(USAGE);
+    },
+    180_000,
+  );
+});
