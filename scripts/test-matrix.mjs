@@ -1,0 +1,168 @@
+#!/usr/bin/env node
+// The runtime matrix behind `npm test` (SPEC §1.3): runs the test suite under Node (shared +
+// *.node.test.ts), Chromium, workerd, Deno and Bun (shared suite), one after the other, each with
+// vitest's JSON reporter, and closes with one line per runtime and the totals line
+// `N passed, N failed`. A runtime that cannot start, runs no test, or reports errors outside tests
+// counts as a failure: nothing is ever skipped. Extra arguments (e.g. a file filter) are passed to
+// every runtime's vitest.
+import { spawn } from 'node:child_process';
+import { accessSync, constants, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const RESULTS = join(ROOT, 'test-results');
+const BIN = join(ROOT, 'node_modules', '.bin');
+const VITEST = join(ROOT, 'node_modules', 'vitest', 'vitest.mjs');
+const CHROMIUM = '/usr/bin/chromium';
+/** One runtime may take at most this long before it is stopped and counted as failed. */
+const RUNTIME_TIMEOUT_MS = Number(process.env.TEST_MATRIX_TIMEOUT_MS ?? 20 * 60_000);
+
+const extraArgs = process.argv.slice(2);
+
+/** @type {{ name: string; command: string; args: string[]; precheck?: () => string | undefined }[]} */
+const RUNTIMES = [
+  { name: 'node', command: process.execPath, args: [VITEST, 'run', '--project', 'node'] },
+  {
+    name: 'chromium',
+    command: process.execPath,
+    args: [VITEST, 'run', '--project', 'chromium'],
+    precheck: () =>
+      isExecutable(CHROMIUM)
+        ? undefined
+        : `${CHROMIUM} is missing: install it with \`apt-get update && apt-get install -y chromium\` (never \`playwright install\`)`,
+  },
+  { name: 'workerd', command: process.execPath, args: [VITEST, 'run', '--project', 'workerd'] },
+  {
+    name: 'deno',
+    command: join(BIN, 'deno'),
+    args: ['run', '-A', VITEST, 'run', '--config', 'vitest.runtime.config.ts'],
+    precheck: () => binaryProblem('deno'),
+  },
+  {
+    name: 'bun',
+    command: join(BIN, 'bun'),
+    args: [VITEST, 'run', '--config', 'vitest.runtime.config.ts'],
+    precheck: () => binaryProblem('bun'),
+  },
+];
+
+function isExecutable(path) {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function binaryProblem(name) {
+  const path = join(BIN, name);
+  if (!isExecutable(path)) return `${relative(ROOT, path)} is missing: run \`npm ci\` (the ${name} package's install script must be allowed in package.json allowScripts)`;
+  return undefined;
+}
+
+/** Runs one command with inherited output; resolves to its exit code (or a description of how it died). */
+function run(command, args, env) {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd: ROOT, stdio: 'inherit', env, detached: true });
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {}
+    }, RUNTIME_TIMEOUT_MS);
+    const forward = (signal) => {
+      try {
+        process.kill(-child.pid, signal);
+      } catch {}
+    };
+    process.on('SIGINT', forward);
+    process.on('SIGTERM', forward);
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      resolve({ code: null, problem: `could not start: ${error.message}` });
+    });
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      process.off('SIGINT', forward);
+      process.off('SIGTERM', forward);
+      if (timedOut) resolve({ code, problem: `timed out after ${RUNTIME_TIMEOUT_MS / 1000}s` });
+      else if (signal) resolve({ code, problem: `killed by ${signal}` });
+      else resolve({ code, problem: undefined });
+    });
+  });
+}
+
+function readReport(path) {
+  if (!existsSync(path)) return undefined;
+  try {
+    return JSON.parse(readFileSync(path, 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+async function runRuntime(runtime) {
+  const started = Date.now();
+  const result = { name: runtime.name, passed: 0, failed: 0, skipped: 0, files: 0, seconds: 0, problems: [] };
+  const problem = runtime.precheck?.();
+  if (problem) {
+    result.problems.push(problem);
+  } else {
+    const reportPath = join(RESULTS, `${runtime.name}.json`);
+    rmSync(reportPath, { force: true });
+    console.log(`\n=== ${runtime.name} ===`);
+    const env = { ...process.env, PATH: `${BIN}:${process.env.PATH ?? ''}` };
+    const { code, problem: runProblem } = await run(
+      runtime.command,
+      [...runtime.args, '--reporter=default', '--reporter=json', `--outputFile.json=${reportPath}`, ...extraArgs],
+      env,
+    );
+    if (runProblem) result.problems.push(runProblem);
+    const report = readReport(reportPath);
+    if (report === undefined) {
+      result.problems.push(`vitest wrote no JSON report (exit code ${code}): the runtime did not start`);
+    } else {
+      result.passed = report.numPassedTests ?? 0;
+      result.failed = report.numFailedTests ?? 0;
+      result.skipped = (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
+      result.files = report.testResults?.length ?? 0;
+      // A file that failed to load or errored outside a test has no failed assertion of its own.
+      for (const file of report.testResults ?? []) {
+        const failedTests = (file.assertionResults ?? []).filter((a) => a.status === 'failed').length;
+        if (file.status === 'failed' && failedTests === 0) {
+          result.failed += 1;
+          result.problems.push(`${relative(ROOT, file.name)}: ${String(file.message || 'failed outside any test').split('\n')[0]}`);
+        }
+      }
+      if ((report.numTotalTests ?? 0) === 0) result.problems.push('ran no test');
+      if (code !== 0 && result.failed === 0) result.problems.push(`vitest exited with code ${code} (errors outside tests)`);
+    }
+  }
+  // Any problem that is not already a counted failure still fails the runtime.
+  if (result.problems.length > 0 && result.failed === 0) result.failed = 1;
+  result.seconds = (Date.now() - started) / 1000;
+  return result;
+}
+
+mkdirSync(RESULTS, { recursive: true });
+const matrixStart = Date.now();
+const results = [];
+for (const runtime of RUNTIMES) results.push(await runRuntime(runtime));
+
+const pad = (value, width) => String(value).padStart(width);
+console.log('\nRuntime matrix (SPEC §1.3):');
+for (const r of results) {
+  const status = r.failed === 0 ? 'ok  ' : 'FAIL';
+  console.log(
+    `  ${status} ${r.name.padEnd(8)} passed ${pad(r.passed, 5)}  failed ${pad(r.failed, 3)}  skipped ${pad(r.skipped, 3)}  files ${pad(r.files, 3)}  ${r.seconds.toFixed(1)}s`,
+  );
+  for (const p of r.problems) console.log(`       ${r.name}: ${p}`);
+}
+const passed = results.reduce((n, r) => n + r.passed, 0);
+const failed = results.reduce((n, r) => n + r.failed, 0);
+console.log(`  total wall time ${((Date.now() - matrixStart) / 1000).toFixed(1)}s`);
+console.log(`${passed} passed, ${failed} failed`);
+process.exitCode = failed === 0 ? 0 : 1;

@@ -1,0 +1,167 @@
+/**
+ * The published package as a user gets it: builds a copy of the project in a temp folder (so the
+ * working tree's `dist/` is never touched while other tests use it), packs it with `npm pack`,
+ * installs the tarball into a fresh ESM project (from the local npm cache when possible: fzstd is
+ * the only runtime dependency), then imports every entry, type-checks a TypeScript consumer, and
+ * runs the `dsh-session-reference` bin.
+ */
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const NPM = 'npm';
+const SAMPLE_ID = 'session-904b047f-eb01-493f-b98a-391ecfae5b66';
+
+function sh(command: string, args: string[], cwd: string): string {
+  return execFileSync(command, args, {
+    cwd,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' },
+    maxBuffer: 64 * 1024 * 1024,
+  });
+}
+
+describe('the npm package (npm pack → npm install → import)', () => {
+  let tmp: string;
+  let consumer: string;
+  let packedFiles: string[];
+  let manifest: Record<string, any>;
+
+  beforeAll(() => {
+    tmp = mkdtempSync(join(tmpdir(), 'dsh-package-test-'));
+    // 1. A private copy of the sources, built there.
+    const project = join(tmp, 'project');
+    mkdirSync(project);
+    for (const entry of ['package.json', 'LICENSE', 'README.md', 'samples', 'src']) {
+      if (existsSync(join(ROOT, entry))) cpSync(join(ROOT, entry), join(project, entry), { recursive: true });
+    }
+    for (const entry of ['tsconfig.json', 'tsconfig.build.json', 'tsconfig.build.node.json']) {
+      cpSync(join(ROOT, entry), join(project, entry));
+    }
+    symlinkSync(join(ROOT, 'node_modules'), join(project, 'node_modules'), 'dir');
+    sh(NPM, ['run', 'build'], project);
+    // 2. The tarball.
+    const packed = JSON.parse(sh(NPM, ['pack', '--json', '--ignore-scripts', '--pack-destination', tmp], project)) as Array<{
+      filename: string;
+    }>;
+    const tarball = join(tmp, packed[0]!.filename);
+    // From the tarball itself: npm's --json output redacts UUID-like path segments (session ids).
+    packedFiles = sh('tar', ['-tzf', tarball], tmp)
+      .split('\n')
+      .filter(Boolean)
+      .map((f) => f.replace(/^package\//, ''))
+      .sort();
+    manifest = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8'));
+    // 3. A fresh consumer project that installs it.
+    consumer = join(tmp, 'consumer');
+    mkdirSync(consumer);
+    writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+    sh(NPM, ['install', '--no-audit', '--no-fund', '--prefer-offline', '--no-save', tarball], consumer);
+  }, 300_000);
+
+  afterAll(() => {
+    if (tmp) rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it('ships only what users need', () => {
+    expect(packedFiles).toEqual(
+      expect.arrayContaining([
+        'LICENSE',
+        'package.json',
+        'dist/index.js',
+        'dist/index.d.ts',
+        'dist/store/index.js',
+        'dist/store/index.d.ts',
+        'dist/node/index.js',
+        'dist/node/index.d.ts',
+        'dist/node/cli.js',
+        `samples/store/77-Dumen/${SAMPLE_ID}/session.v3.jsonl`,
+      ]),
+    );
+    const unexpected = packedFiles.filter(
+      (f) => !/^(dist\/.*\.(js|d\.ts)|samples\/.*|LICENSE|README\.md|package\.json)$/.test(f),
+    );
+    expect(unexpected).toEqual([]);
+    expect(packedFiles.some((f) => f.startsWith('src/') || f.startsWith('test/') || f.endsWith('.map'))).toBe(false);
+  });
+
+  it('declares an ESM-only exports map with types, a bin and no side effects', () => {
+    expect(manifest.type).toBe('module');
+    expect(manifest.sideEffects).toBe(false);
+    expect(manifest.exports['.']).toEqual({ types: './dist/index.d.ts', import: './dist/index.js' });
+    expect(manifest.exports['./store']).toEqual({ types: './dist/store/index.d.ts', import: './dist/store/index.js' });
+    expect(manifest.exports['./node']).toEqual({ types: './dist/node/index.d.ts', import: './dist/node/index.js' });
+    expect(manifest.bin).toEqual({ 'dsh-session-reference': './dist/node/cli.js' });
+    expect(Object.keys(manifest.dependencies ?? {})).toEqual(['fzstd']);
+  });
+
+  it('imports the root, ./store and ./node entries in Node', () => {
+    const script = `
+      import { encodeSessionReferenceUri, decodeSessionReferenceUri, parseSessionReferenceText, createSessionReferences } from 'dsh-session-reference';
+      import { parseSessionLog, createMemorySessionQuery } from 'dsh-session-reference/store';
+      import { createDshStoreSessionQuery, sampleStoreRoot } from 'dsh-session-reference/node';
+      import { readFileSync } from 'node:fs';
+      const uri = encodeSessionReferenceUri('session-434');
+      const sample = readFileSync(sampleStoreRoot() + '/77-Dumen/${SAMPLE_ID}/session.v3.jsonl');
+      const log = parseSessionLog(new Uint8Array(sample));
+      const refs = createSessionReferences({ sessionQuery: createMemorySessionQuery([log]) });
+      const memory = await refs.listCandidates({ id: 'me' });
+      const disk = await createDshStoreSessionQuery({ root: sampleStoreRoot() }).listSessions();
+      console.log(JSON.stringify({
+        uri,
+        decoded: decodeSessionReferenceUri(uri),
+        parsed: parseSessionReferenceText('see ' + uri).text,
+        memory: memory.map((c) => c.label),
+        diskHasSample: disk.some((r) => r.header.id === '${SAMPLE_ID}'),
+        fromNodeModules: import.meta.resolve('dsh-session-reference').includes('/node_modules/dsh-session-reference/dist/'),
+      }));
+    `;
+    const out = JSON.parse(sh(process.execPath, ['--input-type=module', '-e', script], consumer));
+    expect(out).toEqual({
+      uri: 'dsh-session:InNlc3Npb24tNDM0Ig',
+      decoded: 'session-434',
+      parsed: 'see @session-434',
+      memory: ['Bu projeyi gemini ile geliştiriyorduk'],
+      diskHasSample: true,
+      fromNodeModules: true,
+    });
+  }, 30_000);
+
+  it('type-checks a TypeScript consumer against the shipped declarations', () => {
+    writeFileSync(
+      join(consumer, 'index.ts'),
+      `import { encodeSessionReferenceUri, type SessionReferenceErrorCode } from 'dsh-session-reference';
+       import { createMemorySessionQuery, type SessionLog } from 'dsh-session-reference/store';
+       import { createDshStoreSessionQuery } from 'dsh-session-reference/node';
+       const uri: string = encodeSessionReferenceUri('x');
+       const code: SessionReferenceErrorCode = 'SESSION_REFERENCE_NOT_FOUND';
+       const logs: SessionLog[] = [];
+       const query = createMemorySessionQuery(logs);
+       export { uri, code, query, createDshStoreSessionQuery };
+       // @ts-expect-error a number is not a session id
+       encodeSessionReferenceUri(42);
+      `,
+    );
+    writeFileSync(
+      join(consumer, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', strict: true, noEmit: true, types: [], lib: ['es2023', 'dom'] },
+        files: ['index.ts'],
+      }),
+    );
+    expect(() => sh(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', '.'], consumer)).not.toThrow();
+  }, 60_000);
+
+  it('installs a working dsh-session-reference bin', () => {
+    const bin = join(consumer, 'node_modules/.bin/dsh-session-reference');
+    expect(sh(bin, ['encode', 'session-434'], consumer).trim()).toBe('dsh-session:InNlc3Npb24tNDM0Ig');
+    expect(sh(bin, ['decode', 'dsh-session:InNlc3Npb24tNDM0Ig'], consumer).trim()).toBe('session-434');
+    const candidates = JSON.parse(sh(bin, ['candidates', '--demo', '--json'], consumer)) as Array<{ sessionId: string }>;
+    expect(candidates.map((c) => c.sessionId)).toContain(SAMPLE_ID);
+  }, 30_000);
+});

@@ -1,0 +1,23 @@
+import { configDefaults, defineConfig } from 'vitest/config';
+
+/**
+ * The shared suite under Deno or Bun (SPEC §1.3): `deno run -A node_modules/vitest/vitest.mjs run
+ * --config vitest.runtime.config.ts`, or the same with `bun`. The project is named after the runtime
+ * that loads this file, and test/runtime-matrix.test.ts checks that the tests really run there.
+ */
+const g = globalThis as { Deno?: unknown; Bun?: unknown };
+const runtime = g.Deno !== undefined ? 'deno' : g.Bun !== undefined ? 'bun' : undefined;
+if (runtime === undefined) {
+  throw new Error('vitest.runtime.config.ts is for Deno and Bun; use vitest.config.ts (project "node") under Node');
+}
+
+export default defineConfig({
+  test: {
+    name: runtime,
+    testTimeout: 30_000,
+    hookTimeout: 120_000,
+    include: ['test/**/*.test.ts'],
+    exclude: [...configDefaults.exclude, 'test/**/*.node.test.ts'],
+    provide: { expectedRuntime: runtime },
+  },
+});
