@@ -73,9 +73,14 @@ export function cloneArgument<T>(value: T, what: string): T {
   }
 }
 
-/** A content array's blocks with every text block's text replaced by `map(text)`. */
+/**
+ * A content array's blocks with every text block's text replaced by `map(text)`. Entries that are
+ * not text blocks, `null` and primitives included, are kept as they are (SPEC §4: permissive).
+ */
 export function mapTextBlocks(content: readonly ContentBlock[], map: (text: string) => string): ContentBlock[] {
   return content.map((block) =>
-    block.type === 'text' && typeof block.text === 'string' ? { ...block, text: map(block.text) } : block,
+    typeof block === 'object' && block !== null && block.type === 'text' && typeof block.text === 'string'
+      ? { ...block, text: map(block.text) }
+      : block,
   );
 }

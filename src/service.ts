@@ -226,7 +226,8 @@ function selectCandidates(records: unknown, agent: TargetAgent, query: string, l
   const sameCwd: SessionHeader[] = [];
   const noCwd: SessionHeader[] = [];
   const otherCwd: SessionHeader[] = [];
-  records.forEach((record: unknown, index) => {
+  // Array.from, not forEach on the array itself: a hole in a sparse array is a (malformed) record too.
+  Array.from(records as unknown[]).forEach((record: unknown, index) => {
     const header = (record as { header?: unknown } | null)?.header as SessionHeader | undefined;
     if (typeof header !== 'object' || header === null || typeof header.id !== 'string') {
       throw fail('SESSION_REFERENCE_READ_FAILED', `sessionQuery.listSessions() record ${index} has no header with a string id: ${describeValue(record)}`);
@@ -314,7 +315,8 @@ function normalizeReferences(references: unknown, agentId: string, maxReferences
   if (!Array.isArray(references)) {
     throw fail('SESSION_REFERENCE_INVALID_ARGUMENT', `references must be an array, got ${describeValue(references)}`);
   }
-  const checked = references.map((reference: unknown, index) => {
+  // Array.from, not map: a hole in a sparse array is an entry too (undefined → INVALID_REFERENCE).
+  const checked = Array.from(references, (reference: unknown, index) => {
     if (typeof reference !== 'object' || reference === null) {
       throw fail('SESSION_REFERENCE_INVALID_REFERENCE', `references[${index}] must be an object, got ${describeValue(reference)}`);
     }

@@ -1,0 +1,165 @@
+/**
+ * Shared pieces of the hardening suites (properties.test.ts, bad-input.test.ts,
+ * faulty-host.test.ts): generators of hostile strings, an independent base64url encoder, and the
+ * atomic-failure check every failing call goes through. Web APIs only: runs in every runtime.
+ */
+import fc from 'fast-check';
+import { expect } from 'vitest';
+import { SessionReferenceError, type SessionReferenceErrorCode } from '../src/index.js';
+
+const encoder = new TextEncoder();
+
+/** Raw UTF-8 bytes of `text` (a lone surrogate counts 3, as U+FFFD). */
+export const utf8Bytes = (text: string): number => encoder.encode(text).length;
+
+/** Fragments that stress the wire formats: mention syntax, tags, escapes, surrogates, controls. */
+export const HOSTILE_FRAGMENTS = [
+  '\\',
+  '[',
+  ']',
+  '(',
+  ')',
+  '@[',
+  '](',
+  '](dsh-session:',
+  'dsh-session:',
+  '\n',
+  '\r\n',
+  '<',
+  '>',
+  '</referenced-sessions>',
+  '<referenced-sessions>',
+  '\\u003c',
+  '\u003c',
+  '## My request:',
+  '\n\n## My request:\n\n',
+  '"',
+  '\u2028',
+  '\u2029',
+  '\ud800',
+  '\udfff',
+  '\udc00\ud83c',
+  '🎉',
+  'é',
+  '日本',
+  '\u0000',
+  '\u001f',
+  '\t',
+  ' ',
+  '\ufeff',
+] as const;
+
+/**
+ * One "character" of a generated string: any UTF-16 code unit (so lone surrogates of both
+ * kinds), any code point of the full Unicode range, or a hostile fragment.
+ */
+export const anyChar: fc.Arbitrary<string> = fc.oneof(
+  { arbitrary: fc.integer({ min: 0, max: 0xffff }).map((unit) => String.fromCharCode(unit)), weight: 3 },
+  { arbitrary: fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }), weight: 3 },
+  { arbitrary: fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 1 }), weight: 3 },
+  { arbitrary: fc.constantFrom(...HOSTILE_FRAGMENTS), weight: 3 },
+);
+
+/** Strings over {@link anyChar}: full Unicode including lone surrogates and hostile fragments. */
+export const anyString = (maxLength = 24): fc.Arbitrary<string> => fc.string({ unit: anyChar, maxLength });
+
+export const BASE64URL_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+
+/** Base64url without padding of `bytes`, written independently of src/base64url.ts. */
+export function base64url(bytes: Uint8Array): string {
+  let out = '';
+  let acc = 0;
+  let bits = 0;
+  for (const byte of bytes) {
+    acc = (acc << 8) | byte;
+    bits += 8;
+    while (bits >= 6) {
+      bits -= 6;
+      out += BASE64URL_ALPHABET[(acc >> bits) & 63];
+    }
+    acc &= (1 << bits) - 1;
+  }
+  if (bits > 0) out += BASE64URL_ALPHABET[(acc << (6 - bits)) & 63];
+  return out;
+}
+
+/** `dsh-session:` + base64url of the UTF-8 of `text` (any text, not necessarily JSON). */
+export const uriOfText = (text: string): string => `dsh-session:${base64url(encoder.encode(text))}`;
+
+/** `structuredClone(value)`, or a marker when the value cannot be cloned (then identity is compared). */
+function snapshot(value: unknown): { cloned: true; value: unknown } | { cloned: false; shallow: unknown[] | unknown } {
+  try {
+    return { cloned: true, value: structuredClone(value) };
+  } catch {
+    return { cloned: false, shallow: Array.isArray(value) ? [...value] : value };
+  }
+}
+
+/** A cause expectation: the exact value (`toBe`), or `NO_CAUSE` when the error must carry none. */
+export const NO_CAUSE: unique symbol = Symbol('no cause');
+
+/**
+ * Runs one public call that must fail, and checks everything SPEC §7.5/§10 promise about a
+ * failure: a `SessionReferenceError` (never another type) with `code`; the cause kept (`toBe`)
+ * when there is one; no partial result (the call rejects, the error carries no context); and
+ * every caller input deep-equal to a `structuredClone` taken before the call (identity for the
+ * few inputs that cannot be cloned at all).
+ */
+export async function expectAtomicFailure(
+  run: () => unknown,
+  code: SessionReferenceErrorCode,
+  inputs: Record<string, unknown>,
+  cause: unknown = undefined,
+): Promise<SessionReferenceError> {
+  const before = Object.fromEntries(Object.entries(inputs).map(([key, value]) => [key, snapshot(value)]));
+  let thrown: unknown;
+  let result: unknown;
+  let resolved = false;
+  try {
+    result = await run();
+    resolved = true;
+  } catch (error) {
+    thrown = error;
+  }
+  expect(resolved, `expected ${code}, but the call resolved to ${safeJson(result)}`).toBe(false);
+  expect(thrown, `expected a SessionReferenceError ${code}, got ${String(thrown)}`).toBeInstanceOf(SessionReferenceError);
+  const error = thrown as SessionReferenceError;
+  expect(error.code, error.message).toBe(code);
+  expect(error.message.length, 'error messages stay short').toBeLessThan(600);
+  expect(Object.keys(error)).not.toContain('context');
+  if (cause === NO_CAUSE) expect('cause' in error ? error.cause : undefined).toBeUndefined();
+  else if (cause !== undefined) expect(error.cause).toBe(cause);
+  for (const [key, value] of Object.entries(inputs)) {
+    const taken = before[key]!;
+    if (taken.cloned) expect(value, `input ${key} was modified`).toEqual(taken.value);
+    else if (Array.isArray(taken.shallow)) expect([...(value as unknown[])], `input ${key} was modified`).toEqual(taken.shallow);
+    else expect(value).toBe(taken.shallow);
+  }
+  return error;
+}
+
+function safeJson(value: unknown): string {
+  try {
+    return JSON.stringify(value)?.slice(0, 200) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+/** The text between `<referenced-sessions>\n` and `\n</referenced-sessions>` of a context text. */
+export function blockInside(text: string): string {
+  const open = '<referenced-sessions>\n';
+  const start = text.indexOf(open);
+  const end = text.lastIndexOf('\n</referenced-sessions>');
+  expect(start).toBeGreaterThanOrEqual(0);
+  expect(end).toBeGreaterThan(start);
+  return text.slice(start + open.length, end);
+}
+
+/** Occurrences of `needle` in `text` (non-overlapping). */
+export function count(text: string, needle: string): number {
+  return text.split(needle).length - 1;
+}
+
+/** Tag-safe JSON as SPEC §9.3 describes it, written independently of src/render.ts. */
+export const tagSafe = (value: unknown): string => JSON.stringify(value).split('<').join('\\u003c');
