@@ -170,8 +170,12 @@ describe('candidates', () => {
     expect(viaStore.stdout).toBe(`mine\tmine\t1970-01-01 00:00\t(no cwd)\t${formatSessionReferenceMention({ sessionId: 'mine' })}\n`);
     const viaEnv = await cli(['candidates'], { DSH_HOME: dshHome });
     expect(viaEnv.stdout).toBe(viaStore.stdout);
-    // A store that does not exist has no sessions.
-    expect(await cli(['candidates', '--store', join(TMP, 'nothing-here')])).toEqual({ code: 0, stdout: '', stderr: '' });
+    // A store that does not exist has no sessions, and says so on stderr (a mistyped path must not look like an empty store).
+    expect(await cli(['candidates', '--store', join(TMP, 'nothing-here')])).toEqual({
+      code: 0,
+      stdout: '',
+      stderr: `note: no dsh sessions found under ${JSON.stringify(join(TMP, 'nothing-here'))}\n`,
+    });
     // A corrupt log fails with its path.
     writeFileSync(join(dir, 'session.v3.jsonl'), 'nope\n');
     const stderr = await expectError(['candidates', '--store', join(dshHome, 'sessions')], 'SESSION_REFERENCE_INVALID_LOG');
@@ -328,7 +332,7 @@ describe('the built bin', () => {
       expect(prepared.stdout.startsWith('## Referenced sessions\n')).toBe(true);
       expect(prepared.stdout).toContain('"text":"Bu projeyi gemini ile');
       expect(prepared.stdout.endsWith('## My request:\n\nSummarize @Bu projeyi gemini ile geliştiriyorduk\n')).toBe(true);
-      expect(run(['candidates'])).toMatchObject({ status: 0, stdout: '', stderr: '' }); // $DSH_HOME/sessions does not exist
+      expect(run(['candidates'])).toMatchObject({ status: 0, stdout: '', stderr: expect.stringMatching(/^note: no dsh sessions found under .*empty-home\/sessions/) }); // $DSH_HOME/sessions does not exist
       const failed = run(['decode', 'nope']);
       expect(failed.status).toBe(1);
       expect(failed.stderr).toMatch(/^SESSION_REFERENCE_INVALID_REFERENCE: .*\n$/);

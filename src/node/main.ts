@@ -207,6 +207,8 @@ async function openStore(flags: Flags, io: CliIO): Promise<{ sessionQuery: Sessi
   const root = flags.demo ? sampleStoreRoot() : (flags.store ?? defaultSessionStoreRoot(io.env ?? process.env));
   const store = createDshStoreSessionQuery({ root });
   const records = await store.listSessions();
+  // An empty listing is not an error (a missing root lists nothing), but a mistyped --store should not look like "no sessions".
+  if (records.length === 0) io.stderr.write(`note: no dsh sessions found under ${JSON.stringify(store.root)}\n`);
   const sessionQuery: SessionQuery = {
     listSessions: async () => records,
     readSurface: (id, signal) => store.readSurface(id, signal),
