@@ -2,7 +2,7 @@
  * Cancellation through `AbortSignal` (SPEC §6.5, §7.5).
  * @module
  */
-import { describeValue, fail } from './errors.js';
+import { check, fail } from './errors.js';
 
 /**
  * Checks that `signal` is absent or an `AbortSignal`-like object (`aborted` boolean and
@@ -10,16 +10,14 @@ import { describeValue, fail } from './errors.js';
  * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_ARGUMENT` otherwise.
  */
 export function checkSignal(signal: unknown): AbortSignal | undefined {
-  if (signal === undefined) return undefined;
-  if (
-    typeof signal !== 'object' ||
-    signal === null ||
-    typeof (signal as AbortSignal).aborted !== 'boolean' ||
-    typeof (signal as AbortSignal).addEventListener !== 'function'
-  ) {
-    throw fail('SESSION_REFERENCE_INVALID_ARGUMENT', `signal must be an AbortSignal, got ${describeValue(signal)}`);
-  }
-  return signal as AbortSignal;
+  const s = signal as AbortSignal | undefined;
+  check(
+    s === undefined || (typeof s?.aborted === 'boolean' && typeof s.addEventListener === 'function'),
+    'SESSION_REFERENCE_INVALID_ARGUMENT',
+    'signal must be an AbortSignal',
+    signal,
+  );
+  return s;
 }
 
 function cancelled(signal: AbortSignal) {

@@ -2,7 +2,7 @@
  * Baking a prepared context into the user message a host sends (SPEC §9.4).
  * @module
  */
-import { describeValue, fail } from './errors.js';
+import { check, fail } from './errors.js';
 import { joinTextBlocks } from './projection.js';
 import type { ContentBlock, HookContext, UserMessage } from './types.js';
 
@@ -25,12 +25,7 @@ export const MY_REQUEST_SEPARATOR = '\n\n## My request:\n\n';
  * be cloned, or `context` is not a HookContext with text content.
  */
 export function composePromptMessage(message: UserMessage, context?: HookContext): UserMessage {
-  if (typeof message !== 'object' || message === null || !Array.isArray(message.content)) {
-    throw fail('SESSION_REFERENCE_INVALID_ARGUMENT', `message must be a user message with a content array, got ${describeValue(message)}`);
-  }
-  if (message.envelope !== undefined) {
-    throw fail('SESSION_REFERENCE_INVALID_ARGUMENT', `message ${describeValue(message.id)} already carries an envelope; a prompt is composed once`);
-  }
+  checkMessage(message);
   const copy = cloneArgument(message, 'message');
   if (context === undefined) return copy;
   const prefix = contextText(context);
@@ -51,14 +46,19 @@ export function composePromptMessage(message: UserMessage, context?: HookContext
 }
 
 function contextText(context: unknown): string {
-  if (typeof context !== 'object' || context === null) {
-    throw fail('SESSION_REFERENCE_INVALID_ARGUMENT', `context must be a HookContext, got ${describeValue(context)}`);
-  }
-  const text = joinTextBlocks((context as HookContext).content);
-  if (text === '') {
-    throw fail('SESSION_REFERENCE_INVALID_ARGUMENT', `context must carry text content, got ${describeValue(context)}`);
-  }
+  const text = typeof context === 'object' && context !== null ? joinTextBlocks((context as HookContext).content) : '';
+  check(text !== '', 'SESSION_REFERENCE_INVALID_ARGUMENT', 'context must be a HookContext with text content', context);
   return text;
+}
+
+/**
+ * A user message that can be composed: an object with a content array and no envelope (SPEC §9.4).
+ * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_ARGUMENT` otherwise.
+ */
+export function checkMessage(message: unknown): asserts message is UserMessage {
+  const m = message as UserMessage | null;
+  check(typeof m === 'object' && m !== null && Array.isArray(m.content), 'SESSION_REFERENCE_INVALID_ARGUMENT', 'message must be a user message with a content array', message);
+  check(m.envelope === undefined, 'SESSION_REFERENCE_INVALID_ARGUMENT', 'message already carries an envelope (a prompt is composed once)', m.id);
 }
 
 /**

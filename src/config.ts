@@ -2,7 +2,7 @@
  * Configuration of the service (SPEC §5).
  * @module
  */
-import { describeValue, fail } from './errors.js';
+import { check } from './errors.js';
 
 /** Service configuration; every key is optional (SPEC §5). */
 export interface SessionReferenceConfig {
@@ -34,26 +34,15 @@ export const MAX_REFERENCES_LIMIT = 3;
  * `config` that is not a plain object.
  */
 export function resolveConfig(config: unknown): ResolvedSessionReferenceConfig {
-  if (config === undefined) return { ...DEFAULT_SESSION_REFERENCE_CONFIG };
-  if (typeof config !== 'object' || config === null || Array.isArray(config)) {
-    throw fail('SESSION_REFERENCE_INVALID_CONFIG', `config must be an object, got ${describeValue(config)}`);
-  }
-  const resolved = { ...DEFAULT_SESSION_REFERENCE_CONFIG };
+  const resolved: ResolvedSessionReferenceConfig = { ...DEFAULT_SESSION_REFERENCE_CONFIG };
+  if (config === undefined) return resolved;
+  check(typeof config === 'object' && config !== null && !Array.isArray(config), 'SESSION_REFERENCE_INVALID_CONFIG', 'config must be an object', config);
   for (const [key, value] of Object.entries(config)) {
-    if (!Object.hasOwn(DEFAULT_SESSION_REFERENCE_CONFIG, key)) {
-      throw fail('SESSION_REFERENCE_INVALID_CONFIG', `unknown config key ${describeValue(key)}`);
-    }
+    check(Object.hasOwn(resolved, key), 'SESSION_REFERENCE_INVALID_CONFIG', 'unknown config key', key);
     if (value === undefined) continue;
-    if (!isPositiveSafeInteger(value)) {
-      throw fail('SESSION_REFERENCE_INVALID_CONFIG', `config.${key} must be a positive safe integer, got ${describeValue(value)}`);
-    }
+    const max = key === 'maxReferences' ? MAX_REFERENCES_LIMIT : Number.MAX_SAFE_INTEGER;
+    check(isPositiveSafeInteger(value) && value <= max, 'SESSION_REFERENCE_INVALID_CONFIG', `config.${key} must be an integer in 1..${max}`, value);
     resolved[key as keyof ResolvedSessionReferenceConfig] = value;
-  }
-  if (resolved.maxReferences > MAX_REFERENCES_LIMIT) {
-    throw fail(
-      'SESSION_REFERENCE_INVALID_CONFIG',
-      `config.maxReferences must be at most ${MAX_REFERENCES_LIMIT}, got ${resolved.maxReferences}`,
-    );
   }
   return resolved;
 }

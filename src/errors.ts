@@ -7,24 +7,26 @@
  * @module
  */
 
-/** Every error code the module produces (SPEC §10). */
-export const SESSION_REFERENCE_ERROR_CODES = [
-  'SESSION_REFERENCE_INVALID_CONFIG',
-  'SESSION_REFERENCE_INVALID_ARGUMENT',
-  'SESSION_REFERENCE_INVALID_REFERENCE',
-  'SESSION_REFERENCE_SELF_REFERENCE',
-  'SESSION_REFERENCE_TOO_MANY',
-  'SESSION_REFERENCE_READ_FAILED',
-  'SESSION_REFERENCE_CANCELLED',
-  'SESSION_REFERENCE_BUDGET_EXCEEDED',
-  'SESSION_REFERENCE_INVALID_LOG',
-  'SESSION_REFERENCE_NOT_FOUND',
+const SUFFIXES = [
+  'INVALID_CONFIG',
+  'INVALID_ARGUMENT',
+  'INVALID_REFERENCE',
+  'SELF_REFERENCE',
+  'TOO_MANY',
+  'READ_FAILED',
+  'CANCELLED',
+  'BUDGET_EXCEEDED',
+  'INVALID_LOG',
+  'NOT_FOUND',
 ] as const;
 
 /** A stable error code (SPEC §10). */
-export type SessionReferenceErrorCode = (typeof SESSION_REFERENCE_ERROR_CODES)[number];
+export type SessionReferenceErrorCode = `SESSION_REFERENCE_${(typeof SUFFIXES)[number]}`;
 
-const CODES: ReadonlySet<string> = new Set(SESSION_REFERENCE_ERROR_CODES);
+/** Every error code the module produces (SPEC §10). */
+export const SESSION_REFERENCE_ERROR_CODES: readonly SessionReferenceErrorCode[] = SUFFIXES.map(
+  (suffix) => `SESSION_REFERENCE_${suffix}` as const,
+);
 
 /** The plain-object form of a {@link SessionReferenceError} (`toJSON()`, SPEC §10). */
 export interface SessionReferenceErrorJSON {
@@ -43,7 +45,7 @@ export class SessionReferenceError extends Error {
   readonly code: SessionReferenceErrorCode;
 
   constructor(code: SessionReferenceErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options && 'cause' in options ? { cause: options.cause } : undefined);
+    super(message, options);
     this.name = 'SessionReferenceError';
     this.code = code;
   }
@@ -62,14 +64,12 @@ export class SessionReferenceError extends Error {
 export function isSessionReferenceError(
   value: unknown,
 ): value is SessionReferenceError | SessionReferenceErrorJSON {
-  if (value instanceof SessionReferenceError) return true;
-  if (typeof value !== 'object' || value === null) return false;
-  const v = value as Record<string, unknown>;
+  const v = value as Record<string, unknown> | null;
   return (
-    v.name === 'SessionReferenceError' &&
-    typeof v.code === 'string' &&
-    CODES.has(v.code) &&
-    typeof v.message === 'string'
+    value instanceof SessionReferenceError ||
+    (v?.name === 'SessionReferenceError' &&
+      SESSION_REFERENCE_ERROR_CODES.includes(v.code as SessionReferenceErrorCode) &&
+      typeof v.message === 'string')
   );
 }
 
@@ -83,23 +83,29 @@ const MAX_DESCRIBED = 80;
 export function describeValue(value: unknown): string {
   let text: string;
   try {
-    if (typeof value === 'string') text = JSON.stringify(value);
-    else if (typeof value === 'bigint') text = `${value}n`;
-    else if (typeof value === 'symbol') text = value.toString();
-    else if (typeof value === 'function') text = 'a function';
-    else if (value === undefined) text = 'undefined';
-    else if (Array.isArray(value)) text = `an array of length ${value.length}`;
-    else if (typeof value === 'object' && value !== null) text = JSON.stringify(value) ?? 'an object';
-    else text = String(value);
+    text =
+      typeof value === 'function'
+        ? 'a function'
+        : Array.isArray(value)
+          ? `an array of length ${value.length}`
+          : typeof value === 'object' || typeof value === 'string'
+            ? (JSON.stringify(value) ?? String(value))
+            : String(value);
   } catch {
     text = 'an unserializable object';
   }
   return text.length > MAX_DESCRIBED ? `${text.slice(0, MAX_DESCRIBED)}…` : text;
 }
 
+/**
+ * Validation shorthand: throws `code` with the message "`what`, got <value>" unless `ok`.
+ * @throws SessionReferenceError `code` when `ok` is falsy.
+ */
+export function check(ok: unknown, code: SessionReferenceErrorCode, what: string, value: unknown): asserts ok {
+  if (!ok) throw fail(code, `${what}, got ${describeValue(value)}`);
+}
+
 /** Shorthand used across the module: `throw fail(code, message, cause?)`. */
 export function fail(code: SessionReferenceErrorCode, message: string, cause?: unknown): SessionReferenceError {
-  return cause === undefined
-    ? new SessionReferenceError(code, message)
-    : new SessionReferenceError(code, message, { cause });
+  return new SessionReferenceError(code, message, cause === undefined ? undefined : { cause });
 }

@@ -44,17 +44,23 @@ export function isDirectUserSource(source: unknown): boolean {
  * empty texts — is left out. Linear in the size of the text blocks.
  */
 export function projectSurface(surface: readonly unknown[]): ConversationItem[] {
-  const items: ConversationItem[] = [];
+  // Sized once (then trimmed) rather than grown: for a long session this list is large.
+  const items = new Array<ConversationItem>(surface.length);
+  let count = 0;
   for (const event of surface) {
     const item = projectEvent(event);
-    if (item && item.text !== '') items.push(item);
+    if (item && item.text !== '') items[count++] = item;
   }
+  items.length = count;
   return items;
 }
 
 function projectEvent(value: unknown): ConversationItem | undefined {
   if (!isRecord(value)) return undefined;
-  const { type, data } = value;
+  const { type } = value;
+  // Decide by type first: the data of every other event (tool results…) is never touched.
+  if (type !== 'user/message' && type !== 'steering/message' && type !== 'assistant/message') return undefined;
+  const { data } = value;
   if (!isRecord(data)) return undefined;
   switch (type) {
     case 'user/message':
@@ -64,10 +70,8 @@ function projectEvent(value: unknown): ConversationItem | undefined {
       const message = steeringMessage(data);
       return isDirectUserSource(message.source) ? { role: 'user', text: messageText(message) } : undefined;
     }
-    case 'assistant/message':
-      return isRecord(data.message) ? { role: 'assistant', text: joinTextBlocks(data.message.content) } : undefined;
     default:
-      return undefined;
+      return isRecord(data.message) ? { role: 'assistant', text: joinTextBlocks(data.message.content) } : undefined;
   }
 }
 
@@ -76,18 +80,14 @@ function projectEvent(value: unknown): ConversationItem | undefined {
  * (message object or string) and `{ turn, content, source }`; a missing source is a direct user.
  */
 function steeringMessage(data: Record<string, unknown>): Record<string, unknown> {
-  if (!('message' in data)) {
-    return { ...data, content: asContent(data.content), source: data.source ?? DIRECT_USER_SOURCE };
-  }
-  const { message } = data;
-  if (isRecord(message)) {
-    return { ...message, content: asContent(message.content), source: message.source ?? data.source ?? DIRECT_USER_SOURCE };
-  }
-  return { content: asContent(message), source: data.source ?? DIRECT_USER_SOURCE };
-}
-
-function asContent(content: unknown): unknown {
-  return typeof content === 'string' ? [{ type: 'text', text: content }] : content;
+  const inner = data.message;
+  const message = isRecord(inner) ? inner : 'message' in data ? { content: inner } : data;
+  const { content } = message;
+  return {
+    ...message,
+    content: typeof content === 'string' ? [{ type: 'text', text: content }] : content,
+    source: message.source ?? data.source ?? DIRECT_USER_SOURCE,
+  };
 }
 
 /** A user message's text: `envelope.display` when it carries an envelope (no recursive snapshots). */
