@@ -1,14 +1,14 @@
 /**
  * Mentions in prompt text: `@[label](dsh-session:…)` and bare `dsh-session:` URIs (SPEC §3).
  *
- * The scanner makes one left-to-right pass. Two caches keep it linear for every input
- * (SPEC §3.4): label ends and payload ends only move forward, so each character is looked at a
- * bounded number of times however many unterminated `@[` or `](dsh-session:` the text holds.
+ * The scanner makes one left-to-right pass, linear for every input (SPEC §3.4): candidates are
+ * found by native searches, and a failed `@[` skips every later `@[` that must fail the same way,
+ * so each character is looked at a bounded number of times however many unterminated `@[`,
+ * `](dsh-session:`, backslashes or schemes the text holds (see `Scanner`).
  * @module
  */
-import { isBase64urlCode } from './base64url.js';
 import { describeValue, fail, type SessionReferenceError } from './errors.js';
-import { encodeSessionReferenceUri, SESSION_REFERENCE_SCHEME, tryDecodeSessionReferenceUri } from './uri.js';
+import { encodeSessionReferenceUri, SESSION_REFERENCE_SCHEME, tryDecodeSessionReferencePayload } from './uri.js';
 
 /** A cited session as written in text: its id and the label shown for it. */
 export interface SessionReference {
@@ -58,10 +58,20 @@ export interface ParsedSessionReferenceText {
 const MENTION_OPEN = '@[';
 const MENTION_MIDDLE = '](' + SESSION_REFERENCE_SCHEME;
 const BACKSLASH = 0x5c;
-const CLOSE_BRACKET = 0x5d;
 const CLOSE_PAREN = 0x29;
-/** First character at or after `lastIndex` that ends a payload: `)` or JavaScript `\s`. */
+/** Sets `lastIndex` just past the first `)` or JavaScript `\s` at or after `lastIndex`. */
 const PAYLOAD_STOP = /[)\s]/g;
+/** Sets `lastIndex` just past the first character other than `\` at or after `lastIndex`. */
+const NOT_BACKSLASH = /[^\\]/g;
+/**
+ * The start of the next bare URI (SPEC §3.2 b): the scheme followed by a base64url character (the
+ * payload is then the longest run of them), where the character before the scheme is not an ASCII
+ * letter, digit, `+`, `-` or `.` (the fixed-width lookbehind looks 13 characters back, past the
+ * scheme). Literal first, so the engine skips to candidates natively; no quantifier over the input.
+ */
+const BARE_URI = /dsh-session:(?=[A-Za-z0-9_-])(?<![A-Za-z0-9+.-][\s\S]{12})/g;
+/** Sets `lastIndex` just past the first character outside the base64url alphabet. */
+const NOT_BASE64URL = /[^A-Za-z0-9_-]/g;
 
 /**
  * Formats a canonical mention `@[LABEL](URI)` (SPEC §3.1): LABEL is `label ?? sessionId` with
@@ -94,20 +104,21 @@ function escapeLabel(label: string): string {
   return label.replace(/[\\[\]]/g, '\\$&');
 }
 
+/**
+ * The label without its escapes: every `\` + character becomes the character. Built by
+ * concatenation, so a long label is not copied here (only where the readable text is joined).
+ */
 function unescapeLabel(label: string): string {
-  return label.replace(/\\([\s\S])/g, '$1');
-}
-
-/** True for a character that glues onto a following scheme: ASCII letter or digit, `+`, `-`, `.`. */
-function gluesToScheme(code: number): boolean {
-  return (
-    (code >= 0x30 && code <= 0x39) ||
-    (code >= 0x41 && code <= 0x5a) ||
-    (code >= 0x61 && code <= 0x7a) ||
-    code === 0x2b ||
-    code === 0x2d ||
-    code === 0x2e
-  );
+  let slash = label.indexOf('\\');
+  if (slash < 0) return label;
+  let out = '';
+  let from = 0;
+  while (slash >= 0 && slash + 1 < label.length) {
+    out += label.slice(from, slash);
+    from = slash + 1;
+    slash = label.indexOf('\\', slash + 2);
+  }
+  return out + label.slice(from);
 }
 
 /**
@@ -123,7 +134,8 @@ export function scanSessionReferenceText(text: string): SessionReferenceScan {
   if (typeof text !== 'string') {
     throw fail('SESSION_REFERENCE_INVALID_ARGUMENT', `text must be a string, got ${describeValue(text)}`);
   }
-  return new Scanner(text, false).run();
+  const scanner = new Scanner(text, false);
+  return { text: scanner.run(), tokens: scanner.tokens };
 }
 
 /**
@@ -139,127 +151,177 @@ export function parseSessionReferenceText(text: string): ParsedSessionReferenceT
   if (typeof text !== 'string') {
     throw fail('SESSION_REFERENCE_INVALID_ARGUMENT', `text must be a string, got ${describeValue(text)}`);
   }
-  const scan = new Scanner(text, true).run();
-  const references = scan.tokens.map((token) => ({ sessionId: token.sessionId!, label: token.label! }));
-  return { text: scan.text, references };
+  const scanner = new Scanner(text, true);
+  return { text: scanner.run(), references: scanner.references };
 }
 
+/**
+ * The single left-to-right pass (SPEC §3.2, §3.4).
+ *
+ * Candidates are found with native searches (`indexOf`, and regular expressions with no nested or
+ * overlapping quantifiers), and a failed explicit mention skips every later `@[` that must fail
+ * the same way, so each character is looked at a bounded number of times whatever the input:
+ *
+ * - A `]` ends a label exactly when the maximal run of backslashes right before it has even
+ *   length. A label starts right after `[`, so that run never crosses a label start, and whether a
+ *   `]` ends a label does not depend on where the label started: every label starting at or
+ *   before a terminating `]` ends at the first one.
+ * - So when the label of the `@[` at `s` ends at `L` without `](dsh-session:` there, every `@[`
+ *   before `L` fails the same way.
+ * - When its payload runs into `P` (whitespace or the end, not `)`), every `@[` whose label ends at
+ *   or before `P` fails too: its payload starts between the failed one's and `P` (or its
+ *   `](dsh-session:` would cover `P`), so it runs into `P` as well. Those are the `@[` before the
+ *   last terminating `]` at or before `P`.
+ */
 class Scanner {
+  /** Scan mode: one token per match. */
+  readonly tokens: SessionReferenceToken[] = [];
+  /** Parse mode: the references (every match is valid, or the parse threw). */
+  readonly references: SessionReference[] = [];
   private readonly pieces: string[] = [];
-  private readonly tokens: SessionReferenceToken[] = [];
   /** Start of the ordinary text not yet copied to `pieces`. */
   private copied = 0;
-  /** The last label scan: every `@[` whose label starts at or before `labelEnd` ends there. */
-  private labelEnd = -1;
-  /** The last payload scan: every payload starting at or before `payloadEnd` ends there. */
-  private payloadEnd = -1;
+  /** Every `@[` before this index is known to fail. */
+  private mentionFrom = 0;
+  /** Cached `indexOf(']')` and `indexOf('\\')` results: searches only move forward. */
+  private nextClose = -1;
+  private nextBackslash = -1;
 
-  /** With `throwOnError`, the first malformed match throws instead of becoming a token. */
+  /** With `throwOnError` (parse mode), the first malformed match throws instead of becoming a token. */
   constructor(
     private readonly text: string,
     private readonly throwOnError: boolean,
   ) {}
 
-  run(): SessionReferenceScan {
+  /** Runs the scan; returns the readable text. */
+  run(): string {
     const { text } = this;
     let nextMention = text.indexOf(MENTION_OPEN);
-    let nextScheme = text.indexOf(SESSION_REFERENCE_SCHEME);
+    let bare = this.findBare(0);
     let i = 0;
-    while (nextMention >= 0 || nextScheme >= 0) {
-      if (nextMention >= 0 && (nextScheme < 0 || nextMention < nextScheme)) {
-        i = nextMention;
-        const end = this.matchMention(i);
-        i = end ?? i + 1;
+    while (nextMention >= 0 || bare >= 0) {
+      if (nextMention >= 0 && (bare < 0 || nextMention < bare)) {
+        const end = this.matchMention(nextMention);
+        i = end ?? nextMention + 1;
       } else {
-        i = nextScheme;
-        const end = this.matchBare(i);
-        i = end ?? i + 1;
+        const payloadStart = bare + SESSION_REFERENCE_SCHEME.length;
+        NOT_BASE64URL.lastIndex = payloadStart;
+        i = NOT_BASE64URL.test(text) ? NOT_BASE64URL.lastIndex - 1 : text.length;
+        this.emit('bare', bare, i, payloadStart, i, undefined);
       }
-      if (nextMention >= 0 && nextMention < i) nextMention = text.indexOf(MENTION_OPEN, i);
-      if (nextScheme >= 0 && nextScheme < i) nextScheme = text.indexOf(SESSION_REFERENCE_SCHEME, i);
+      if (nextMention >= 0 && nextMention < i) nextMention = text.indexOf(MENTION_OPEN, Math.max(i, this.mentionFrom));
+      if (bare >= 0 && bare < i) bare = this.findBare(i);
     }
-    if (this.copied === 0) return { text, tokens: this.tokens };
+    if (this.copied === 0) return text;
     this.pieces.push(text.slice(this.copied));
-    return { text: this.pieces.join(''), tokens: this.tokens };
+    return this.pieces.join('');
   }
 
-  /** Tries `@[LABEL](dsh-session:PAYLOAD)` at `start`; returns the end of the match or undefined. */
+  /** Index of the first bare URI starting at or after `from`, or -1. */
+  private findBare(from: number): number {
+    BARE_URI.lastIndex = from;
+    return BARE_URI.test(this.text) ? BARE_URI.lastIndex - SESSION_REFERENCE_SCHEME.length : -1;
+  }
+
+  /**
+   * Tries `@[LABEL](dsh-session:PAYLOAD)` at `start`; returns the end of the match, or undefined
+   * after moving `mentionFrom` past every `@[` that must fail the same way.
+   */
   private matchMention(start: number): number | undefined {
     const { text } = this;
     const labelStart = start + MENTION_OPEN.length;
     const labelEnd = this.findLabelEnd(labelStart);
-    if (labelEnd >= text.length || !text.startsWith(MENTION_MIDDLE, labelEnd)) return undefined;
-    const payloadStart = labelEnd + MENTION_MIDDLE.length;
-    const payloadEnd = this.findPayloadEnd(payloadStart);
-    if (text.charCodeAt(payloadEnd) !== CLOSE_PAREN) return undefined;
-    const end = payloadEnd + 1;
-    const label = unescapeLabel(text.slice(labelStart, labelEnd));
-    const uri = SESSION_REFERENCE_SCHEME + text.slice(payloadStart, payloadEnd);
-    this.emit({ kind: 'mention', start, end, label }, uri, label);
-    return end;
-  }
-
-  /** Tries a bare URI at `start` (where the scheme is); returns the end of the match or undefined. */
-  private matchBare(start: number): number | undefined {
-    const { text } = this;
-    if (start > 0 && gluesToScheme(text.charCodeAt(start - 1))) return undefined;
-    const payloadStart = start + SESSION_REFERENCE_SCHEME.length;
-    let end = payloadStart;
-    while (end < text.length && isBase64urlCode(text.charCodeAt(end))) end++;
-    if (end === payloadStart) return undefined;
-    this.emit({ kind: 'bare', start, end }, text.slice(start, end));
-    return end;
-  }
-
-  /** Records a match: a valid one is replaced by `@label` in the readable text. */
-  private emit(token: SessionReferenceToken, uri: string, label?: string): void {
-    const sessionId = tryDecodeSessionReferenceUri(uri);
-    if (sessionId === undefined) {
-      token.error = fail('SESSION_REFERENCE_INVALID_REFERENCE', `not a canonical dsh-session URI: ${describeValue(uri)}`);
-      if (this.throwOnError) throw token.error;
-      this.tokens.push(token);
-      return;
+    if (labelEnd >= text.length || !text.startsWith(MENTION_MIDDLE, labelEnd)) {
+      this.mentionFrom = labelEnd;
+      return undefined;
     }
-    token.sessionId = sessionId;
-    token.label = label ?? sessionId;
-    this.tokens.push(token);
-    this.pieces.push(this.text.slice(this.copied, token.start), '@', token.label);
-    this.copied = token.end;
+    const payloadStart = labelEnd + MENTION_MIDDLE.length;
+    PAYLOAD_STOP.lastIndex = payloadStart;
+    const payloadEnd = PAYLOAD_STOP.test(text) ? PAYLOAD_STOP.lastIndex - 1 : text.length;
+    if (text.charCodeAt(payloadEnd) !== CLOSE_PAREN) {
+      this.mentionFrom = this.lastLabelEndAtOrBefore(payloadEnd, labelEnd);
+      return undefined;
+    }
+    const end = payloadEnd + 1;
+    this.emit('mention', start, end, payloadStart, payloadEnd, unescapeLabel(text.slice(labelStart, labelEnd)));
+    return end;
   }
 
   /**
-   * Index of the `]` that ends a label starting at `from`, or `text.length` when there is none.
-   * A label is a run of escaped pairs (`\` + any character) and characters other than `\` and `]`.
-   * Labels start right after `@[`, which the previous scan stepped on as plain characters, so a
-   * start inside the previous scan shares its end.
+   * Records the match `text[start, end)` whose URI payload is `text[payloadStart, payloadEnd)`:
+   * a valid one is replaced by `@label` in the readable text (a bare URI's label is its id).
    */
-  private findLabelEnd(from: number): number {
-    if (from <= this.labelEnd) return this.labelEnd;
+  private emit(
+    kind: 'mention' | 'bare',
+    start: number,
+    end: number,
+    payloadStart: number,
+    payloadEnd: number,
+    label: string | undefined,
+  ): void {
     const { text } = this;
-    let i = from;
-    while (i < text.length) {
-      const code = text.charCodeAt(i);
-      if (code === CLOSE_BRACKET) break;
-      if (code === BACKSLASH) {
-        if (i + 1 >= text.length) {
-          i = text.length;
-          break;
-        }
-        i += 2;
-      } else {
-        i++;
-      }
+    const sessionId = tryDecodeSessionReferencePayload(text, payloadStart, payloadEnd);
+    if (sessionId === undefined) {
+      const uri = SESSION_REFERENCE_SCHEME + text.slice(payloadStart, payloadEnd);
+      const error = fail('SESSION_REFERENCE_INVALID_REFERENCE', `not a canonical dsh-session URI: ${describeValue(uri)}`);
+      if (this.throwOnError) throw error;
+      this.tokens.push(label === undefined ? { kind, start, end, error } : { kind, start, end, label, error });
+      return;
     }
-    this.labelEnd = Math.min(i, text.length);
-    return this.labelEnd;
+    const shown = label ?? sessionId;
+    if (this.throwOnError) this.references.push({ sessionId, label: shown });
+    else if (label === undefined) this.tokens.push({ kind, start, end, sessionId, label: shown });
+    else this.tokens.push({ kind, start, end, label, sessionId });
+    if (start > this.copied) this.pieces.push(text.slice(this.copied, start));
+    this.pieces.push('@' + shown);
+    this.copied = end;
   }
 
-  /** Index of the first `)` or whitespace at or after `from`, or `text.length`. */
-  private findPayloadEnd(from: number): number {
-    if (from <= this.payloadEnd) return this.payloadEnd;
-    PAYLOAD_STOP.lastIndex = from;
-    const stop = PAYLOAD_STOP.exec(this.text);
-    this.payloadEnd = stop ? stop.index : this.text.length;
-    return this.payloadEnd;
+  /**
+   * Index of the `]` that ends a label starting at `from` (right after `@[`), or `text.length`
+   * when there is none. A label is a run of escaped pairs (`\` + any character) and characters
+   * other than `\` and `]`. Label scans only move forward (every later `@[` starts past the last
+   * label end), so the cached `]` and `\` positions stay valid.
+   */
+  private findLabelEnd(from: number): number {
+    const { text } = this;
+    const n = text.length;
+    let i = from;
+    for (;;) {
+      if (this.nextClose < i) {
+        this.nextClose = text.indexOf(']', i);
+        if (this.nextClose < 0) this.nextClose = n;
+      }
+      if (this.nextBackslash < i) {
+        this.nextBackslash = text.indexOf('\\', i);
+        if (this.nextBackslash < 0) this.nextBackslash = n;
+      }
+      const slash = this.nextBackslash;
+      if (this.nextClose < slash || slash >= n) return this.nextClose;
+      // A run of backslashes: pairs; an odd run escapes the character after it.
+      let runEnd = slash + 1;
+      if (runEnd < n && text.charCodeAt(runEnd) === BACKSLASH) {
+        NOT_BACKSLASH.lastIndex = runEnd;
+        runEnd = NOT_BACKSLASH.test(text) ? NOT_BACKSLASH.lastIndex - 1 : n;
+      }
+      i = (runEnd - slash) % 2 === 0 ? runEnd : runEnd + 1;
+      if (i >= n) return n;
+    }
+  }
+
+  /**
+   * The last `]` at or before `limit` that ends a label (an even run of backslashes before it);
+   * `floor`, a known label end, bounds the search.
+   */
+  private lastLabelEndAtOrBefore(limit: number, floor: number): number {
+    const { text } = this;
+    let r = text.lastIndexOf(']', limit);
+    while (r > floor) {
+      let run = r;
+      while (text.charCodeAt(run - 1) === BACKSLASH) run--;
+      if ((r - run) % 2 === 0) return r;
+      r = text.lastIndexOf(']', run - 1);
+    }
+    return floor;
   }
 }

@@ -64,23 +64,29 @@ export function retainConversation(head: ReferenceHead, items: readonly Conversa
     );
   }
   const n = items.length;
-  const rawBytes = items.map((item) => utf8ByteLength(item.text));
-  const sizes: number[] = new Array<number>(n).fill(-1);
   const mandatory = (i: number) => items[i]!.checkpoint === true || i === n - 1;
+  // Raw and exact sizes of the items that may be kept (the mandatory ones, and the newest others
+  // until one does not fit): few, so no array as long as the conversation.
+  const rawOf = new Map<number, number>();
+  const sizeOf = new Map<number, number>();
 
   let total = headBytes;
   let kept = 0;
   for (let i = 0; i < n; i++) {
     if (!mandatory(i)) continue;
-    sizes[i] = itemBytes(items[i]!);
-    total += sizes[i]! + (kept++ > 0 ? 1 : 0);
+    const size = itemBytes(items[i]!);
+    sizeOf.set(i, size);
+    rawOf.set(i, utf8ByteLength(items[i]!.text));
+    total += size + (kept++ > 0 ? 1 : 0);
   }
   let firstKept = n - 1;
   for (let i = n - 2; i >= 0; i--) {
     if (mandatory(i)) continue;
-    if (total + itemOverheadBytes(items[i]!) + 2 + rawBytes[i]! + 1 > budget) break;
+    const raw = utf8ByteLength(items[i]!.text);
+    rawOf.set(i, raw);
+    if (total + itemOverheadBytes(items[i]!) + 2 + raw + 1 > budget) break;
     const size = itemBytes(items[i]!);
-    sizes[i] = size;
+    sizeOf.set(i, size);
     if (total + size + 1 > budget) break;
     total += size + 1;
     kept++;
@@ -97,13 +103,13 @@ export function retainConversation(head: ReferenceHead, items: readonly Conversa
       conversation.push(items[i]!);
     } else {
       omittedMessages++;
-      omittedBytes += rawBytes[i]!;
+      omittedBytes += rawOf.get(i) ?? utf8ByteLength(items[i]!.text);
     }
   }
-  const exactlySized = sizes.filter((size) => size >= 0).length;
+  const exactlySized = sizeOf.size;
 
   if (total > budget) {
-    const shortening = shortenKept(items, keptIndices, rawBytes, sizes, total, budget);
+    const shortening = shortenKept(items, keptIndices, rawOf, sizeOf, total, budget);
     if (shortening.total > budget) {
       throw fail(
         'SESSION_REFERENCE_BUDGET_EXCEEDED',
@@ -140,24 +146,26 @@ interface Shortening {
   omittedBytes: number;
 }
 
-/** SPEC §8.3 step 4 over the kept items, whose exact sizes are in `sizes`. */
+/** SPEC §8.3 step 4 over the kept items, whose raw and exact sizes are in `rawOf` and `sizeOf`. */
 function shortenKept(
   items: readonly ConversationItem[],
   keptIndices: readonly number[],
-  rawBytes: readonly number[],
-  sizes: readonly number[],
+  rawOf: ReadonlyMap<number, number>,
+  sizeOf: ReadonlyMap<number, number>,
   total: number,
   budget: number,
 ): Shortening {
-  const order = [...keptIndices].sort((a, b) => rawBytes[b]! - rawBytes[a]! || a - b);
+  const rawBytes = (i: number) => rawOf.get(i)!;
+  const sizes = (i: number) => sizeOf.get(i)!;
+  const order = [...keptIndices].sort((a, b) => rawBytes(b) - rawBytes(a) || a - b);
   const texts = new Map<number, string>();
   let omittedBytes = 0;
   for (const index of order) {
     if (total <= budget) break;
     const item = items[index]!;
     const overhead = itemOverheadBytes(item);
-    const others = total - sizes[index]!;
-    const cut = shortenText(item.text, rawBytes[index]!, budget - others - overhead, sizes[index]! - overhead);
+    const others = total - sizes(index);
+    const cut = shortenText(item.text, rawBytes(index), budget - others - overhead, sizes(index) - overhead);
     if (!cut) continue;
     texts.set(index, cut.text);
     total = others + overhead + cut.bytes;

@@ -1,0 +1,33 @@
+#!/usr/bin/env node
+// `npm run bench`: bundles bench/index.ts (and the src/ it measures) with esbuild into a temporary
+// .mjs — Node 20 cannot run TypeScript directly — and runs it with `node --expose-gc` so the
+// harness can collect garbage between samples. Arguments are passed through (see bench/index.ts).
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const BENCH = dirname(fileURLToPath(import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'dsh-bench-'));
+const outfile = join(dir, 'bench.mjs');
+try {
+  await build({
+    entryPoints: [join(BENCH, 'index.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    outfile,
+    logLevel: 'warning',
+  });
+  const result = spawnSync(
+    process.execPath,
+    ['--expose-gc', '--max-old-space-size=8192', outfile, ...process.argv.slice(2)],
+    { stdio: 'inherit', env: { ...process.env, BENCH_DIR: BENCH } },
+  );
+  process.exitCode = result.status ?? 1;
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
