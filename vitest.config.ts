@@ -1,6 +1,7 @@
 import { cloudflareTest } from '@cloudflare/vitest-pool-workers';
 import { playwright } from '@vitest/browser-playwright';
 import { configDefaults, defineConfig } from 'vitest/config';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from './scripts/chromium.mjs';
 
 /**
  * The runtime matrix (SPEC §1.3). One shared suite, `test/**\/*.test.ts`, runs unchanged in every
@@ -15,7 +16,6 @@ const SHARED = ['test/**/*.test.ts'];
 const NODE_ONLY = ['test/**/*.node.test.ts'];
 const EXCLUDE_NODE_ONLY = [...configDefaults.exclude, ...NODE_ONLY];
 
-export const CHROMIUM_PATH = '/usr/bin/chromium';
 /** A compatibility date the bundled workerd supports; no compatibility flags (no nodejs_compat). */
 export const WORKERD_COMPATIBILITY_DATE = '2026-04-01';
 
@@ -53,16 +53,7 @@ export default defineConfig({
             provider: playwright({
               launchOptions: {
                 executablePath: CHROMIUM_PATH,
-                args: [
-                  '--headless',
-                  '--no-sandbox',
-                  '--disable-gpu',
-                  '--disable-quic',
-                  '--no-first-run',
-                  '--disable-background-networking',
-                  '--disable-component-update',
-                  '--disable-sync',
-                ],
+                args: CHROMIUM_ARGS,
               },
             }),
             instances: [{ browser: 'chromium' }],

@@ -11,15 +11,16 @@ import type { Browser, Page } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatSessionReferenceMention } from '../src/index.js';
 import { buildPlayground, CHROMIUM_PATH, launchChromium, serveStatic } from '../playground/tools/harness.mjs';
+import { COMPACTED, ENVELOPED, REAL } from './sample-ids.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const REAL_LOG = 'samples/store/77-Dumen/session-904b047f-eb01-493f-b98a-391ecfae5b66/session.v3.jsonl';
-const REAL_ID = 'session-904b047f-eb01-493f-b98a-391ecfae5b66';
+const REAL_ID = REAL;
 const REAL_TITLE = 'Bu projeyi gemini ile geliştiriyorduk';
 const ZSTD_LOG = 'samples/store/77-Dumen/session-2b8e61d4-0f3a-4c7b-b9d2-5e7a1c3f9084/session.v3.jsonl.zstd';
-const ZSTD_ID = 'session-2b8e61d4-0f3a-4c7b-b9d2-5e7a1c3f9084';
+const ZSTD_ID = COMPACTED;
 const PICKED_LOG = 'samples/store/ledger-service/session-c5a09e7b-4d1f-4b28-a6e3-8f2d0b7c1e59/session.v3.jsonl';
-const PICKED_ID = 'session-c5a09e7b-4d1f-4b28-a6e3-8f2d0b7c1e59';
+const PICKED_ID = ENVELOPED;
 
 interface Metadata {
   version: 1;

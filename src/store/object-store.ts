@@ -8,7 +8,7 @@ import { describeValue, fail, SessionReferenceError } from '../errors.js';
 import type { SessionHeader, SessionQuery, SessionSurface, SessionTitleSnapshot } from '../types.js';
 import { parseSessionLog, parseSessionLogHeader } from './log.js';
 import { createMemorySessionQuery, type MemorySessionQuery } from './memory.js';
-import { decodeZstdFrame, isZstd, scanZstdFrame } from './zstd.js';
+import { concatBytes, decodeZstdFrame, isZstd, scanZstdFrame } from './zstd.js';
 
 /** A byte range of an object: `length` bytes from `offset` (an R2 `R2Range`). */
 export interface ObjectStoreRange {
@@ -537,22 +537,11 @@ async function readHeaderFrames(reader: PrefixReader, signal: AbortSignal | unde
     if (newline !== -1) break;
     if (decodedLength >= MAX_HEADER_BYTES) throw tooLarge(reader.key, 'first line');
     if (reader.complete && at >= reader.bytes.length) {
-      const line = concat(decoded, decodedLength);
+      const line = concatBytes(decoded);
       return isCompleteJson(line) ? line : undefined;
     }
   }
-  return concat(decoded, decodedLength);
-}
-
-function concat(chunks: readonly Uint8Array[], length: number): Uint8Array {
-  if (chunks.length === 1) return chunks[0]!;
-  const out = new Uint8Array(length);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return out;
+  return concatBytes(decoded);
 }
 
 /** Fetches and parses an entry's whole log (once), checking it still carries the listed id. */

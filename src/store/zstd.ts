@@ -242,7 +242,8 @@ export function decodeZstdFrames(bytes: Uint8Array, stopAfterNewline = false): U
   return concatBytes(chunks);
 }
 
-function concatBytes(chunks: readonly Uint8Array[]): Uint8Array {
+/** The bytes of `chunks` in order, as one array (the chunk itself when there is only one). */
+export function concatBytes(chunks: readonly Uint8Array[]): Uint8Array {
   if (chunks.length === 1) return chunks[0]!;
   let total = 0;
   for (const chunk of chunks) total += chunk.length;
