@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { foldSurface } from '../src/surface.js';
 import type { SessionEvent } from '../src/index.js';
@@ -67,5 +68,50 @@ describe('foldSurface (SPEC §8.2)', () => {
     const before = structuredClone(events);
     foldSurface(events);
     expect(events).toEqual(before);
+  });
+});
+
+/** A literal, quadratic reading of SPEC §8.2's fold over an array, sharing no code with src/surface.ts. */
+function naiveFold(events: SessionEvent[]): SessionEvent[] {
+  const surface: SessionEvent[] = [];
+  const messageTypes = ['user/message', 'steering/message', 'assistant/message', 'tool/result'];
+  for (const event of events) {
+    const op = event.surfaceOp;
+    if (op === undefined) {
+      if (messageTypes.includes(event.type)) surface.push(event);
+      continue;
+    }
+    if (typeof op === 'object' && op.op === 'replace') {
+      const first = surface.findIndex((node) => node.seq === op.start);
+      const last = surface.findIndex((node) => node.seq === op.end);
+      if (first >= 0 && last >= first) {
+        surface.splice(first, last - first + 1, event);
+        continue;
+      }
+    }
+    surface.push(event);
+  }
+  return surface;
+}
+
+describe('foldSurface agrees with a literal reading of SPEC §8.2', () => {
+  it('on generated logs with appends, replaces (some stale or reversed) and off-surface events', () => {
+    const step = fc.record({
+      kind: fc.constantFrom('append', 'implicit', 'replace', 'other'),
+      a: fc.nat(60),
+      b: fc.nat(60),
+    });
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 60 }), (steps) => {
+        const events: SessionEvent[] = steps.map(({ kind, a, b }, seq) => {
+          const base = { type: kind === 'other' ? 'tool/call' : 'user/message', seq, time: seq, data: {} };
+          if (kind === 'append') return { ...base, surfaceOp: 'append' as const };
+          if (kind === 'replace') return { ...base, surfaceOp: { op: 'replace' as const, start: a % (seq + 1), end: b % (seq + 1) } };
+          return base;
+        });
+        expect(seqs(foldSurface(events))).toEqual(seqs(naiveFold(events)));
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
