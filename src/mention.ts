@@ -292,6 +292,8 @@ class Scanner {
         this.nextClose = text.indexOf(']', i);
         if (this.nextClose < 0) this.nextClose = n;
       }
+      // No `]` ahead: the label runs to the end, whatever the backslashes.
+      if (this.nextClose >= n) return n;
       if (this.nextBackslash < i) {
         this.nextBackslash = text.indexOf('\\', i);
         if (this.nextBackslash < 0) this.nextBackslash = n;
