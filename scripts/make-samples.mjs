@@ -138,15 +138,8 @@ class Log {
 
   /** A direct user prompt starting a turn; returns the user message's seq. */
   userTurn(text, { tz = 'Europe/Istanbul', title, titleSource = 'fallback' } = {}) {
-    this.turn += 1;
-    this.step = 0;
     const message = { content: [{ type: 'text', text }], source: { kind: 'user', rpcId: uuid(), clientTimeZone: tz }, role: 'user', id: uuid() };
-    this.event('agent/inbox/spliced', { target: 'next-turn', start: 0, inserted: [message] }, { delay: 60_000 });
-    this.event('turn/start', { turn: this.turn });
-    this.event('agent/inbox/spliced', { target: 'next-turn', start: 0, removedCount: 1, inserted: [] });
-    this.stepStart();
-    const seq = this.event('user/message', message, { surfaceOp: 'append' });
-    this.event('request/context', { provider: 'deepseek', model: 'deepseek-chat', contextWindow: 131072 });
+    const seq = this.userTurnMessage(message);
     if (title !== undefined) this.title(title, [seq], titleSource);
     return seq;
   }
