@@ -7,7 +7,7 @@ import { checkSignal, raceAbort, throwIfAborted } from './abort.js';
 import { listCandidates, type SessionCandidate } from './candidates.js';
 import { checkMessage, cloneArgument, composePromptMessage, mapTextBlocks } from './compose.js';
 import { resolveConfig, type ResolvedSessionReferenceConfig, type SessionReferenceConfig } from './config.js';
-import { check, describeValue, fail } from './errors.js';
+import { check, describeValue, fail, SessionReferenceError } from './errors.js';
 import { callHost, checkAgent, isNonEmptyString } from './host.js';
 import { parseSessionReferenceText, type SessionReference } from './mention.js';
 import { projectSurface } from './projection.js';
@@ -109,9 +109,10 @@ export function createSessionReferences(options: SessionReferencesOptions): Sess
   return Object.freeze({
     config: resolved,
     listCandidates: (agent: TargetAgent, text?: string, limit?: number, signal?: AbortSignal) =>
-      listCandidates(query, resolved.candidateLimit, agent, text, limit, signal),
-    prepare: prepareWith,
-    referenceUserMessage: async (agent: TargetAgent, message: UserMessage, signal?: AbortSignal) => {
+      guarded(() => listCandidates(query, resolved.candidateLimit, agent, text, limit, signal)),
+    prepare: (agent: TargetAgent, content: ContentBlock[], references: Array<{ sessionId: string; label?: string }>, signal?: AbortSignal) =>
+      guarded(() => prepareWith(agent, content, references, signal)),
+    referenceUserMessage: (agent: TargetAgent, message: UserMessage, signal?: AbortSignal) => guarded(async () => {
       checkAgent(agent);
       checkMessage(message);
       const references: SessionReference[] = [];
@@ -122,8 +123,22 @@ export function createSessionReferences(options: SessionReferencesOptions): Sess
       });
       const prepared = await prepareWith(agent, readable, references, signal);
       return composePromptMessage({ ...message, content: prepared.content }, prepared.context);
-    },
+    }),
   });
+}
+
+/**
+ * Runs a service method so that nothing but a `SessionReferenceError` escapes (SPEC §10): a
+ * hostile argument (a throwing getter, a revoked proxy) becomes `SESSION_REFERENCE_INVALID_ARGUMENT`
+ * with the original error as `cause`; a synchronous throw becomes a rejection.
+ */
+async function guarded<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof SessionReferenceError) throw error;
+    throw fail('SESSION_REFERENCE_INVALID_ARGUMENT', `an argument could not be read: ${describeValue(error instanceof Error ? error.message : error)}`, error);
+  }
 }
 
 /** `prepare` of SPEC §7: validate, read every source once in parallel, project, bound, render. */

@@ -259,3 +259,27 @@ describe('referenceUserMessage (SPEC §9.5)', () => {
     expect(text).not.toContain('Should we add');
   });
 });
+
+describe('hostile arguments (SPEC §10: no other exception type escapes)', () => {
+  const throwing = (name: string) =>
+    Object.defineProperty({}, name, {
+      get() {
+        throw new TypeError(`no ${name} for you`);
+      },
+    });
+  const revoked = () => {
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    return proxy;
+  };
+
+  it('a throwing getter or a revoked proxy becomes INVALID_ARGUMENT with the cause kept', async () => {
+    const refs = createSessionReferences({ sessionQuery: fakeQuery([alpha]) });
+    const error = await expectRejectCode(refs.prepare(throwing('id') as never, [], []), 'SESSION_REFERENCE_INVALID_ARGUMENT');
+    expect((error.cause as Error).message).toBe('no id for you');
+    await expectRejectCode(refs.prepare(agent, [], [throwing('sessionId') as never]), 'SESSION_REFERENCE_INVALID_ARGUMENT');
+    await expectRejectCode(refs.prepare(revoked() as never, [], []), 'SESSION_REFERENCE_INVALID_ARGUMENT');
+    await expectRejectCode(refs.listCandidates(throwing('id') as never), 'SESSION_REFERENCE_INVALID_ARGUMENT');
+    await expectRejectCode(refs.referenceUserMessage(agent, throwing('content') as never), 'SESSION_REFERENCE_INVALID_ARGUMENT');
+  });
+});
