@@ -15,13 +15,14 @@ afterAll(() => rmSync(TMP, { recursive: true, force: true }));
 
 const REAL_MENTION = formatSessionReferenceMention({ sessionId: REAL, label: 'Bu projeyi gemini ile geliştiriyorduk' });
 
-async function cli(args: string[], env: Record<string, string | undefined> = {}) {
+async function cli(args: string[], env: Record<string, string | undefined> = {}, stdin?: AsyncIterable<Uint8Array | string>) {
   let stdout = '';
   let stderr = '';
   const code = await main(args, {
     stdout: { write: (text: string) => (stdout += text) },
     stderr: { write: (text: string) => (stderr += text) },
     env,
+    ...(stdin && { stdin }),
   });
   return { code, stdout, stderr };
 }
@@ -86,6 +87,39 @@ describe('encode / decode / parse', () => {
     expect((await cli(['parse', 'two\nlines\n'])).stdout).toBe('two\nlines\n\n');
     // -- lets TEXT start with a dash.
     expect((await cli(['parse', '--', '--not-a-flag'])).stdout).toBe('--not-a-flag\n');
+  });
+});
+
+describe('"-" reads standard input', () => {
+  async function* chunks(...parts: Array<Uint8Array | string>) {
+    yield* parts;
+  }
+  const bytes = (text: string) => new TextEncoder().encode(text);
+
+  it('as UTF-8 across chunk boundaries, without one trailing newline', async () => {
+    const id = 'sessão 🦀';
+    const encoded = bytes(`${id}\n`);
+    // Split inside the 4-byte crab: the decoder must join the halves.
+    const result = await cli(['encode', '-'], {}, chunks(encoded.subarray(0, 10), encoded.subarray(10)));
+    expect(result).toEqual({ code: 0, stdout: `${encodeSessionReferenceUri(id)}\n`, stderr: '' });
+    expect((await cli(['decode', '-'], {}, chunks(`${encodeSessionReferenceUri(id)}\r\n`))).stdout).toBe(`${id}\n`);
+    // Only one trailing newline goes; inner and earlier ones are data.
+    expect((await cli(['parse', '-'], {}, chunks('a\n\n', 'dsh-session:ImEi\n\n'))).stdout).toBe('a\n\n@a\n\n{"sessionId":"a","label":"a"}\n');
+  });
+
+  it('prepare - reads the MESSAGE', async () => {
+    const result = await cli(['prepare', '--demo', '--as', TARGET, '-'], {}, chunks(bytes(`Summarize ${REAL_MENTION}\n`)));
+    expect(result.stderr).toBe('');
+    expect(result.stdout.endsWith('## My request:\n\nSummarize @Bu projeyi gemini ile geliştiriyorduk\n')).toBe(true);
+  });
+
+  it('is a usage error without standard input or with invalid UTF-8; a QUERY "-" is literal', async () => {
+    await expectUsage(['parse', '-'], /"-" reads standard input, which is not available here/);
+    const invalid = await cli(['parse', '-'], {}, chunks(new Uint8Array([0x61, 0xff])));
+    expect(invalid.code).toBe(2);
+    expect(invalid.stderr).toMatch(/^dsh-session-reference: cannot read standard input: /);
+    const listed = await cli(['candidates', '-', '--demo'], {}, chunks('never read'));
+    expect(listed.code).toBe(0);
   });
 });
 
@@ -317,9 +351,10 @@ describe('the built bin', () => {
       const bin = join(binDir, 'dsh-session-reference');
       symlinkSync(target, bin);
 
-      const run = (args: string[]) =>
-        spawnSync(process.execPath, [bin, ...args], { cwd: TMP, encoding: 'utf8', env: { ...process.env, DSH_HOME: join(TMP, 'empty-home') } });
+      const run = (args: string[], input?: string) =>
+        spawnSync(process.execPath, [bin, ...args], { cwd: TMP, encoding: 'utf8', input, env: { ...process.env, DSH_HOME: join(TMP, 'empty-home') } });
       expect(run(['encode', REAL])).toMatchObject({ status: 0, stdout: `${encodeSessionReferenceUri(REAL)}\n`, stderr: '' });
+      expect(run(['encode', '-'], `${REAL}\n`)).toMatchObject({ status: 0, stdout: `${encodeSessionReferenceUri(REAL)}\n`, stderr: '' });
       const prepared = run(['prepare', '--demo', '--as', TARGET, `Summarize ${REAL_MENTION}`]);
       expect(prepared.stderr).toBe('');
       expect(prepared.status).toBe(0);

@@ -20,6 +20,11 @@ export interface CliIO {
   stderr: { write(text: string): unknown };
   /** Environment for the default store root (`DSH_HOME`); default `process.env`. */
   env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Standard input, read when the argument of `prepare`, `encode`, `decode` or `parse` is `-`
+   * (chunks as UTF-8 bytes or strings; `process.stdin` fits). Absent: `-` is a usage error.
+   */
+  stdin?: AsyncIterable<Uint8Array | string>;
 }
 
 /** The one-line synopsis printed with every usage error. */
@@ -50,7 +55,9 @@ Options
   --json                     machine-readable output
   -h, --help                 this help
 
-Use -- before a MESSAGE or TEXT that starts with "-".
+An argument "-" (MESSAGE, TEXT, ID or URI) is read from standard input, as UTF-8, without the
+one trailing newline a shell or editor adds: echo "see @[x](dsh-session:ImEi)" | … parse -
+Use -- before a MESSAGE or TEXT that starts with "-" (other than "-" itself).
 Exit status: 0 success, 1 error (CODE: message on stderr), 2 usage error.
 `;
 
@@ -86,6 +93,8 @@ const COMMAND_FLAGS: Record<string, { positionals: [min: number, max: number, na
  * `parse TEXT`. Flags: `--store DIR` (default `$DSH_HOME/sessions`, else `~/.dsh/sessions`),
  * `--demo` (the bundled sample store), `--as SESSION_ID`, `--limit N`, `--max-reference-bytes N`,
  * `--json`, `--help`. A flag a command does not take, or a non-integer `N`, is a usage error.
+ * The argument `-` of `prepare`, `encode`, `decode` and `parse` is read from `io.stdin` (UTF-8,
+ * one trailing newline removed); without `io.stdin`, or with invalid UTF-8, it is a usage error.
  * @example
  * process.exitCode = await main(process.argv.slice(2), process);
  */
@@ -98,6 +107,7 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
       io.stdout.write(HELP);
       return 0;
     }
+    if (parsed.name !== 'candidates' && parsed.args[0] === STDIN_ARGUMENT) parsed.args[0] = await readStdin(io);
     await run(parsed, io, out);
     return 0;
   } catch (error) {
@@ -159,6 +169,26 @@ function parseCommandLine(argv: readonly string[]): Command | 'help' {
   if (values.store === '') throw new UsageError('--store needs a directory');
   if (name === 'prepare' && values.as === undefined) throw new UsageError('prepare needs --as SESSION_ID (the session you are writing in)');
   return { name, args, flags: values };
+}
+
+/** The positional argument that stands for standard input. */
+const STDIN_ARGUMENT = '-';
+
+/**
+ * All of standard input as one string: strict UTF-8 (invalid bytes are a usage error, not
+ * replacement characters), a leading BOM dropped, and one trailing `\n` or `\r\n` removed.
+ */
+async function readStdin(io: CliIO): Promise<string> {
+  if (!io.stdin) throw new UsageError('"-" reads standard input, which is not available here');
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  let text = '';
+  try {
+    for await (const chunk of io.stdin) text += typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
+    text += decoder.decode();
+  } catch (error) {
+    throw new UsageError(`cannot read standard input: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  return text.replace(/\r?\n$/, '');
 }
 
 /** A decimal integer flag value; its range is checked by the library (exit 1 with its code). */
