@@ -37,7 +37,7 @@ describe('the npm package (npm pack → npm install → import)', () => {
     // 1. A private copy of the sources, built there.
     const project = join(tmp, 'project');
     mkdirSync(project);
-    for (const entry of ['package.json', 'LICENSE', 'README.md', 'samples', 'src']) {
+    for (const entry of ['package.json', 'LICENSE', 'README.md', 'samples', 'src', 'docs', 'examples', 'bench']) {
       if (existsSync(join(ROOT, entry))) cpSync(join(ROOT, entry), join(project, entry), { recursive: true });
     }
     for (const entry of ['tsconfig.json', 'tsconfig.build.json', 'tsconfig.build.node.json']) {
@@ -84,10 +84,17 @@ describe('the npm package (npm pack → npm install → import)', () => {
       ]),
     );
     const unexpected = packedFiles.filter(
-      (f) => !/^(dist\/.*\.(js|d\.ts)|samples\/.*|LICENSE|README\.md|package\.json)$/.test(f),
+      (f) => !/^(dist\/.*\.(js|d\.ts)|samples\/.*|docs\/SPEC\.md|examples\/quickstart\.ts|bench\/RESULTS\.md|LICENSE|README\.md|package\.json)$/.test(f),
     );
     expect(unexpected).toEqual([]);
     expect(packedFiles.some((f) => f.startsWith('src/') || f.startsWith('test/') || f.endsWith('.map'))).toBe(false);
+  });
+
+  it('ships the files the README links to (except the 420 KB playground screenshot)', () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const linked = [...readme.matchAll(/\]\(([a-z][\w./-]*)\)/g)].map((m) => m[1]!).filter((target) => !target.startsWith('dsh-session:'));
+    expect(linked).toContain('docs/SPEC.md');
+    expect(linked.filter((target) => target !== 'docs/playground.png' && !packedFiles.includes(target))).toEqual([]);
   });
 
   it('declares an ESM-only exports map with types, a bin and no side effects', () => {
