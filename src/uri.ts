@@ -2,15 +2,20 @@
  * The session-reference URI `dsh-session:<base64url(utf8(JSON.stringify(sessionId)))>` (SPEC §2).
  * @module
  */
-import { base64urlOfJsonString, decodeBase64urlInto, decodedBytes } from './base64url.js';
-import { describeValue, fail } from './errors.js';
+import { base64urlOfJsonString, decodeBase64url } from './base64url.js';
+import { check } from './errors.js';
 import { decodeUtf8Strict } from './utf8.js';
 
 /** The URI scheme, exactly this lowercase spelling (SPEC §2.1). */
 export const SESSION_REFERENCE_SCHEME = 'dsh-session:';
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
+/**
+ * A JSON text that is `"`, then no `"`, `\` or control character, then `"`: `JSON.stringify` of
+ * the string between the quotes when that string is well-formed (it escapes nothing else then),
+ * as strictly decoded UTF-8 always is. The usual id needs neither `JSON.parse` nor
+ * `JSON.stringify`.
+ */
+const PLAIN_JSON_STRING = /^"[^"\\\0-\x1f]*"$/;
 
 /**
  * Encodes a session id as a canonical `dsh-session:` URI (SPEC §2.2, §2.3).
@@ -21,10 +26,8 @@ const BACKSLASH = 0x5c;
  * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_REFERENCE` when `sessionId` is not a string.
  */
 export function encodeSessionReferenceUri(sessionId: string): string {
-  if (typeof sessionId !== 'string') {
-    throw fail('SESSION_REFERENCE_INVALID_REFERENCE', `session id must be a string, got ${describeValue(sessionId)}`);
-  }
-  return base64urlOfJsonString(sessionId, SESSION_REFERENCE_SCHEME);
+  check(typeof sessionId === 'string', 'SESSION_REFERENCE_INVALID_REFERENCE', 'session id must be a string', sessionId);
+  return SESSION_REFERENCE_SCHEME + base64urlOfJsonString(sessionId);
 }
 
 /**
@@ -33,42 +36,21 @@ export function encodeSessionReferenceUri(sessionId: string): string {
  * gives back exactly `uri` (SPEC §2.4).
  *
  * Strict base64url decoding and strict UTF-8 decoding are both one-to-one, so re-encoding gives
- * back `uri` exactly when `JSON.stringify(id)` gives back the decoded JSON text. A JSON text
- * that is `"`, then no `"`, `\` or control character, then `"`, is such a text as it stands
- * (`JSON.stringify` escapes nothing else in a well-formed string), so the usual id needs neither
- * `JSON.parse` nor `JSON.stringify`.
+ * back `uri` exactly when `JSON.stringify(id)` gives back the decoded JSON text.
  */
 export function tryDecodeSessionReferenceUri(uri: unknown): string | undefined {
   if (typeof uri !== 'string' || !uri.startsWith(SESSION_REFERENCE_SCHEME)) return undefined;
-  return tryDecodeSessionReferencePayload(uri, SESSION_REFERENCE_SCHEME.length, uri.length);
-}
-
-/**
- * {@link tryDecodeSessionReferenceUri} of the URI whose payload is `text.slice(start, end)`,
- * without building the URI (the mention scanner decodes in place).
- */
-export function tryDecodeSessionReferencePayload(text: string, start: number, end: number): string | undefined {
-  if (end <= start) return undefined;
-  const length = decodeBase64urlInto(text, start, end);
-  if (length < 0) return undefined;
-  const bytes = decodedBytes;
-  let plain = length >= 2 && bytes[0] === QUOTE && bytes[length - 1] === QUOTE;
-  for (let i = 1; plain && i < length - 1; i++) {
-    const byte = bytes[i]!;
-    if (byte < 0x20 || byte === QUOTE || byte === BACKSLASH) plain = false;
-  }
-  // `"` + text + `"` is valid UTF-8 exactly when the text between the quotes is.
-  if (plain) return decodeUtf8Strict(bytes.subarray(1, length - 1));
-  const json = decodeUtf8Strict(bytes.subarray(0, length));
+  const bytes = decodeBase64url(uri, SESSION_REFERENCE_SCHEME.length);
+  const json = bytes && decodeUtf8Strict(bytes);
   if (json === undefined) return undefined;
-  let id: unknown;
+  if (PLAIN_JSON_STRING.test(json)) return json.slice(1, -1);
   try {
-    id = JSON.parse(json);
+    // An empty payload decodes to the empty JSON text, which does not parse.
+    const id: unknown = JSON.parse(json);
+    return typeof id === 'string' && JSON.stringify(id) === json ? id : undefined;
   } catch {
     return undefined;
   }
-  if (typeof id !== 'string') return undefined;
-  return JSON.stringify(id) === json ? id : undefined;
 }
 
 /**
@@ -80,8 +62,6 @@ export function tryDecodeSessionReferencePayload(text: string, start: number, en
  */
 export function decodeSessionReferenceUri(uri: string): string {
   const id = tryDecodeSessionReferenceUri(uri);
-  if (id === undefined) {
-    throw fail('SESSION_REFERENCE_INVALID_REFERENCE', `not a canonical dsh-session URI: ${describeValue(uri)}`);
-  }
+  check(id !== undefined, 'SESSION_REFERENCE_INVALID_REFERENCE', 'not a canonical dsh-session URI', uri);
   return id;
 }

@@ -9,9 +9,9 @@
 const encoder = new TextEncoder();
 const strictDecoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-/** UTF-8 bytes of `text` (`TextEncoder`; lone surrogates become U+FFFD). */
-export function encodeUtf8(text: string): Uint8Array {
-  return encoder.encode(text);
+/** Writes the UTF-8 of `text` into `bytes` (`TextEncoder.encodeInto`) and returns the byte count. */
+export function encodeUtf8Into(text: string, bytes: Uint8Array): number {
+  return encoder.encodeInto(text, bytes).written;
 }
 
 /** Decodes well-formed UTF-8 (a BOM is kept as U+FEFF); `undefined` for malformed bytes. */
@@ -38,49 +38,24 @@ export function unitUtf8Bytes(unit: number): number {
   return unit < 0x80 ? 1 : unit < 0x800 ? 2 : 3;
 }
 
-/** Below this many code units a JavaScript loop beats a native call. */
-const NATIVE_MIN_UNITS = 64;
-/** Code units measured per native call: their UTF-8 (≤ 3 bytes each) always fits the scratch. */
-const CHUNK_UNITS = 1 << 14;
 let lengthScratch: Uint8Array | undefined;
 
 /**
  * Raw UTF-8 byte length of `text`, without keeping any allocation: equals
  * `TextEncoder.encode(text).length` (so a lone surrogate counts 3 bytes).
  *
- * Long texts go through `TextEncoder.encodeInto` into a small scratch buffer, in chunks that fit
- * it whole and never split a surrogate pair — many times faster than a loop over code units
- * (SPEC §8.3: every dropped text is measured).
+ * `TextEncoder.encodeInto` into a 48 KiB scratch buffer, as many times as it takes (each call
+ * encodes whole code points until the buffer is full, then the rest follows): many times faster
+ * than a loop over code units on long texts (SPEC §8.3: every dropped text is measured), and
+ * within tens of nanoseconds of it on short ones.
  */
 export function utf8ByteLength(text: string): number {
-  const n = text.length;
-  if (n < NATIVE_MIN_UNITS) return utf8ByteLengthOf(text, 0, n);
-  const scratch = (lengthScratch ??= new Uint8Array(3 * CHUNK_UNITS));
-  if (n <= CHUNK_UNITS) return encoder.encodeInto(text, scratch).written ?? 0;
+  const scratch = (lengthScratch ??= new Uint8Array(3 << 14));
   let bytes = 0;
-  for (let start = 0; start < n; ) {
-    let end = Math.min(n, start + CHUNK_UNITS);
-    if (end < n && isHighSurrogate(text.charCodeAt(end - 1))) end--;
-    bytes += encoder.encodeInto(text.slice(start, end), scratch).written ?? 0;
-    start = end;
-  }
-  return bytes;
-}
-
-/** UTF-8 bytes of `text[start, end)` by a loop over code units (lone surrogates: 3). */
-function utf8ByteLengthOf(text: string, start: number, end: number): number {
-  let bytes = end - start;
-  for (let i = start; i < end; i++) {
-    const unit = text.charCodeAt(i);
-    if (unit < 0x80) continue;
-    if (unit < 0x800) {
-      bytes += 1;
-    } else if (isHighSurrogate(unit) && i + 1 < end && isLowSurrogate(text.charCodeAt(i + 1))) {
-      bytes += 2;
-      i++;
-    } else {
-      bytes += 2;
-    }
+  for (let rest = text; rest; ) {
+    const { read, written } = encoder.encodeInto(rest, scratch);
+    bytes += written;
+    rest = rest.slice(read);
   }
   return bytes;
 }

@@ -28,6 +28,19 @@ describe('formatSessionReferenceMention (SPEC §3.1)', () => {
       expectCode(() => format(input as never), 'SESSION_REFERENCE_INVALID_REFERENCE');
     },
   );
+
+  it('turns a throwing getter or a revoked proxy into INVALID_REFERENCE with the cause kept (SPEC §10)', () => {
+    const cause = new TypeError('no sessionId for you');
+    const throwing = Object.defineProperty({}, 'sessionId', {
+      get() {
+        throw cause;
+      },
+    });
+    expect(expectCode(() => format(throwing as never), 'SESSION_REFERENCE_INVALID_REFERENCE').cause).toBe(cause);
+    const { proxy, revoke } = Proxy.revocable({ sessionId: 'a' }, {});
+    revoke();
+    expect(expectCode(() => format(proxy as never), 'SESSION_REFERENCE_INVALID_REFERENCE').cause).toBeInstanceOf(TypeError);
+  });
 });
 
 describe('parseSessionReferenceText (SPEC §3.2, §3.3)', () => {
