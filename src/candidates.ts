@@ -95,12 +95,13 @@ async function readTitles(sessionQuery: SessionQuery, ids: string[], signal: Abo
     ids.length && typeof sessionQuery.readTitleSnapshots === 'function'
       ? await callHost(() => sessionQuery.readTitleSnapshots!(ids, signal), signal, 'sessionQuery.readTitleSnapshots()').catch(() => throwIfAborted(signal))
       : undefined;
-  // Rows are matched by sessionId, not position; a row for an id not asked for is never looked up.
+  // Rows are matched by sessionId, not position; a row for an id not asked for (or not a string)
+  // is never looked up.
   if (Array.isArray(rows)) {
     for (const row of rows as unknown[]) {
       const { sessionId, status, value } = (row ?? {}) as { sessionId?: unknown; status?: unknown; value?: { title?: { title?: unknown } } };
       const title = status === 'fulfilled' ? value?.title?.title : undefined;
-      if (typeof sessionId === 'string' && typeof title === 'string' && /\S/.test(title)) titles.set(sessionId, title);
+      if (typeof title === 'string' && /\S/.test(title)) titles.set(sessionId as string, title);
     }
   }
   return titles;

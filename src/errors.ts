@@ -48,7 +48,7 @@ export interface SessionReferenceErrorJSON {
  * `cause` keeps the underlying failure (a host error, `signal.reason`, …) when there is one.
  */
 export class SessionReferenceError extends Error {
-  readonly code: SessionReferenceErrorCode;
+  declare readonly code: SessionReferenceErrorCode;
 
   constructor(code: SessionReferenceErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options);
@@ -83,14 +83,15 @@ export function isSessionReferenceError(
 const MAX_DESCRIBED = 80;
 
 /**
- * A short, safe rendering of any value for error messages: objects, arrays and strings as JSON
- * (strings quoted), anything else (numbers, `undefined`, functions, symbols, …) as `String()`
- * gives it; long renderings are cut to 80 code units plus `…`. Never throws (cyclic or hostile
- * objects included).
+ * A short, safe rendering of any value for error messages: an `Error` as its message; objects,
+ * arrays and strings as JSON (strings quoted); anything else (numbers, `undefined`, functions,
+ * symbols, …) as `String()` gives it. Long renderings are cut to 80 code units plus `…`. Never
+ * throws (cyclic or hostile objects included).
  */
 export function describeValue(value: unknown): string {
   let text = 'an unreadable value';
   try {
+    if (value instanceof Error) value = value.message;
     text = ((typeof value === 'object' || typeof value === 'string') && JSON.stringify(value)) || String(value);
   } catch {
     // A cyclic or hostile object, or one String() cannot convert: keep the placeholder.
@@ -115,11 +116,6 @@ export function fail(code: ErrorCodeInput, message: string, cause?: unknown): Se
   );
 }
 
-/** A caught error for a message: its `message` when it is an `Error`, else the value, via {@link describeValue}. */
-export function describeError(error: unknown): string {
-  return describeValue(error instanceof Error ? error.message : error);
-}
-
 /**
  * What a public function throws for a caught error (SPEC §10): a `SessionReferenceError` as it
  * is; anything else — a throwing getter, a revoked proxy, a value `structuredClone` refuses —
@@ -128,5 +124,5 @@ export function describeError(error: unknown): string {
 export function argumentError(error: unknown): SessionReferenceError {
   return error instanceof SessionReferenceError
     ? error
-    : fail('INVALID_ARGUMENT', `unusable argument: ${describeError(error)}`, error);
+    : fail('INVALID_ARGUMENT', `unusable argument: ${describeValue(error)}`, error);
 }

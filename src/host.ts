@@ -3,7 +3,7 @@
  * @module
  */
 import { raceAbort, throwIfAborted } from './abort.js';
-import { check, describeError, fail } from './errors.js';
+import { check, describeValue, fail } from './errors.js';
 import type { TargetAgent } from './types.js';
 
 /**
@@ -28,6 +28,6 @@ export function callHost<T>(call: () => Promise<T>, signal: AbortSignal | undefi
   // The executor runs `call` synchronously and turns its throw into a rejection.
   return raceAbort(new Promise<T>((resolve) => resolve(call())), signal).catch((error: unknown) => {
     throwIfAborted(signal);
-    throw fail('READ_FAILED', `${what} failed: ${describeError(error)}`, error);
+    throw fail('READ_FAILED', `${what} failed: ${describeValue(error)}`, error);
   });
 }

@@ -165,8 +165,10 @@ async function prepare(
  */
 function normalizeReferences(references: unknown, agentId: string, maxReferences: number): SessionReference[] {
   check(Array.isArray(references), 'INVALID_ARGUMENT', 'references must be an array', references);
-  // Every entry is validated before any other check (SPEC §7.1 order).
-  const checked = Array.from(references as unknown[], (reference, index) => {
+  // Every entry is validated before any other check (SPEC §7.1 order). Array.from visits the holes
+  // of a sparse array too (as undefined).
+  const distinct = new Map<string, SessionReference>();
+  Array.from(references as unknown[], (reference, index) => {
     const { sessionId, label = sessionId } = (reference ?? 0) as Record<string, unknown>;
     check(
       typeof sessionId === 'string' && typeof label === 'string',
@@ -174,13 +176,9 @@ function normalizeReferences(references: unknown, agentId: string, maxReferences
       `references[${index}] must be { sessionId: string, label?: string }`,
       reference,
     );
-    return { sessionId, label };
+    if (!distinct.has(sessionId)) distinct.set(sessionId, { sessionId, label });
   });
-  const distinct = new Map<string, SessionReference>();
-  for (const reference of checked) {
-    check(reference.sessionId !== agentId, 'SELF_REFERENCE', 'a session cannot reference itself', agentId);
-    if (!distinct.has(reference.sessionId)) distinct.set(reference.sessionId, reference);
-  }
+  check(!distinct.has(agentId), 'SELF_REFERENCE', 'a session cannot reference itself', agentId);
   check(distinct.size <= maxReferences, 'TOO_MANY', `at most ${maxReferences} distinct sessions`, distinct.size);
   return [...distinct.values()];
 }
@@ -204,8 +202,7 @@ function prepareReference(source: SessionReference, surface: SessionSurface, bud
   const items = projectSurface(foldSurface(surface.events));
   const kept = retainConversation(head, items, budget);
   const metadata: SessionReferenceMetadataEntry = {
-    sessionId: source.sessionId,
-    label: source.label,
+    ...source, // sessionId, label
     capturedThroughSeq: surface.capturedThroughSeq,
     compacted: items.some((item) => item.checkpoint === true),
     originalMessages: kept.originalMessages,
