@@ -9,6 +9,9 @@ import { callHost, checkAgent, isNonEmptyString } from './host.js';
 import { formatSessionReferenceMention } from './mention.js';
 import type { SessionHeader, SessionQuery, TargetAgent } from './types.js';
 
+/** How messages name the host's listing call. */
+const LIST_SESSIONS = 'sessionQuery.listSessions()';
+
 /** A session a user may cite, as `listCandidates` returns it (SPEC §6.5). */
 export interface SessionCandidate {
   sessionId: string;
@@ -43,7 +46,7 @@ export async function listCandidates(
   check(isPositiveSafeInteger(limit), 'INVALID_ARGUMENT', 'limit must be a positive safe integer', limitInput);
   const signal = checkSignal(signalInput);
   throwIfAborted(signal);
-  const records = await callHost(() => sessionQuery.listSessions(signal), signal, 'sessionQuery.listSessions()');
+  const records = await callHost(() => sessionQuery.listSessions(signal), signal, LIST_SESSIONS);
   const selected = selectCandidates(records, agent, query ?? '', limit);
   const titles = await readTitles(sessionQuery, selected.map((header) => header.id), signal);
   throwIfAborted(signal);
@@ -56,7 +59,7 @@ export async function listCandidates(
 
 /** Filter, three cwd groups (stable), first `limit` (SPEC §6.1–§6.4). */
 function selectCandidates(records: unknown, agent: TargetAgent, query: string, limit: number): SessionHeader[] {
-  check(Array.isArray(records), 'READ_FAILED', 'sessionQuery.listSessions() must resolve to an array', records);
+  check(Array.isArray(records), 'READ_FAILED', `${LIST_SESSIONS} must resolve to an array`, records);
   const needle = query.toLowerCase();
   // The agent's cwd (SPEC §4.6); it ranks only when it is a non-empty string.
   const ownCwd = agent.cwd ?? agent.session?.header?.cwd;
@@ -72,7 +75,7 @@ function selectCandidates(records: unknown, agent: TargetAgent, query: string, l
     check(
       typeof header?.id === 'string' && Number.isFinite(header.createdAt),
       'READ_FAILED',
-      `sessionQuery.listSessions() record ${index} must have a header { id: string, createdAt: number }`,
+      `${LIST_SESSIONS} record ${index} must have a header { id: string, createdAt: number }`,
       record,
     );
     if (header.id === agent.id) continue;
@@ -93,7 +96,7 @@ async function readTitles(sessionQuery: SessionQuery, ids: string[], signal: Abo
   // A failed read only loses the titles, unless it is the signal's abort.
   const rows: unknown =
     ids.length && typeof sessionQuery.readTitleSnapshots === 'function'
-      ? await callHost(() => sessionQuery.readTitleSnapshots!(ids, signal), signal, 'sessionQuery.readTitleSnapshots()').catch(() => throwIfAborted(signal))
+      ? await callHost(() => sessionQuery.readTitleSnapshots!(ids, signal), signal, 'readTitleSnapshots()').catch(() => throwIfAborted(signal))
       : undefined;
   // Rows are matched by sessionId, not position; a row for an id not asked for (or not a string)
   // is never looked up.

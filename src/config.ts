@@ -33,9 +33,9 @@ export const DEFAULT_SESSION_REFERENCE_CONFIG: Readonly<ResolvedSessionReference
 export function resolveConfig(config: unknown): ResolvedSessionReferenceConfig {
   const resolved: ResolvedSessionReferenceConfig = { ...DEFAULT_SESSION_REFERENCE_CONFIG };
   check(config === undefined || (typeof config === 'object' && config !== null && !Array.isArray(config)), 'INVALID_CONFIG', 'config must be an object', config);
-  for (const [key, value] of Object.entries(config ?? {})) {
+  // A key set to undefined takes its default, which the checks below accept (SPEC §5).
+  for (const [key, value = resolved[key as keyof ResolvedSessionReferenceConfig]] of Object.entries(config ?? {})) {
     check(Object.hasOwn(resolved, key), 'INVALID_CONFIG', 'unknown config key', key);
-    if (value === undefined) continue;
     // The default of maxReferences is also its hard upper bound (SPEC §5).
     const max = key === 'maxReferences' ? 3 : Number.MAX_SAFE_INTEGER;
     check(isPositiveSafeInteger(value) && value <= max, 'INVALID_CONFIG', `config.${key} must be an integer in 1..${max}`, value);

@@ -196,22 +196,22 @@ async function readSnapshot(sessionQuery: SessionQuery, sessionId: string, signa
   );
   return surface;
 }
+/** Projects, bounds and serializes one source; its metadata entry has the keys in SPEC §8.4 order. */
 function prepareReference(source: SessionReference, surface: SessionSurface, budget: number) {
   const cwd = (surface.session as { cwd?: unknown } | null | undefined)?.cwd;
   const head = { ...source, cwd: isNonEmptyString(cwd) ? cwd : null };
   const items = projectSurface(foldSurface(surface.events));
-  const kept = retainConversation(head, items, budget);
+  // `counts` is originalMessages, retainedMessages, omittedMessages, omittedBytes, in that order
+  // (service.test.ts pins the key order of the metadata entry).
+  const { conversation, serializedBytes, exactlySized, ...counts } = retainConversation(head, items, budget);
   const metadata: SessionReferenceMetadataEntry = {
     ...source, // sessionId, label
     capturedThroughSeq: surface.capturedThroughSeq,
     compacted: items.some((item) => item.checkpoint === true),
-    originalMessages: kept.originalMessages,
-    retainedMessages: kept.retainedMessages,
-    omittedMessages: kept.omittedMessages,
-    omittedBytes: kept.omittedBytes,
-    truncated: kept.omittedMessages > 0 || kept.omittedBytes > 0,
-    serializedBytes: kept.serializedBytes,
+    ...counts,
+    truncated: counts.omittedMessages > 0 || counts.omittedBytes > 0,
+    serializedBytes,
     budgetBytes: budget,
   };
-  return { serialized: serializeReference(head, kept.conversation), metadata };
+  return { serialized: serializeReference(head, conversation), metadata };
 }

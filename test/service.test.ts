@@ -53,6 +53,11 @@ describe('prepare (SPEC §7, §8, §9)', () => {
         },
       ],
     });
+    // Keys in SPEC §9.1/§8.4 order, and nothing else (JSON.stringify of the metadata shows them).
+    expect(Object.keys(context!.metadata.references[0]!)).toEqual([
+      'sessionId', 'label', 'capturedThroughSeq', 'compacted', 'originalMessages', 'retainedMessages',
+      'omittedMessages', 'omittedBytes', 'truncated', 'serializedBytes', 'budgetBytes',
+    ]);
   });
 
   it('keeps the warning in the project\'s own words about untrusted, read-only background', () => {
