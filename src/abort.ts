@@ -13,7 +13,7 @@ export function checkSignal(signal: unknown): AbortSignal | undefined {
   const s = signal as AbortSignal | undefined;
   check(
     s === undefined || (typeof s?.aborted === 'boolean' && typeof s.addEventListener === 'function'),
-    'SESSION_REFERENCE_INVALID_ARGUMENT',
+    'INVALID_ARGUMENT',
     'signal must be an AbortSignal',
     signal,
   );
@@ -21,7 +21,7 @@ export function checkSignal(signal: unknown): AbortSignal | undefined {
 }
 
 function cancelled(signal: AbortSignal) {
-  return fail('SESSION_REFERENCE_CANCELLED', 'the operation was cancelled through its AbortSignal', signal.reason);
+  return fail('CANCELLED', 'cancelled by the signal', signal.reason);
 }
 
 /** @throws SessionReferenceError `SESSION_REFERENCE_CANCELLED` (cause `signal.reason`) when aborted. */
@@ -31,27 +31,16 @@ export function throwIfAborted(signal: AbortSignal | undefined): void {
 
 /**
  * Settles like `promise`, or rejects with `SESSION_REFERENCE_CANCELLED` as soon as `signal`
- * aborts, whichever comes first. A late settlement of `promise` is ignored (and never reported as
- * unhandled).
+ * aborts (at once when it already has), whichever comes first. A late settlement of `promise` is
+ * ignored (and never reported as unhandled); the abort listener goes once `promise` settles.
  */
 export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return promise;
-  if (signal.aborted) {
-    promise.catch(() => {});
-    return Promise.reject(cancelled(signal));
-  }
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(cancelled(signal));
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
+    const onAbort = () => {
+      if (signal?.aborted) reject(cancelled(signal));
+    };
+    onAbort();
+    signal?.addEventListener('abort', onAbort);
+    promise.then(resolve, reject).finally(() => signal?.removeEventListener('abort', onAbort));
   });
 }

@@ -5,9 +5,12 @@
 import { checkSignal, throwIfAborted } from './abort.js';
 import { isPositiveSafeInteger } from './config.js';
 import { check } from './errors.js';
-import { agentCwd, callHost, checkAgent, isNonEmptyString } from './host.js';
+import { callHost, checkAgent, isNonEmptyString } from './host.js';
 import { formatSessionReferenceMention } from './mention.js';
 import type { SessionHeader, SessionQuery, TargetAgent } from './types.js';
+
+/** How messages name the host's listing call. */
+const LIST_SESSIONS = 'sessionQuery.listSessions()';
 
 /** A session a user may cite, as `listCandidates` returns it (SPEC §6.5). */
 export interface SessionCandidate {
@@ -27,7 +30,7 @@ export interface SessionCandidate {
  * dropped, a case-insensitive substring filter on id or cwd, three cwd groups (stable), the first
  * `limit` (default `defaultLimit`), labelled with titles read in one call for those only.
  * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_ARGUMENT`, `SESSION_REFERENCE_READ_FAILED`
- * (cause kept), `SESSION_REFERENCE_CANCELLED`.
+ * (cause kept; also a record without a string id or a finite `createdAt`), `SESSION_REFERENCE_CANCELLED`.
  */
 export async function listCandidates(
   sessionQuery: SessionQuery,
@@ -38,79 +41,70 @@ export async function listCandidates(
   signalInput: unknown,
 ): Promise<SessionCandidate[]> {
   const agent = checkAgent(agentInput);
-  check(query == null || typeof query === 'string', 'SESSION_REFERENCE_INVALID_ARGUMENT', 'query must be a string', query);
+  check(query == null || typeof query === 'string', 'INVALID_ARGUMENT', 'query must be a string', query);
   const limit = limitInput ?? defaultLimit;
-  check(isPositiveSafeInteger(limit), 'SESSION_REFERENCE_INVALID_ARGUMENT', 'limit must be a positive safe integer', limitInput);
+  check(isPositiveSafeInteger(limit), 'INVALID_ARGUMENT', 'limit must be a positive safe integer', limitInput);
   const signal = checkSignal(signalInput);
   throwIfAborted(signal);
-  const records = await callHost(() => sessionQuery.listSessions(signal), signal, 'sessionQuery.listSessions()');
+  const records = await callHost(() => sessionQuery.listSessions(signal), signal, LIST_SESSIONS);
   const selected = selectCandidates(records, agent, query ?? '', limit);
   const titles = await readTitles(sessionQuery, selected.map((header) => header.id), signal);
   throwIfAborted(signal);
   return selected.map(({ id: sessionId, cwd, createdAt }) => {
     const label = titles.get(sessionId) ?? sessionId;
-    const mention = formatSessionReferenceMention({ sessionId, label });
-    return isNonEmptyString(cwd) ? { sessionId, label, cwd, createdAt, mention } : { sessionId, label, createdAt, mention };
+    // Keys in SPEC §6.5 order; `cwd` only when it is a non-empty string.
+    return { sessionId, label, ...(isNonEmptyString(cwd) && { cwd }), createdAt, mention: formatSessionReferenceMention({ sessionId, label }) };
   });
 }
 
 /** Filter, three cwd groups (stable), first `limit` (SPEC §6.1–§6.4). */
 function selectCandidates(records: unknown, agent: TargetAgent, query: string, limit: number): SessionHeader[] {
-  check(Array.isArray(records), 'SESSION_REFERENCE_READ_FAILED', 'sessionQuery.listSessions() must resolve to an array', records);
+  check(Array.isArray(records), 'READ_FAILED', `${LIST_SESSIONS} must resolve to an array`, records);
   const needle = query.toLowerCase();
-  const cwd = agentCwd(agent);
-  const ownCwd = isNonEmptyString(cwd) ? cwd : undefined;
-  const sameCwd: SessionHeader[] = [];
-  const noCwd: SessionHeader[] = [];
-  const otherCwd: SessionHeader[] = [];
+  // The agent's cwd (SPEC §4.6); it ranks only when it is a non-empty string.
+  const ownCwd = agent.cwd ?? agent.session?.header?.cwd;
+  // Same cwd, no cwd (undefined, null or ''), other cwd.
+  const groups: SessionHeader[][] = [[], [], []];
   // An index loop, not forEach: a hole in a sparse array is a (malformed) record too. Every
-  // record is checked, but the substring test is skipped for one whose group is already full:
-  // groups only grow, so it could never be among the first `limit`.
+  // record is checked, but the substring test is skipped for one that could never be among the
+  // first `limit`: groups only grow, so that is one whose group and those before it are full.
   const list = records as unknown[];
   for (let index = 0; index < list.length; index++) {
     const record = list[index];
     const header = (record as { header?: unknown } | null)?.header as SessionHeader | undefined;
-    check(typeof header?.id === 'string', 'SESSION_REFERENCE_READ_FAILED', `sessionQuery.listSessions() record ${index} must have a header with a string id`, record);
+    check(
+      typeof header?.id === 'string' && Number.isFinite(header.createdAt),
+      'READ_FAILED',
+      `${LIST_SESSIONS} record ${index} must have a header { id: string, createdAt: number }`,
+      record,
+    );
     if (header.id === agent.id) continue;
-    const headerCwd = header.cwd;
-    const group =
-      ownCwd !== undefined && headerCwd === ownCwd
-        ? sameCwd
-        : headerCwd === undefined || headerCwd === null || headerCwd === ''
-          ? noCwd
-          : otherCwd;
-    const before = group === sameCwd ? 0 : group === noCwd ? sameCwd.length : sameCwd.length + noCwd.length;
-    if (before + group.length >= limit) continue;
-    if (
-      needle !== '' &&
-      !header.id.toLowerCase().includes(needle) &&
-      !(typeof headerCwd === 'string' && headerCwd.toLowerCase().includes(needle))
-    ) {
-      continue;
+    const cwd = header.cwd;
+    const rank = isNonEmptyString(ownCwd) && cwd === ownCwd ? 0 : cwd == null || cwd === '' ? 1 : 2;
+    let before = 0;
+    for (let g = 0; g <= rank; g++) before += groups[g]!.length;
+    if (before < limit && (header.id.toLowerCase().includes(needle) || (typeof cwd === 'string' && cwd.toLowerCase().includes(needle)))) {
+      groups[rank]!.push(header);
     }
-    group.push(header);
   }
-  return sameCwd.concat(noCwd, otherCwd).slice(0, limit);
+  return groups.flat().slice(0, limit);
 }
 
 /** Titles with non-whitespace content by session id; empty when the read fails or is unsupported (SPEC §6.4). */
 async function readTitles(sessionQuery: SessionQuery, ids: string[], signal: AbortSignal | undefined): Promise<Map<string, string>> {
   const titles = new Map<string, string>();
-  if (ids.length === 0 || typeof sessionQuery.readTitleSnapshots !== 'function') return titles;
-  let rows: unknown;
-  try {
-    rows = await callHost(() => sessionQuery.readTitleSnapshots!(ids, signal), signal, 'sessionQuery.readTitleSnapshots()');
-  } catch {
-    throwIfAborted(signal);
-    return titles;
-  }
-  if (!Array.isArray(rows)) return titles;
-  const wanted = new Set(ids);
-  for (const row of rows as unknown[]) {
-    const { sessionId, status, value } = (row ?? {}) as { sessionId?: unknown; status?: unknown; value?: { title?: { title?: unknown } } };
-    const title = status === 'fulfilled' ? value?.title?.title : undefined;
-    if (typeof sessionId === 'string' && wanted.has(sessionId) && typeof title === 'string' && /\S/.test(title)) {
-      titles.set(sessionId, title);
+  // A failed read only loses the titles, unless it is the signal's abort.
+  const rows: unknown =
+    ids.length && typeof sessionQuery.readTitleSnapshots === 'function'
+      ? await callHost(() => sessionQuery.readTitleSnapshots!(ids, signal), signal, 'readTitleSnapshots()').catch(() => throwIfAborted(signal))
+      : undefined;
+  // Rows are matched by sessionId, not position; a row for an id not asked for (or not a string)
+  // is never looked up.
+  if (Array.isArray(rows)) {
+    for (const row of rows as unknown[]) {
+      const { sessionId, status, value } = (row ?? {}) as { sessionId?: unknown; status?: unknown; value?: { title?: { title?: unknown } } };
+      const title = status === 'fulfilled' ? value?.title?.title : undefined;
+      if (typeof title === 'string' && /\S/.test(title)) titles.set(sessionId as string, title);
     }
   }
   return titles;

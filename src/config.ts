@@ -24,9 +24,6 @@ export const DEFAULT_SESSION_REFERENCE_CONFIG: Readonly<ResolvedSessionReference
   maxReferenceBytes: 65536,
 });
 
-/** The hard upper bound of `maxReferences` (SPEC §5). */
-export const MAX_REFERENCES_LIMIT = 3;
-
 /**
  * Validates `config` and fills in defaults (SPEC §5). A key set to `undefined` takes its default.
  * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_CONFIG` naming the key for a value that
@@ -35,13 +32,13 @@ export const MAX_REFERENCES_LIMIT = 3;
  */
 export function resolveConfig(config: unknown): ResolvedSessionReferenceConfig {
   const resolved: ResolvedSessionReferenceConfig = { ...DEFAULT_SESSION_REFERENCE_CONFIG };
-  if (config === undefined) return resolved;
-  check(typeof config === 'object' && config !== null && !Array.isArray(config), 'SESSION_REFERENCE_INVALID_CONFIG', 'config must be an object', config);
-  for (const [key, value] of Object.entries(config)) {
-    check(Object.hasOwn(resolved, key), 'SESSION_REFERENCE_INVALID_CONFIG', 'unknown config key', key);
-    if (value === undefined) continue;
-    const max = key === 'maxReferences' ? MAX_REFERENCES_LIMIT : Number.MAX_SAFE_INTEGER;
-    check(isPositiveSafeInteger(value) && value <= max, 'SESSION_REFERENCE_INVALID_CONFIG', `config.${key} must be an integer in 1..${max}`, value);
+  check(config === undefined || (typeof config === 'object' && config !== null && !Array.isArray(config)), 'INVALID_CONFIG', 'config must be an object', config);
+  // A key set to undefined takes its default, which the checks below accept (SPEC §5).
+  for (const [key, value = resolved[key as keyof ResolvedSessionReferenceConfig]] of Object.entries(config ?? {})) {
+    check(Object.hasOwn(resolved, key), 'INVALID_CONFIG', 'unknown config key', key);
+    // The default of maxReferences is also its hard upper bound (SPEC §5).
+    const max = key === 'maxReferences' ? 3 : Number.MAX_SAFE_INTEGER;
+    check(isPositiveSafeInteger(value) && value <= max, 'INVALID_CONFIG', `config.${key} must be an integer in 1..${max}`, value);
     resolved[key as keyof ResolvedSessionReferenceConfig] = value;
   }
   return resolved;
@@ -49,5 +46,5 @@ export function resolveConfig(config: unknown): ResolvedSessionReferenceConfig {
 
 /** True for an integer in 1..Number.MAX_SAFE_INTEGER. */
 export function isPositiveSafeInteger(value: unknown): value is number {
-  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
+  return Number.isSafeInteger(value) && (value as number) > 0;
 }

@@ -20,13 +20,19 @@ const SUFFIXES = [
   'NOT_FOUND',
 ] as const;
 
+const PREFIX = 'SESSION_REFERENCE_';
+
 /** A stable error code (SPEC §10). */
-export type SessionReferenceErrorCode = `SESSION_REFERENCE_${(typeof SUFFIXES)[number]}`;
+export type SessionReferenceErrorCode = `${typeof PREFIX}${(typeof SUFFIXES)[number]}`;
+
+/**
+ * An error code as the internal helpers {@link check} and {@link fail} take it: in full, or
+ * without its `SESSION_REFERENCE_` prefix (`'READ_FAILED'`), which they add.
+ */
+export type ErrorCodeInput = SessionReferenceErrorCode | (typeof SUFFIXES)[number];
 
 /** Every error code the module produces (SPEC §10). */
-export const SESSION_REFERENCE_ERROR_CODES: readonly SessionReferenceErrorCode[] = SUFFIXES.map(
-  (suffix) => `SESSION_REFERENCE_${suffix}` as const,
-);
+export const SESSION_REFERENCE_ERROR_CODES: readonly SessionReferenceErrorCode[] = SUFFIXES.map((suffix) => `${PREFIX}${suffix}` as const);
 
 /** The plain-object form of a {@link SessionReferenceError} (`toJSON()`, SPEC §10). */
 export interface SessionReferenceErrorJSON {
@@ -42,7 +48,7 @@ export interface SessionReferenceErrorJSON {
  * `cause` keeps the underlying failure (a host error, `signal.reason`, …) when there is one.
  */
 export class SessionReferenceError extends Error {
-  readonly code: SessionReferenceErrorCode;
+  declare readonly code: SessionReferenceErrorCode;
 
   constructor(code: SessionReferenceErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options);
@@ -77,22 +83,18 @@ export function isSessionReferenceError(
 const MAX_DESCRIBED = 80;
 
 /**
- * A short, safe rendering of any value for error messages: strings are JSON-quoted, long
- * renderings are cut to 80 code units plus `…`. Never throws (cyclic or hostile objects included).
+ * A short, safe rendering of any value for error messages: an `Error` as its message; objects,
+ * arrays and strings as JSON (strings quoted); anything else (numbers, `undefined`, functions,
+ * symbols, …) as `String()` gives it. Long renderings are cut to 80 code units plus `…`. Never
+ * throws (cyclic or hostile objects included).
  */
 export function describeValue(value: unknown): string {
-  let text: string;
+  let text = 'an unreadable value';
   try {
-    text =
-      typeof value === 'function'
-        ? 'a function'
-        : Array.isArray(value)
-          ? `an array of length ${value.length}`
-          : typeof value === 'object' || typeof value === 'string'
-            ? (JSON.stringify(value) ?? String(value))
-            : String(value);
+    if (value instanceof Error) value = value.message;
+    text = ((typeof value === 'object' || typeof value === 'string') && JSON.stringify(value)) || String(value);
   } catch {
-    text = 'an unserializable object';
+    // A cyclic or hostile object, or one String() cannot convert: keep the placeholder.
   }
   return text.length > MAX_DESCRIBED ? `${text.slice(0, MAX_DESCRIBED)}…` : text;
 }
@@ -101,11 +103,26 @@ export function describeValue(value: unknown): string {
  * Validation shorthand: throws `code` with the message "`what`, got <value>" unless `ok`.
  * @throws SessionReferenceError `code` when `ok` is falsy.
  */
-export function check(ok: unknown, code: SessionReferenceErrorCode, what: string, value: unknown): asserts ok {
+export function check(ok: unknown, code: ErrorCodeInput, what: string, value: unknown): asserts ok {
   if (!ok) throw fail(code, `${what}, got ${describeValue(value)}`);
 }
 
-/** Shorthand used across the module: `throw fail(code, message, cause?)`. */
-export function fail(code: SessionReferenceErrorCode, message: string, cause?: unknown): SessionReferenceError {
-  return new SessionReferenceError(code, message, cause === undefined ? undefined : { cause });
+/** Shorthand used across the module: `throw fail(code, message, cause?)`; `code` may omit its prefix. */
+export function fail(code: ErrorCodeInput, message: string, cause?: unknown): SessionReferenceError {
+  return new SessionReferenceError(
+    code.startsWith(PREFIX) ? (code as SessionReferenceErrorCode) : `${PREFIX}${code as (typeof SUFFIXES)[number]}`,
+    message,
+    cause === undefined ? undefined : { cause },
+  );
+}
+
+/**
+ * What a public function throws for a caught error (SPEC §10): a `SessionReferenceError` as it
+ * is; anything else — a throwing getter, a revoked proxy, a value `structuredClone` refuses —
+ * becomes `SESSION_REFERENCE_INVALID_ARGUMENT` naming it, the original kept as `cause`.
+ */
+export function argumentError(error: unknown): SessionReferenceError {
+  return error instanceof SessionReferenceError
+    ? error
+    : fail('INVALID_ARGUMENT', `unusable argument: ${describeValue(error)}`, error);
 }

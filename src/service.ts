@@ -3,11 +3,11 @@
  * in `candidates.ts`.
  * @module
  */
-import { checkSignal, raceAbort, throwIfAborted } from './abort.js';
+import { checkSignal, throwIfAborted } from './abort.js';
 import { listCandidates, type SessionCandidate } from './candidates.js';
-import { checkMessage, cloneArgument, composePromptMessage, mapTextBlocks } from './compose.js';
+import { checkMessage, composePromptMessage } from './compose.js';
 import { resolveConfig, type ResolvedSessionReferenceConfig, type SessionReferenceConfig } from './config.js';
-import { check, describeValue, fail, SessionReferenceError } from './errors.js';
+import { argumentError, check, describeValue } from './errors.js';
 import { callHost, checkAgent, isNonEmptyString } from './host.js';
 import { parseSessionReferenceText, type SessionReference } from './mention.js';
 import { projectSurface } from './projection.js';
@@ -78,48 +78,40 @@ export interface SessionReferences {
  * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_CONFIG` naming the key for a missing
  * or malformed `sessionQuery`, an unknown option or config key, or an invalid config value.
  */
-/**
- * Creates the session-reference service over a host's `sessionQuery` (SPEC §5).
- * @example
- * const refs = createSessionReferences({ sessionQuery, config: { maxReferenceBytes: 32768 } });
- * const candidates = await refs.listCandidates(agent, 'schema');
- * const message = await refs.referenceUserMessage(agent, userMessage);
- * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_CONFIG` naming the key for a missing
- * or malformed `sessionQuery`, an unknown option or config key, or an invalid config value.
- */
 export function createSessionReferences(options: SessionReferencesOptions): SessionReferences {
-  check(typeof options === 'object' && options !== null, 'SESSION_REFERENCE_INVALID_CONFIG', 'options must be an object with a sessionQuery', options);
-  const { sessionQuery: query, config, ...rest } = options;
-  const [unknown] = Object.keys(rest);
-  check(unknown === undefined, 'SESSION_REFERENCE_INVALID_CONFIG', 'unknown option', unknown);
-  const q = query as unknown as Record<string, unknown> | null;
+  // Object(): null, undefined and primitives read as having no sessionQuery.
+  const { sessionQuery, config, ...rest } = Object(options) as SessionReferencesOptions;
+  const q = sessionQuery as unknown as Record<string, unknown> | undefined;
   check(
-    typeof q === 'object' &&
-      q !== null &&
-      typeof q.listSessions === 'function' &&
+    typeof q?.listSessions === 'function' &&
       typeof q.readSurface === 'function' &&
       (q.readTitleSnapshots === undefined || typeof q.readTitleSnapshots === 'function'),
-    'SESSION_REFERENCE_INVALID_CONFIG',
-    'sessionQuery must provide listSessions() and readSurface() (readTitleSnapshots() optional)',
-    query,
+    'INVALID_CONFIG',
+    'sessionQuery must have listSessions() and readSurface()',
+    sessionQuery,
   );
+  const [unknown] = Object.keys(rest);
+  check(unknown === undefined, 'INVALID_CONFIG', 'unknown option', unknown);
   const resolved = Object.freeze(resolveConfig(config));
-  const prepareWith = (agent: TargetAgent, content: ContentBlock[], references: Array<{ sessionId: string; label?: string }>, signal?: AbortSignal) =>
-    prepare(query, resolved, agent, content, references, signal);
+  const prepareWith = (agent: unknown, content: unknown, references: unknown, signal: unknown) =>
+    prepare(sessionQuery, resolved, agent, content, references, signal);
   return Object.freeze({
     config: resolved,
-    listCandidates: (agent: TargetAgent, text?: string, limit?: number, signal?: AbortSignal) =>
-      guarded(() => listCandidates(query, resolved.candidateLimit, agent, text, limit, signal)),
-    prepare: (agent: TargetAgent, content: ContentBlock[], references: Array<{ sessionId: string; label?: string }>, signal?: AbortSignal) =>
-      guarded(() => prepareWith(agent, content, references, signal)),
-    referenceUserMessage: (agent: TargetAgent, message: UserMessage, signal?: AbortSignal) => guarded(async () => {
+    listCandidates: guarded((agent: unknown, query: unknown, limit: unknown, signal: unknown) =>
+      listCandidates(sessionQuery, resolved.candidateLimit, agent, query, limit, signal),
+    ),
+    prepare: guarded(prepareWith),
+    referenceUserMessage: guarded(async (agent: unknown, message: unknown, signal: unknown) => {
       checkAgent(agent);
       checkMessage(message);
       const references: SessionReference[] = [];
-      const readable = mapTextBlocks(message.content, (text) => {
-        const parsed = parseSessionReferenceText(text);
+      // Every text block's text becomes its readable form; other entries, null and primitives
+      // included, are kept as they are (SPEC §4: permissive).
+      const readable = message.content.map((block) => {
+        if (block?.type !== 'text' || typeof block.text !== 'string') return block;
+        const parsed = parseSessionReferenceText(block.text);
         for (const reference of parsed.references) references.push(reference);
-        return parsed.text;
+        return { ...block, text: parsed.text };
       });
       const prepared = await prepareWith(agent, readable, references, signal);
       return composePromptMessage({ ...message, content: prepared.content }, prepared.context);
@@ -128,17 +120,19 @@ export function createSessionReferences(options: SessionReferencesOptions): Sess
 }
 
 /**
- * Runs a service method so that nothing but a `SessionReferenceError` escapes (SPEC §10): a
- * hostile argument (a throwing getter, a revoked proxy) becomes `SESSION_REFERENCE_INVALID_ARGUMENT`
- * with the original error as `cause`; a synchronous throw becomes a rejection.
+ * Wraps a service method so that nothing but a `SessionReferenceError` escapes (SPEC §10): a
+ * hostile argument (a throwing getter, a revoked proxy, content `structuredClone` refuses)
+ * becomes `SESSION_REFERENCE_INVALID_ARGUMENT` with the original error as `cause`; a synchronous
+ * throw becomes a rejection.
  */
-async function guarded<T>(run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (error) {
-    if (error instanceof SessionReferenceError) throw error;
-    throw fail('SESSION_REFERENCE_INVALID_ARGUMENT', `an argument could not be read: ${describeValue(error instanceof Error ? error.message : error)}`, error);
-  }
+function guarded<A extends unknown[], T>(run: (...args: A) => Promise<T>): (...args: A) => Promise<T> {
+  return async (...args) => {
+    try {
+      return await run(...args);
+    } catch (error) {
+      throw argumentError(error);
+    }
+  };
 }
 
 /** `prepare` of SPEC §7: validate, read every source once in parallel, project, bound, render. */
@@ -151,22 +145,18 @@ async function prepare(
   signalInput: unknown,
 ): Promise<PreparedSessionReferences> {
   const agentId = checkAgent(agent).id;
-  check(Array.isArray(contentInput), 'SESSION_REFERENCE_INVALID_ARGUMENT', 'content must be an array of content blocks', contentInput);
+  check(Array.isArray(contentInput), 'INVALID_ARGUMENT', 'content must be an array', contentInput);
   const sources = normalizeReferences(referencesInput, agentId, config.maxReferences);
   const signal = checkSignal(signalInput);
-  const content = cloneArgument(contentInput as ContentBlock[], 'content');
+  // A deep copy (SPEC §7.4); content it refuses becomes INVALID_ARGUMENT in `guarded`.
+  const content = structuredClone(contentInput as ContentBlock[]);
   throwIfAborted(signal);
   if (sources.length === 0) return { content };
-  const surfaces = await raceAbort(Promise.all(sources.map((source) => readSnapshot(sessionQuery, source.sessionId, signal))), signal);
+  // Each read races the signal itself (callHost), so an abort rejects while reads are pending.
+  const surfaces = await Promise.all(sources.map((source) => readSnapshot(sessionQuery, source.sessionId, signal)));
   throwIfAborted(signal);
-  const serialized: string[] = [];
-  const metadata: SessionReferenceMetadataEntry[] = [];
-  sources.forEach((source, i) => {
-    const reference = prepareReference(source, surfaces[i]!, config.maxReferenceBytes);
-    serialized.push(reference.serialized);
-    metadata.push(reference.metadata);
-  });
-  return { content, context: buildHookContext(serialized, metadata) };
+  const prepared = sources.map((source, i) => prepareReference(source, surfaces[i]!, config.maxReferenceBytes));
+  return { content, context: buildHookContext(prepared.map((reference) => reference.serialized), prepared.map((reference) => reference.metadata)) };
 }
 
 /**
@@ -174,23 +164,22 @@ async function prepare(
  * and enforces `maxReferences` (SPEC §7.1). A hole in a sparse array is an (invalid) entry too.
  */
 function normalizeReferences(references: unknown, agentId: string, maxReferences: number): SessionReference[] {
-  check(Array.isArray(references), 'SESSION_REFERENCE_INVALID_ARGUMENT', 'references must be an array', references);
-  const checked = Array.from(references as unknown[], (reference, index) => {
-    const { sessionId, label } = (reference ?? 0) as Record<string, unknown>;
-    const what = `references[${index}]`;
-    check(typeof reference === 'object' && reference !== null, 'SESSION_REFERENCE_INVALID_REFERENCE', `${what} must be an object`, reference);
-    check(typeof sessionId === 'string', 'SESSION_REFERENCE_INVALID_REFERENCE', `${what}.sessionId must be a string`, sessionId);
-    check(label === undefined || typeof label === 'string', 'SESSION_REFERENCE_INVALID_REFERENCE', `${what}.label must be a string`, label);
-    return { sessionId, label: label ?? sessionId };
-  });
-  if (checked.some((reference) => reference.sessionId === agentId)) {
-    throw fail('SESSION_REFERENCE_SELF_REFERENCE', `a session cannot reference itself: ${describeValue(agentId)}`);
-  }
+  check(Array.isArray(references), 'INVALID_ARGUMENT', 'references must be an array', references);
+  // Every entry is validated before any other check (SPEC §7.1 order). Array.from visits the holes
+  // of a sparse array too (as undefined).
   const distinct = new Map<string, SessionReference>();
-  for (const reference of checked) if (!distinct.has(reference.sessionId)) distinct.set(reference.sessionId, reference);
-  if (distinct.size > maxReferences) {
-    throw fail('SESSION_REFERENCE_TOO_MANY', `${distinct.size} distinct sessions referenced; maxReferences is ${maxReferences}`);
-  }
+  Array.from(references as unknown[], (reference, index) => {
+    const { sessionId, label = sessionId } = (reference ?? 0) as Record<string, unknown>;
+    check(
+      typeof sessionId === 'string' && typeof label === 'string',
+      'INVALID_REFERENCE',
+      `references[${index}] must be { sessionId: string, label?: string }`,
+      reference,
+    );
+    if (!distinct.has(sessionId)) distinct.set(sessionId, { sessionId, label });
+  });
+  check(!distinct.has(agentId), 'SELF_REFERENCE', 'a session cannot reference itself', agentId);
+  check(distinct.size <= maxReferences, 'TOO_MANY', `at most ${maxReferences} distinct sessions`, distinct.size);
   return [...distinct.values()];
 }
 
@@ -198,33 +187,31 @@ function normalizeReferences(references: unknown, agentId: string, maxReferences
 async function readSnapshot(sessionQuery: SessionQuery, sessionId: string, signal: AbortSignal | undefined): Promise<SessionSurface> {
   const what = `sessionQuery.readSurface(${describeValue(sessionId)})`;
   const surface = await callHost(() => sessionQuery.readSurface(sessionId, signal), signal, what);
-  const seq = (surface as SessionSurface | null)?.capturedThroughSeq;
+  const seq = surface?.capturedThroughSeq;
   check(
-    Array.isArray((surface as SessionSurface | null)?.events) && (seq === null || Number.isFinite(seq)),
-    'SESSION_REFERENCE_READ_FAILED',
-    `${what} must resolve to { events: [], capturedThroughSeq: finite number | null }`,
+    Array.isArray(surface?.events) && (seq === null || Number.isFinite(seq)),
+    'READ_FAILED',
+    `${what} must resolve to { events, capturedThroughSeq }`,
     surface,
   );
   return surface;
 }
-
+/** Projects, bounds and serializes one source; its metadata entry has the keys in SPEC §8.4 order. */
 function prepareReference(source: SessionReference, surface: SessionSurface, budget: number) {
   const cwd = (surface.session as { cwd?: unknown } | null | undefined)?.cwd;
   const head = { ...source, cwd: isNonEmptyString(cwd) ? cwd : null };
   const items = projectSurface(foldSurface(surface.events));
-  const kept = retainConversation(head, items, budget);
+  // `counts` is originalMessages, retainedMessages, omittedMessages, omittedBytes, in that order
+  // (service.test.ts pins the key order of the metadata entry).
+  const { conversation, serializedBytes, exactlySized, ...counts } = retainConversation(head, items, budget);
   const metadata: SessionReferenceMetadataEntry = {
-    sessionId: source.sessionId,
-    label: source.label,
+    ...source, // sessionId, label
     capturedThroughSeq: surface.capturedThroughSeq,
     compacted: items.some((item) => item.checkpoint === true),
-    originalMessages: kept.originalMessages,
-    retainedMessages: kept.retainedMessages,
-    omittedMessages: kept.omittedMessages,
-    omittedBytes: kept.omittedBytes,
-    truncated: kept.omittedMessages > 0 || kept.omittedBytes > 0,
-    serializedBytes: kept.serializedBytes,
+    ...counts,
+    truncated: counts.omittedMessages > 0 || counts.omittedBytes > 0,
+    serializedBytes,
     budgetBytes: budget,
   };
-  return { serialized: serializeReference(head, kept.conversation), metadata };
+  return { serialized: serializeReference(head, conversation), metadata };
 }

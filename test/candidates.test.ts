@@ -110,4 +110,18 @@ describe('listCandidates (SPEC §6)', () => {
     const garbage = createSessionReferences({ sessionQuery: { listSessions: async () => [{ nope: 1 }] as never, readSurface: async () => { throw cause; } } });
     await expectRejectCode(garbage.listCandidates({ id: 'a' }), 'SESSION_REFERENCE_READ_FAILED');
   });
+
+  it.each<[string, unknown]>([
+    ['missing', undefined],
+    ['a string', '2024-01-01'],
+    ['NaN', NaN],
+    ['Infinity', Infinity],
+    ['null', null],
+  ])('rejects a record whose header.createdAt is %s with READ_FAILED naming the record (SPEC §4.1)', async (_, createdAt) => {
+    const records = [{ header: { id: 'ok', createdAt: 1 } }, { header: { id: 'bad-created-at', createdAt } }];
+    const query: SessionQuery = { listSessions: async () => records as never, readSurface: async () => { throw new Error('unused'); } };
+    const error = await expectRejectCode(createSessionReferences({ sessionQuery: query }).listCandidates({ id: 'x' }), 'SESSION_REFERENCE_READ_FAILED');
+    expect(error.message).toContain('record 1');
+    expect(error.message).toContain('bad-created-at');
+  });
 });

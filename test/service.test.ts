@@ -53,6 +53,11 @@ describe('prepare (SPEC §7, §8, §9)', () => {
         },
       ],
     });
+    // Keys in SPEC §9.1/§8.4 order, and nothing else (JSON.stringify of the metadata shows them).
+    expect(Object.keys(context!.metadata.references[0]!)).toEqual([
+      'sessionId', 'label', 'capturedThroughSeq', 'compacted', 'originalMessages', 'retainedMessages',
+      'omittedMessages', 'omittedBytes', 'truncated', 'serializedBytes', 'budgetBytes',
+    ]);
   });
 
   it('keeps the warning in the project\'s own words about untrusted, read-only background', () => {
@@ -281,5 +286,34 @@ describe('hostile arguments (SPEC §10: no other exception type escapes)', () =>
     await expectRejectCode(refs.prepare(revoked() as never, [], []), 'SESSION_REFERENCE_INVALID_ARGUMENT');
     await expectRejectCode(refs.listCandidates(throwing('id') as never), 'SESSION_REFERENCE_INVALID_ARGUMENT');
     await expectRejectCode(refs.referenceUserMessage(agent, throwing('content') as never), 'SESSION_REFERENCE_INVALID_ARGUMENT');
+  });
+
+  it('composePromptMessage: a throwing getter or a revoked proxy becomes INVALID_ARGUMENT with the cause kept', () => {
+    const context: HookContext = {
+      source: { kind: 'plugin', plugin: 'session-reference' },
+      placement: 'prompt-prefix',
+      content: [{ type: 'text', text: 'CTX' }],
+      metadata: { version: 1, references: [] },
+    };
+    const error = expectCode(() => composePromptMessage(throwing('content') as never, context), 'SESSION_REFERENCE_INVALID_ARGUMENT');
+    expect((error.cause as Error).message).toBe('no content for you');
+    expect(error.message).toContain('no content for you');
+    // structuredClone reads enumerable getters: one inside a content block throws while copying.
+    const throwingBlock = Object.defineProperty({ type: 'text' }, 'text', {
+      enumerable: true,
+      get() {
+        throw new TypeError('no text for you');
+      },
+    });
+    const withBlock = { ...message('x'), content: [throwingBlock] };
+    expect((expectCode(() => composePromptMessage(withBlock as never, context), 'SESSION_REFERENCE_INVALID_ARGUMENT').cause as Error).message).toBe('no text for you');
+    expect(expectCode(() => composePromptMessage(revoked() as never), 'SESSION_REFERENCE_INVALID_ARGUMENT').cause).toBeInstanceOf(TypeError);
+    expect(expectCode(() => composePromptMessage(message('x'), revoked() as never), 'SESSION_REFERENCE_INVALID_ARGUMENT').cause).toBeInstanceOf(TypeError);
+    const throwingMetadata = Object.defineProperty({ ...context }, 'metadata', {
+      get() {
+        throw new RangeError('no metadata for you');
+      },
+    });
+    expect(expectCode(() => composePromptMessage(message('x'), throwingMetadata), 'SESSION_REFERENCE_INVALID_ARGUMENT').cause).toBeInstanceOf(RangeError);
   });
 });
