@@ -7,7 +7,7 @@
  * without serializing a huge item. Nothing re-serializes the whole object per drop.
  * @module
  */
-import { fail } from './errors.js';
+import { describeValue, fail } from './errors.js';
 import type { ConversationItem } from './projection.js';
 import { serializedItemBytes, serializeReference, tagSafeJson, type ReferenceHead } from './render.js';
 import { utf8ByteLength } from './utf8.js';
@@ -31,9 +31,6 @@ export interface Retention {
 export function omissionNotice(omittedBytes: number): string {
   return `\n[… ${omittedBytes} UTF-8 bytes omitted …]\n`;
 }
-
-/** Serialized bytes of the notice without its digits (and without quotes). */
-const NOTICE_FIXED_BYTES = utf8ByteLength(tagSafeJson(omissionNotice(0))) - 3;
 
 /** Tag-safe JSON bytes of each ASCII character: 1, or an escape (`\"`, `\n`, `\u0001`, `\u003c`…). */
 const ASCII_JSON_BYTES = Array.from({ length: 128 }, (_, unit) => tagSafeJson(String.fromCharCode(unit)).length - 2);
@@ -115,7 +112,7 @@ export function retainConversation(head: ReferenceHead, items: readonly Conversa
 function overBudget(head: ReferenceHead, needs: string, budget: number) {
   return fail(
     'SESSION_REFERENCE_BUDGET_EXCEEDED',
-    `reference to session ${JSON.stringify(head.sessionId).slice(0, 80)} needs ${needs}; maxReferenceBytes is ${budget}`,
+    `reference to session ${describeValue(head.sessionId)} needs ${needs}; maxReferenceBytes is ${budget}`,
   );
 }
 
@@ -140,7 +137,7 @@ function shortenItem(item: ConversationItem, raw: number, available: number): Cu
   const units = [0, 0]; // UTF-16 units kept at the end (0) and at the start (1)
   const bytes = [0, 0]; // their raw UTF-8 bytes
   // Serialized bytes of the item with the notice alone, but for the notice's digits.
-  let json = serializedItemBytes({ ...item, text: '' }) + NOTICE_FIXED_BYTES;
+  let json = serializedItemBytes({ ...item, text: omissionNotice(0) }) - 1;
   const size = (keptJson: number, keptRaw: number) => keptJson + String(raw - keptRaw).length;
   for (let k = 1; k < raw; k++) {
     const end = k & 1;
