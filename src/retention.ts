@@ -136,9 +136,9 @@ function shortenItem(item: ConversationItem, raw: number, available: number): Cu
   const { text } = item;
   const units = [0, 0]; // UTF-16 units kept at the end (0) and at the start (1)
   const bytes = [0, 0]; // their raw UTF-8 bytes
+  let omittedBytes = raw;
   // Serialized bytes of the item with the notice alone, but for the notice's digits.
   let json = serializedItemBytes({ ...item, text: omissionNotice(0) }) - 1;
-  const size = (keptJson: number, keptRaw: number) => keptJson + String(raw - keptRaw).length;
   for (let k = 1; k < raw; k++) {
     const end = k & 1;
     const at = end ? units[1]! : text.length - units[0]!;
@@ -149,15 +149,15 @@ function shortenItem(item: ConversationItem, raw: number, available: number): Cu
     if (bytes[end]! + pointRaw > Math.ceil(k / 2)) continue;
     const lone = point >= 0xd800 && point <= 0xdfff;
     const pointJson = point < 0x80 ? ASCII_JSON_BYTES[point]! : lone ? 6 : pointRaw;
-    if (size(json + pointJson, bytes[0]! + bytes[1]! + pointRaw) > available) break;
+    if (json + pointJson + String(omittedBytes - pointRaw).length > available) break;
     units[end]! += point > 0xffff ? 2 : 1;
     bytes[end]! += pointRaw;
+    omittedBytes -= pointRaw;
     json += pointJson;
   }
-  const omittedBytes = raw - bytes[0]! - bytes[1]!;
   return {
     item: { ...item, text: text.slice(0, units[1]) + omissionNotice(omittedBytes) + text.slice(text.length - units[0]!) },
-    bytes: size(json, raw - omittedBytes),
+    bytes: json + String(omittedBytes).length,
     omittedBytes,
   };
 }
