@@ -2,7 +2,6 @@
  * Projection of a folded surface to the conversation a snapshot carries (SPEC §4.5, §8.2).
  * @module
  */
-import type { MessageSource } from './types.js';
 
 /** One conversation item of a reference object (SPEC §8.1). */
 export interface ConversationItem {
@@ -17,22 +16,17 @@ export const COMPACT_CHECKPOINT_SOURCE: Readonly<{ kind: 'plugin'; plugin: 'comp
   plugin: 'compact',
 });
 
-/** The direct-user source assumed for steering messages that carry none (SPEC §4.3). */
-const DIRECT_USER_SOURCE: MessageSource = { kind: 'user' };
-
 /**
  * True for a compact-checkpoint source: `{ kind: 'plugin', plugin: 'compact' }` (published dsh)
  * or `{ kind: 'compact-checkpoint' }` (newer dsh logs) (SPEC §4.5). Never throws.
  */
 export function isCompactCheckpointSource(source: unknown): boolean {
-  if (typeof source !== 'object' || source === null) return false;
-  const { kind, plugin } = source as Record<string, unknown>;
-  return (kind === 'plugin' && plugin === 'compact') || kind === 'compact-checkpoint';
+  return isRecord(source) && ((source.kind === 'plugin' && source.plugin === 'compact') || source.kind === 'compact-checkpoint');
 }
 
 /** True for a direct user source (`kind: 'user'`); context sources never are (SPEC §4.5). */
 export function isDirectUserSource(source: unknown): boolean {
-  return typeof source === 'object' && source !== null && (source as MessageSource).kind === 'user';
+  return isRecord(source) && source.kind === 'user';
 }
 
 /**
@@ -44,14 +38,11 @@ export function isDirectUserSource(source: unknown): boolean {
  * empty texts — is left out. Linear in the size of the text blocks.
  */
 export function projectSurface(surface: readonly unknown[]): ConversationItem[] {
-  // Sized once (then trimmed) rather than grown: for a long session this list is large.
-  const items = new Array<ConversationItem>(surface.length);
-  let count = 0;
+  const items: ConversationItem[] = [];
   for (const event of surface) {
     const item = projectEvent(event);
-    if (item && item.text !== '') items[count++] = item;
+    if (item?.text) items.push(item);
   }
-  items.length = count;
   return items;
 }
 
@@ -62,50 +53,40 @@ function projectEvent(value: unknown): ConversationItem | undefined {
   if (type !== 'user/message' && type !== 'steering/message' && type !== 'assistant/message') return undefined;
   const { data } = value;
   if (!isRecord(data)) return undefined;
-  switch (type) {
-    case 'user/message':
-      if (isCompactCheckpointSource(data.source)) return { role: 'user', text: messageText(data), checkpoint: true };
-      return isDirectUserSource(data.source) ? { role: 'user', text: messageText(data) } : undefined;
-    case 'steering/message': {
-      const message = steeringMessage(data);
-      return isDirectUserSource(message.source) ? { role: 'user', text: messageText(message) } : undefined;
-    }
-    default:
-      return isRecord(data.message) ? { role: 'assistant', text: joinTextBlocks(data.message.content) } : undefined;
+  if (type === 'assistant/message') {
+    return isRecord(data.message) ? { role: 'assistant', text: joinTextBlocks(data.message.content) } : undefined;
   }
+  if (type === 'user/message') {
+    if (isCompactCheckpointSource(data.source)) return { role: 'user', text: messageText(data), checkpoint: true };
+    return isDirectUserSource(data.source) ? { role: 'user', text: messageText(data) } : undefined;
+  }
+  // A steering message: a `UserMessage`, or the legacy `{ turn, message }` (message object or
+  // string) and `{ turn, content, source }`; a missing source is a direct user.
+  const inner = data.message;
+  const message = isRecord(inner) ? inner : 'message' in data ? { content: inner } : data;
+  const source = message.source ?? data.source;
+  return source == null || isDirectUserSource(source) ? { role: 'user', text: messageText(message, true) } : undefined;
 }
 
 /**
- * A steering message in its current shape: a `UserMessage`, or the legacy `{ turn, message }`
- * (message object or string) and `{ turn, content, source }`; a missing source is a direct user.
+ * A user message's text: `envelope.display` when it carries an envelope (no recursive snapshots),
+ * else its content's text blocks — or the content itself, if a string and `stringContent` allows
+ * it (legacy steering shapes).
  */
-function steeringMessage(data: Record<string, unknown>): Record<string, unknown> {
-  const inner = data.message;
-  const message = isRecord(inner) ? inner : 'message' in data ? { content: inner } : data;
-  const { content } = message;
-  return {
-    ...message,
-    content: typeof content === 'string' ? [{ type: 'text', text: content }] : content,
-    source: message.source ?? data.source ?? DIRECT_USER_SOURCE,
-  };
-}
-
-/** A user message's text: `envelope.display` when it carries an envelope (no recursive snapshots). */
-function messageText(message: Record<string, unknown>): string {
-  const { envelope } = message;
-  if (envelope !== undefined && envelope !== null) {
-    return joinTextBlocks(isRecord(envelope) ? envelope.display : undefined);
-  }
-  return joinTextBlocks(message.content);
+function messageText({ envelope, content }: Record<string, unknown>, stringContent = false): string {
+  if (envelope !== undefined && envelope !== null) return joinTextBlocks((envelope as Record<string, unknown>).display);
+  return stringContent && typeof content === 'string' ? content : joinTextBlocks(content);
 }
 
 /** Text blocks of `content` joined by `\n`; `''` when `content` is not an array. */
 export function joinTextBlocks(content: unknown): string {
   if (!Array.isArray(content)) return '';
+  // Concatenated rather than joined: a single block's text is then returned as it is, not copied.
   let text: string | undefined;
   for (const block of content) {
-    if (!isRecord(block) || block.type !== 'text' || typeof block.text !== 'string') continue;
-    text = text === undefined ? block.text : `${text}\n${block.text}`;
+    if (isRecord(block) && block.type === 'text' && typeof block.text === 'string') {
+      text = text === undefined ? block.text : `${text}\n${block.text}`;
+    }
   }
   return text ?? '';
 }

@@ -5,7 +5,7 @@
  */
 import type { ConversationItem } from './projection.js';
 import type { HookContext, SessionReferenceContextSource, SessionReferenceMetadataEntry } from './types.js';
-import { isHighSurrogate, isLowSurrogate, utf8ByteLength } from './utf8.js';
+import { utf8ByteLength } from './utf8.js';
 
 /**
  * The warning placed before every `<referenced-sessions>` block (SPEC §9.2).
@@ -22,10 +22,6 @@ export const SESSION_REFERENCE_CONTEXT_SOURCE: Readonly<SessionReferenceContextS
   kind: 'plugin',
   plugin: 'session-reference',
 });
-
-const OPEN_TAG = '<referenced-sessions>';
-const CLOSE_TAG = '</referenced-sessions>';
-const HEADING = '## Referenced sessions\n\n';
 
 /** The serialized fields of a reference object besides its conversation (SPEC §8.1). */
 export interface ReferenceHead {
@@ -55,77 +51,30 @@ export function serializeReference(head: ReferenceHead, conversation: readonly C
   });
 }
 
+/** The item's serialized fields in key order; `checkpoint: undefined` is left out by JSON. */
 function orderedItem(item: ConversationItem): ConversationItem {
-  return item.checkpoint ? { role: item.role, text: item.text, checkpoint: true } : { role: item.role, text: item.text };
+  return { role: item.role, text: item.text, checkpoint: item.checkpoint ? true : undefined };
 }
 
-/** UTF-8 bytes of a reference object with an empty conversation. */
-export function referenceHeadBytes(head: ReferenceHead): number {
-  return utf8ByteLength(serializeReference(head, []));
-}
-
-/** UTF-8 bytes of a serialized item whose text is empty: add {@link jsonStringBytes} of the text. */
-export function itemOverheadBytes(item: Pick<ConversationItem, 'role' | 'checkpoint'>): number {
-  const key = `${item.role}${item.checkpoint ? '+' : ''}`;
-  let bytes = overheadCache.get(key);
-  if (bytes === undefined) {
-    bytes = utf8ByteLength(tagSafeJson(orderedItem({ role: item.role, text: '', checkpoint: item.checkpoint }))) - 2;
-    overheadCache.set(key, bytes);
-  }
-  return bytes;
-}
-
-const overheadCache = new Map<string, number>();
-
-/**
- * UTF-8 bytes of one UTF-16 code unit inside a tag-safe JSON string (a lone surrogate is
- * `\uXXXX`, 6 bytes); for a surrogate pair use 4 for the pair.
- */
-export function jsonUnitBytes(unit: number): number {
-  if (unit < 0x80) {
-    if (unit === 0x22 || unit === 0x5c) return 2;
-    if (unit === 0x3c) return 6;
-    if (unit >= 0x20) return 1;
-    return unit === 0x08 || unit === 0x09 || unit === 0x0a || unit === 0x0c || unit === 0x0d ? 2 : 6;
-  }
-  if (unit < 0x800) return 2;
-  if (isHighSurrogate(unit) || isLowSurrogate(unit)) return 6;
-  return 3;
-}
-
-/** UTF-8 bytes of `JSON.stringify(text)` made tag-safe, quotes included, without building it. */
-export function jsonStringBytes(text: string): number {
-  const n = text.length;
-  let bytes = 2;
-  for (let i = 0; i < n; i++) {
-    const unit = text.charCodeAt(i);
-    if (isHighSurrogate(unit) && i + 1 < n && isLowSurrogate(text.charCodeAt(i + 1))) {
-      bytes += 4;
-      i++;
-    } else {
-      bytes += jsonUnitBytes(unit);
-    }
-  }
-  return bytes;
+/** UTF-8 bytes of one item's tag-safe serialization, as it appears in a reference (SPEC §8.1, §9.3). */
+export function serializedItemBytes(item: ConversationItem): number {
+  return utf8ByteLength(tagSafeJson(orderedItem(item)));
 }
 
 /**
- * The context text of SPEC §9.2: heading, {@link REFERENCE_WARNING}, and the serialized references
- * (in first-mention order) between `<referenced-sessions>` tags.
+ * The aggregated `HookContext` of SPEC §9.1. Its text is that of SPEC §9.2: the heading
+ * `## Referenced sessions`, {@link REFERENCE_WARNING}, and the serialized references (in
+ * first-mention order) as one JSON array between `<referenced-sessions>` tags.
  */
-export function renderContextText(serializedReferences: readonly string[]): string {
-  return `${HEADING}${REFERENCE_WARNING}\n\n${OPEN_TAG}\n[${serializedReferences.join(',')}]\n${CLOSE_TAG}`;
-}
-
-/** The aggregated `HookContext` of SPEC §9.1. */
 export function buildHookContext(
   serializedReferences: readonly string[],
   references: SessionReferenceMetadataEntry[],
 ): HookContext {
+  const text = `## Referenced sessions\n\n${REFERENCE_WARNING}\n\n<referenced-sessions>\n[${serializedReferences.join(',')}]\n</referenced-sessions>`;
   return {
     source: { ...SESSION_REFERENCE_CONTEXT_SOURCE },
     placement: 'prompt-prefix',
-    content: [{ type: 'text', text: renderContextText(serializedReferences) }],
+    content: [{ type: 'text', text }],
     metadata: { version: 1, references },
   };
 }

@@ -7,16 +7,10 @@
  * without serializing a huge item. Nothing re-serializes the whole object per drop.
  * @module
  */
-import { fail } from './errors.js';
+import { describeValue, fail } from './errors.js';
 import type { ConversationItem } from './projection.js';
-import {
-  itemOverheadBytes,
-  jsonStringBytes,
-  jsonUnitBytes,
-  referenceHeadBytes,
-  type ReferenceHead,
-} from './render.js';
-import { codePointUnitsAt, codePointUnitsBefore, unitUtf8Bytes, utf8ByteLength } from './utf8.js';
+import { serializedItemBytes, serializeReference, tagSafeJson, type ReferenceHead } from './render.js';
+import { utf8ByteLength } from './utf8.js';
 
 /** The outcome of {@link retainConversation}. */
 export interface Retention {
@@ -38,12 +32,8 @@ export function omissionNotice(omittedBytes: number): string {
   return `\n[… ${omittedBytes} UTF-8 bytes omitted …]\n`;
 }
 
-/** Serialized bytes of the notice without its digits. */
-const NOTICE_FIXED_BYTES = jsonStringBytes(omissionNotice(0)) - 2 - 1;
-
-function noticeBytes(omittedBytes: number): number {
-  return NOTICE_FIXED_BYTES + String(omittedBytes).length;
-}
+/** Tag-safe JSON bytes of each ASCII character: 1, or an escape (`\"`, `\n`, `\u0001`, `\u003c`…). */
+const ASCII_JSON_BYTES = Array.from({ length: 128 }, (_, unit) => tagSafeJson(String.fromCharCode(unit)).length - 2);
 
 /**
  * Holds `head` + `items` to `budget` UTF-8 bytes of tag-safe serialization (SPEC §8.3): keeps
@@ -56,179 +46,118 @@ function noticeBytes(omittedBytes: number): number {
  * conversation, or with every kept text down to its notice, exceeds `budget`.
  */
 export function retainConversation(head: ReferenceHead, items: readonly ConversationItem[], budget: number): Retention {
-  const headBytes = referenceHeadBytes(head);
-  if (headBytes > budget) {
-    throw fail(
-      'SESSION_REFERENCE_BUDGET_EXCEEDED',
-      `reference to session ${JSON.stringify(head.sessionId).slice(0, 80)} needs ${headBytes} bytes before any conversation; maxReferenceBytes is ${budget}`,
-    );
-  }
+  const headBytes = utf8ByteLength(serializeReference(head, []));
+  if (headBytes > budget) throw overBudget(head, `${headBytes} bytes before any conversation`, budget);
   const n = items.length;
   const mandatory = (i: number) => items[i]!.checkpoint === true || i === n - 1;
-  // Raw and exact sizes of the items that may be kept (the mandatory ones, and the newest others
-  // until one does not fit): few, so no array as long as the conversation.
-  const rawOf = new Map<number, number>();
-  const sizeOf = new Map<number, number>();
+  // Raw and exact sizes by item index, set only for the items that may be kept (the mandatory
+  // ones, and the newest others until one does not fit): few, so these arrays stay sparse.
+  const raws: number[] = [];
+  const sizes: number[] = [];
+  let exactlySized = 0;
+  /** What keeping item `i` adds: its serialized bytes and a comma. */
+  const measure = (i: number) => {
+    raws[i] ??= utf8ByteLength(items[i]!.text);
+    exactlySized++;
+    return (sizes[i] = serializedItemBytes(items[i]!)) + 1;
+  };
 
-  let total = headBytes;
-  let kept = 0;
-  for (let i = 0; i < n; i++) {
-    if (!mandatory(i)) continue;
-    const size = itemBytes(items[i]!);
-    sizeOf.set(i, size);
-    rawOf.set(i, utf8ByteLength(items[i]!.text));
-    total += size + (kept++ > 0 ? 1 : 0);
-  }
+  // Every kept item adds a comma but the first (when there are items, the newest is kept).
+  let total = n > 0 ? headBytes - 1 : headBytes;
+  for (let i = 0; i < n; i++) if (mandatory(i)) total += measure(i);
   let firstKept = n - 1;
   for (let i = n - 2; i >= 0; i--) {
     if (mandatory(i)) continue;
-    const raw = utf8ByteLength(items[i]!.text);
-    rawOf.set(i, raw);
-    if (total + itemOverheadBytes(items[i]!) + 2 + raw + 1 > budget) break;
-    const size = itemBytes(items[i]!);
-    sizeOf.set(i, size);
-    if (total + size + 1 > budget) break;
-    total += size + 1;
-    kept++;
+    // The raw length is a lower bound: a huge item stops the walk unserialized.
+    if (total + (raws[i] = utf8ByteLength(items[i]!.text)) > budget) break;
+    const added = measure(i);
+    if (total + added > budget) break;
+    total += added;
     firstKept = i;
   }
 
-  const conversation: ConversationItem[] = [];
-  const keptIndices: number[] = [];
-  let omittedMessages = 0;
+  const kept: number[] = [];
   let omittedBytes = 0;
   for (let i = 0; i < n; i++) {
-    if (mandatory(i) || i >= firstKept) {
-      keptIndices.push(i);
-      conversation.push(items[i]!);
-    } else {
-      omittedMessages++;
-      omittedBytes += rawOf.get(i) ?? utf8ByteLength(items[i]!.text);
-    }
+    if (i >= firstKept || mandatory(i)) kept.push(i);
+    else omittedBytes += raws[i] ?? utf8ByteLength(items[i]!.text);
   }
-  const exactlySized = sizeOf.size;
 
+  // Step 4: shortened items, by index.
+  const shortened: ConversationItem[] = [];
   if (total > budget) {
-    const shortening = shortenKept(items, keptIndices, rawOf, sizeOf, total, budget);
-    if (shortening.total > budget) {
-      throw fail(
-        'SESSION_REFERENCE_BUDGET_EXCEEDED',
-        `reference to session ${JSON.stringify(head.sessionId).slice(0, 80)} needs at least ${shortening.total} bytes with every kept text truncated; maxReferenceBytes is ${budget}`,
-      );
+    for (const i of [...kept].sort((a, b) => raws[b]! - raws[a]! || a - b)) {
+      if (total <= budget) break;
+      const others = total - sizes[i]!;
+      const cut = shortenItem(items[i]!, raws[i]!, budget - others);
+      if (cut.bytes >= sizes[i]!) continue;
+      shortened[i] = cut.item;
+      total = others + cut.bytes;
+      omittedBytes += cut.omittedBytes;
     }
-    keptIndices.forEach((index, k) => {
-      const text = shortening.texts.get(index);
-      if (text !== undefined) conversation[k] = { ...items[index]!, text };
-    });
-    total = shortening.total;
-    omittedBytes += shortening.omittedBytes;
+    if (total > budget) throw overBudget(head, `at least ${total} bytes with every kept text truncated`, budget);
   }
 
   return {
-    conversation,
+    conversation: kept.map((i) => shortened[i] ?? items[i]!),
     originalMessages: n,
-    retainedMessages: conversation.length,
-    omittedMessages,
+    retainedMessages: kept.length,
+    omittedMessages: n - kept.length,
     omittedBytes,
     serializedBytes: total,
     exactlySized,
   };
 }
 
-function itemBytes(item: ConversationItem): number {
-  return itemOverheadBytes(item) + jsonStringBytes(item.text);
-}
-
-interface Shortening {
-  /** New texts by item index. */
-  texts: Map<number, string>;
-  total: number;
-  omittedBytes: number;
-}
-
-/** SPEC §8.3 step 4 over the kept items, whose raw and exact sizes are in `rawOf` and `sizeOf`. */
-function shortenKept(
-  items: readonly ConversationItem[],
-  keptIndices: readonly number[],
-  rawOf: ReadonlyMap<number, number>,
-  sizeOf: ReadonlyMap<number, number>,
-  total: number,
-  budget: number,
-): Shortening {
-  const rawBytes = (i: number) => rawOf.get(i)!;
-  const sizes = (i: number) => sizeOf.get(i)!;
-  const order = [...keptIndices].sort((a, b) => rawBytes(b) - rawBytes(a) || a - b);
-  const texts = new Map<number, string>();
-  let omittedBytes = 0;
-  for (const index of order) {
-    if (total <= budget) break;
-    const item = items[index]!;
-    const overhead = itemOverheadBytes(item);
-    const others = total - sizes(index);
-    const cut = shortenText(item.text, rawBytes(index), budget - others - overhead, sizes(index) - overhead);
-    if (!cut) continue;
-    texts.set(index, cut.text);
-    total = others + overhead + cut.bytes;
-    omittedBytes += cut.omittedBytes;
-  }
-  return { texts, total, omittedBytes };
+function overBudget(head: ReferenceHead, needs: string, budget: number) {
+  return fail(
+    'SESSION_REFERENCE_BUDGET_EXCEEDED',
+    `reference to session ${describeValue(head.sessionId)} needs ${needs}; maxReferenceBytes is ${budget}`,
+  );
 }
 
 interface Cut {
-  text: string;
-  /** Serialized bytes of the new text, quotes included. */
+  item: ConversationItem;
+  /** Serialized bytes of the shortened item. */
   bytes: number;
   omittedBytes: number;
 }
 
 /**
- * The head/tail truncation of `text` (raw length `raw`) with the largest k whose serialized text
- * fits in `available` bytes; the notice alone when none fits; `undefined` when even the notice
- * alone would not be smaller than the text (`currentBytes`, serialized).
+ * The head/tail truncation of `item`'s text (raw length `raw`) with the largest k for which the
+ * serialized item fits in `available` bytes; the notice alone when none fits (SPEC §8.3 step 4).
+ *
+ * Raising k by one raises the byte limit of one end — the head's ⌈k/2⌉ for odd k, the tail's
+ * ⌊k/2⌋ for even k, both equal to ⌈k/2⌉ then — so that end takes at most one more code point,
+ * and the serialized size never decreases with k (a code point adds at least one byte, N loses at
+ * most one digit): the walk stops at the first k that does not fit.
  */
-function shortenText(text: string, raw: number, available: number, currentBytes: number): Cut | undefined {
-  const noticeOnly = 2 + noticeBytes(raw);
-  if (noticeOnly >= currentBytes) return undefined;
-  let head = { units: 0, raw: 0, json: 0 };
-  let tail = { units: 0, raw: 0, json: 0 };
-  let best = { head, tail };
-  const size = () => 2 + head.json + tail.json + noticeBytes(raw - head.raw - tail.raw);
-  if (size() <= available) {
-    for (let k = 1; k < raw; k++) {
-      head = grow(text, head, Math.ceil(k / 2), true);
-      tail = grow(text, tail, Math.floor(k / 2), false);
-      if (size() > available) break;
-      best = { head, tail };
-    }
+function shortenItem(item: ConversationItem, raw: number, available: number): Cut {
+  const { text } = item;
+  const units = [0, 0]; // UTF-16 units kept at the end (0) and at the start (1)
+  const bytes = [0, 0]; // their raw UTF-8 bytes
+  let omittedBytes = raw;
+  // Serialized bytes of the item with the notice alone, but for the notice's digits.
+  let json = serializedItemBytes({ ...item, text: omissionNotice(0) }) - 1;
+  for (let k = 1; k < raw; k++) {
+    const end = k & 1;
+    const at = end ? units[1]! : text.length - units[0]!;
+    // The code point after the head or before the tail (a lone surrogate is one on its own).
+    const before = text.codePointAt(at - 2) ?? 0;
+    const point = end ? text.codePointAt(at)! : before > 0xffff ? before : text.charCodeAt(at - 1);
+    const pointRaw = point < 0x80 ? 1 : point < 0x800 ? 2 : point < 0x10000 ? 3 : 4;
+    if (bytes[end]! + pointRaw > Math.ceil(k / 2)) continue;
+    const lone = point >= 0xd800 && point <= 0xdfff;
+    const pointJson = point < 0x80 ? ASCII_JSON_BYTES[point]! : lone ? 6 : pointRaw;
+    if (json + pointJson + String(omittedBytes - pointRaw).length > available) break;
+    units[end]! += point > 0xffff ? 2 : 1;
+    bytes[end]! += pointRaw;
+    omittedBytes -= pointRaw;
+    json += pointJson;
   }
-  const omittedBytes = raw - best.head.raw - best.tail.raw;
   return {
-    text: text.slice(0, best.head.units) + omissionNotice(omittedBytes) + text.slice(text.length - best.tail.units),
-    bytes: 2 + best.head.json + best.tail.json + noticeBytes(omittedBytes),
+    item: { ...item, text: text.slice(0, units[1]) + omissionNotice(omittedBytes) + text.slice(text.length - units[0]!) },
+    bytes: json + String(omittedBytes).length,
     omittedBytes,
   };
-}
-
-interface Side {
-  /** UTF-16 code units taken. */
-  units: number;
-  /** Raw UTF-8 bytes taken. */
-  raw: number;
-  /** Serialized (tag-safe JSON) bytes taken. */
-  json: number;
-}
-
-/** Extends a head (from the start) or tail (from the end) by whole code points up to `limit` raw bytes. */
-function grow(text: string, side: Side, limit: number, fromStart: boolean): Side {
-  let { units, raw, json } = side;
-  for (;;) {
-    const at = fromStart ? units : text.length - units;
-    const width = fromStart ? codePointUnitsAt(text, at) : codePointUnitsBefore(text, at);
-    const unit = text.charCodeAt(fromStart ? at : at - 1);
-    const cpRaw = width === 2 ? 4 : unitUtf8Bytes(unit);
-    if (raw + cpRaw > limit) return units === side.units ? side : { units, raw, json };
-    units += width;
-    raw += cpRaw;
-    json += width === 2 ? 4 : jsonUnitBytes(unit);
-  }
 }
