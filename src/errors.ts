@@ -26,10 +26,10 @@ const PREFIX = 'SESSION_REFERENCE_';
 export type SessionReferenceErrorCode = `${typeof PREFIX}${(typeof SUFFIXES)[number]}`;
 
 /**
- * An error code as the internal helpers {@link check} and {@link fail} take it: in full, or
- * without its `SESSION_REFERENCE_` prefix (`'READ_FAILED'`), which they add.
+ * An error code as the internal helpers {@link check} and {@link fail} take it: without its
+ * `SESSION_REFERENCE_` prefix (`'READ_FAILED'`), which they add.
  */
-export type ErrorCodeInput = SessionReferenceErrorCode | (typeof SUFFIXES)[number];
+export type ErrorCodeInput = (typeof SUFFIXES)[number];
 
 /** Every error code the module produces (SPEC §10). */
 export const SESSION_REFERENCE_ERROR_CODES: readonly SessionReferenceErrorCode[] = SUFFIXES.map((suffix) => `${PREFIX}${suffix}` as const);
@@ -107,10 +107,10 @@ export function check(ok: unknown, code: ErrorCodeInput, what: string, value: un
   if (!ok) throw fail(code, `${what}, got ${describeValue(value)}`);
 }
 
-/** Shorthand used across the module: `throw fail(code, message, cause?)`; `code` may omit its prefix. */
+/** Shorthand used across the module: `throw fail(code, message, cause?)`, `code` without its prefix. */
 export function fail(code: ErrorCodeInput, message: string, cause?: unknown): SessionReferenceError {
   return new SessionReferenceError(
-    code.startsWith(PREFIX) ? (code as SessionReferenceErrorCode) : `${PREFIX}${code as (typeof SUFFIXES)[number]}`,
+    `${PREFIX}${code}`,
     message,
     cause === undefined ? undefined : { cause },
   );

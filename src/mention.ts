@@ -105,21 +105,20 @@ function unescapeLabel(label: string): string {
  * `cause`), `sessionId` is not a string, or `label` is present and not a string.
  */
 export function formatSessionReferenceMention(reference: SessionReferenceMentionInput): string {
-  const { sessionId, label } = readMentionInput(reference);
-  check(typeof sessionId === 'string', 'SESSION_REFERENCE_INVALID_REFERENCE', 'sessionId must be a string', sessionId);
-  check(label === undefined || typeof label === 'string', 'SESSION_REFERENCE_INVALID_REFERENCE', 'label must be a string', label);
-  return `@[${(label ?? sessionId).replace(/[\\[\]]/g, '\\$&')}](${encodeSessionReferenceUri(sessionId)})`;
-}
-
-/** `sessionId` and `label` of a mention input, each read once. */
-function readMentionInput(reference: unknown): Record<string, unknown> {
-  check(typeof reference === 'object' && reference !== null, 'SESSION_REFERENCE_INVALID_REFERENCE', 'a reference must be an object', reference);
+  let sessionId: unknown;
+  let label: unknown;
   try {
-    const { sessionId, label } = reference as Record<string, unknown>;
-    return { sessionId, label };
+    ({ sessionId, label } = Object(reference) as Record<string, unknown>);
   } catch (cause) {
-    throw fail('SESSION_REFERENCE_INVALID_REFERENCE', `a reference could not be read, got ${describeValue(reference)}`, cause);
+    throw fail('INVALID_REFERENCE', `a reference could not be read, got ${describeValue(reference)}`, cause);
   }
+  check(
+    typeof sessionId === 'string' && (label === undefined || typeof label === 'string'),
+    'INVALID_REFERENCE',
+    'a reference must be { sessionId: string, label?: string }',
+    reference,
+  );
+  return `@[${(label ?? sessionId).replace(/[\\[\]]/g, '\\$&')}](${encodeSessionReferenceUri(sessionId)})`;
 }
 
 /**
@@ -175,7 +174,7 @@ export function parseSessionReferenceText(text: string): ParsedSessionReferenceT
  *   has passed them.
  */
 function scan(text: string, throwOnError: boolean): SessionReferenceScan {
-  check(typeof text === 'string', 'SESSION_REFERENCE_INVALID_ARGUMENT', 'text must be a string', text);
+  check(typeof text === 'string', 'INVALID_ARGUMENT', 'text must be a string', text);
   const n = text.length;
   const tokens: SessionReferenceToken[] = [];
   let readable = '';

@@ -111,7 +111,7 @@ export function retainConversation(head: ReferenceHead, items: readonly Conversa
 
 function overBudget(head: ReferenceHead, needs: string, budget: number) {
   return fail(
-    'SESSION_REFERENCE_BUDGET_EXCEEDED',
+    'BUDGET_EXCEEDED',
     `reference to session ${describeValue(head.sessionId)} needs ${needs}; maxReferenceBytes is ${budget}`,
   );
 }

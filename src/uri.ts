@@ -26,7 +26,7 @@ const PLAIN_JSON_STRING = /^"[^"\\\0-\x1f]*"$/;
  * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_REFERENCE` when `sessionId` is not a string.
  */
 export function encodeSessionReferenceUri(sessionId: string): string {
-  check(typeof sessionId === 'string', 'SESSION_REFERENCE_INVALID_REFERENCE', 'session id must be a string', sessionId);
+  check(typeof sessionId === 'string', 'INVALID_REFERENCE', 'session id must be a string', sessionId);
   return SESSION_REFERENCE_SCHEME + base64urlOfJsonString(sessionId);
 }
 
@@ -38,7 +38,7 @@ export function encodeSessionReferenceUri(sessionId: string): string {
  * Strict base64url decoding and strict UTF-8 decoding are both one-to-one, so re-encoding gives
  * back `uri` exactly when `JSON.stringify(id)` gives back the decoded JSON text.
  */
-export function tryDecodeSessionReferenceUri(uri: unknown): string | undefined {
+function tryDecodeSessionReferenceUri(uri: unknown): string | undefined {
   if (typeof uri !== 'string' || !uri.startsWith(SESSION_REFERENCE_SCHEME)) return undefined;
   const bytes = decodeBase64url(uri, SESSION_REFERENCE_SCHEME.length);
   const json = bytes && decodeUtf8Strict(bytes);
@@ -62,6 +62,6 @@ export function tryDecodeSessionReferenceUri(uri: unknown): string | undefined {
  */
 export function decodeSessionReferenceUri(uri: string): string {
   const id = tryDecodeSessionReferenceUri(uri);
-  check(id !== undefined, 'SESSION_REFERENCE_INVALID_REFERENCE', 'not a canonical dsh-session URI', uri);
+  check(id !== undefined, 'INVALID_REFERENCE', 'not a canonical dsh-session URI', uri);
   return id;
 }

@@ -1,5 +1,5 @@
 /**
- * UTF-8 lengths and code-point stepping over JavaScript strings (SPEC §8.3, §8.4).
+ * UTF-8 over JavaScript strings: byte lengths (SPEC §8.3, §8.4), encoding and strict decoding (SPEC §2).
  *
  * Byte counts here are raw UTF-8 bytes, with a lone surrogate counted as the 3 bytes of U+FFFD
  * (what `TextEncoder` writes for it).
@@ -21,21 +21,6 @@ export function decodeUtf8Strict(bytes: Uint8Array): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** True for a UTF-16 high (leading) surrogate code unit. */
-export function isHighSurrogate(unit: number): boolean {
-  return unit >= 0xd800 && unit <= 0xdbff;
-}
-
-/** True for a UTF-16 low (trailing) surrogate code unit. */
-export function isLowSurrogate(unit: number): boolean {
-  return unit >= 0xdc00 && unit <= 0xdfff;
-}
-
-/** UTF-8 bytes of a single non-pair code unit (a lone surrogate counts 3, as U+FFFD). */
-export function unitUtf8Bytes(unit: number): number {
-  return unit < 0x80 ? 1 : unit < 0x800 ? 2 : 3;
 }
 
 let lengthScratch: Uint8Array | undefined;
@@ -60,18 +45,3 @@ export function utf8ByteLength(text: string): number {
   return bytes;
 }
 
-/**
- * Number of UTF-16 code units of the whole code point that starts at `index` (2 for a surrogate
- * pair, else 1).
- */
-export function codePointUnitsAt(text: string, index: number): 1 | 2 {
-  return isHighSurrogate(text.charCodeAt(index)) && isLowSurrogate(text.charCodeAt(index + 1)) ? 2 : 1;
-}
-
-/**
- * Number of UTF-16 code units of the whole code point that ends just before `end` (2 for a
- * surrogate pair, else 1).
- */
-export function codePointUnitsBefore(text: string, end: number): 1 | 2 {
-  return end >= 2 && isLowSurrogate(text.charCodeAt(end - 1)) && isHighSurrogate(text.charCodeAt(end - 2)) ? 2 : 1;
-}

@@ -247,7 +247,7 @@ async function openStore(flags: Flags, io: CliIO): Promise<{ sessionQuery: Sessi
   if (flags.as !== undefined) {
     const target = records.find((record) => record.header.id === flags.as);
     if (!target) {
-      throw fail('SESSION_REFERENCE_NOT_FOUND', `--as session ${describeValue(flags.as)} is not in the dsh store at ${JSON.stringify(store.root)}`);
+      throw fail('NOT_FOUND', `--as session ${describeValue(flags.as)} is not in the dsh store at ${JSON.stringify(store.root)}`);
     }
     const agent: TargetAgent = { id: target.header.id };
     if (typeof target.header.cwd === 'string') agent.cwd = target.header.cwd;
@@ -263,7 +263,7 @@ async function openStore(flags: Flags, io: CliIO): Promise<{ sessionQuery: Sessi
 async function candidates(query: string | undefined, flags: Flags, io: CliIO, out: (text: string) => void): Promise<void> {
   const limit = integerFlag('limit', flags.limit);
   if (limit !== undefined && !isPositiveSafeInteger(limit)) {
-    throw fail('SESSION_REFERENCE_INVALID_ARGUMENT', `--limit must be a positive safe integer, got ${describeValue(flags.limit)}`);
+    throw fail('INVALID_ARGUMENT', `--limit must be a positive safe integer, got ${describeValue(flags.limit)}`);
   }
   const { sessionQuery, agent } = await openStore(flags, io);
   const refs = createSessionReferences({ sessionQuery });

@@ -129,7 +129,7 @@ export function createDshStoreSessionQuery(options: DshStoreOptions = {}): DshSt
   }
 
   function notFound(sessionId: string): SessionReferenceError {
-    return fail('SESSION_REFERENCE_NOT_FOUND', `no session with id ${describeValue(sessionId)} in the dsh store at ${quotePath(root)}`);
+    return fail('NOT_FOUND', `no session with id ${describeValue(sessionId)} in the dsh store at ${quotePath(root)}`);
   }
 
   /** The whole log of `sessionId`, checking that its header still carries that id. */
@@ -147,7 +147,7 @@ export function createDshStoreSessionQuery(options: DshStoreOptions = {}): DshSt
     if (!moved) throw notFound(sessionId);
     const again = await readWholeLog(moved.path, signal);
     if (again.header.id !== sessionId) {
-      throw fail('SESSION_REFERENCE_READ_FAILED', `${quotePath(moved.path)} changed while it was being read`);
+      throw fail('READ_FAILED', `${quotePath(moved.path)} changed while it was being read`);
     }
     return again;
   }
@@ -171,7 +171,7 @@ export function createDshStoreSessionQuery(options: DshStoreOptions = {}): DshSt
     },
     async readTitleSnapshots(sessionIds: string[], signal?: AbortSignal): Promise<SessionTitleSnapshot[]> {
       if (!Array.isArray(sessionIds)) {
-        throw fail('SESSION_REFERENCE_INVALID_ARGUMENT', `sessionIds must be an array of strings, got ${describeValue(sessionIds)}`);
+        throw fail('INVALID_ARGUMENT', `sessionIds must be an array of strings, got ${describeValue(sessionIds)}`);
       }
       throwIfAborted(signal);
       // One rescan up front for ids the last scan did not see, instead of one per id.
@@ -193,22 +193,22 @@ export function createDshStoreSessionQuery(options: DshStoreOptions = {}): DshSt
 
 function checkOptions(options: unknown): string {
   if (typeof options !== 'object' || options === null) {
-    throw fail('SESSION_REFERENCE_INVALID_CONFIG', `options must be an object like { root }, got ${describeValue(options)}`);
+    throw fail('INVALID_CONFIG', `options must be an object like { root }, got ${describeValue(options)}`);
   }
   for (const key of Object.keys(options)) {
-    if (key !== 'root') throw fail('SESSION_REFERENCE_INVALID_CONFIG', `unknown option ${describeValue(key)}`);
+    if (key !== 'root') throw fail('INVALID_CONFIG', `unknown option ${describeValue(key)}`);
   }
   const { root } = options as DshStoreOptions;
   if (root === undefined) return defaultSessionStoreRoot();
   if (typeof root !== 'string' || root === '') {
-    throw fail('SESSION_REFERENCE_INVALID_CONFIG', `root must be a non-empty path, got ${describeValue(root)}`);
+    throw fail('INVALID_CONFIG', `root must be a non-empty path, got ${describeValue(root)}`);
   }
   return root;
 }
 
 function checkId(sessionId: unknown): asserts sessionId is string {
   if (typeof sessionId !== 'string') {
-    throw fail('SESSION_REFERENCE_INVALID_ARGUMENT', `sessionId must be a string, got ${describeValue(sessionId)}`);
+    throw fail('INVALID_ARGUMENT', `sessionId must be a string, got ${describeValue(sessionId)}`);
   }
 }
 
@@ -373,7 +373,7 @@ async function readFirstLine(reader: PrefixReader, path: string): Promise<Uint8A
       }
     }
     if (bytes.length >= MAX_HEADER_BYTES) {
-      throw fail('SESSION_REFERENCE_INVALID_LOG', `${quotePath(path)}: the first line is longer than ${MAX_HEADER_BYTES} bytes; not a dsh session header`);
+      throw fail('INVALID_LOG', `${quotePath(path)}: the first line is longer than ${MAX_HEADER_BYTES} bytes; not a dsh session header`);
     }
     await reader.ensure(Math.min(bytes.length * 2, MAX_HEADER_BYTES));
   }
@@ -391,7 +391,7 @@ async function readFirstFrame(reader: PrefixReader, path: string): Promise<Uint8
     if (extent === undefined) {
       if (reader.eof) return undefined;
       if (reader.bytes.length >= MAX_HEADER_BYTES) {
-        throw fail('SESSION_REFERENCE_INVALID_LOG', `${quotePath(path)}: the first zstd frame is larger than ${MAX_HEADER_BYTES} bytes; not a dsh session header`);
+        throw fail('INVALID_LOG', `${quotePath(path)}: the first zstd frame is larger than ${MAX_HEADER_BYTES} bytes; not a dsh session header`);
       }
       await reader.ensure(Math.min(reader.bytes.length * 2, MAX_HEADER_BYTES));
       continue;
@@ -446,15 +446,15 @@ function withPath<T>(path: string, parse: () => T): T {
   try {
     return parse();
   } catch (error) {
-    if (error instanceof SessionReferenceError) throw fail(error.code, `${quotePath(path)}: ${error.message}`, error);
-    throw fail('SESSION_REFERENCE_INVALID_LOG', `${quotePath(path)}: ${describeValue(error instanceof Error ? error.message : error)}`, error);
+    if (error instanceof SessionReferenceError) throw new SessionReferenceError(error.code, `${quotePath(path)}: ${error.message}`, { cause: error });
+    throw fail('INVALID_LOG', `${quotePath(path)}: ${describeValue(error instanceof Error ? error.message : error)}`, error);
   }
 }
 
 function rethrowRead(error: unknown, path: string): never {
   const code = (error as { code?: unknown } | null)?.code;
   const detail = typeof code === 'string' ? code : describeValue(error instanceof Error ? error.message : error);
-  throw fail('SESSION_REFERENCE_READ_FAILED', `cannot read ${quotePath(path)}: ${detail}`, error);
+  throw fail('READ_FAILED', `cannot read ${quotePath(path)}: ${detail}`, error);
 }
 
 function isErrno(error: unknown, code: string): boolean {

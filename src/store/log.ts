@@ -34,7 +34,7 @@ function parseJson(line: string): LineValue {
 }
 
 function invalidLine(line: number, what: string, cause?: unknown) {
-  return fail('SESSION_REFERENCE_INVALID_LOG', `dsh session log line ${line} ${what}`, cause);
+  return fail('INVALID_LOG', `dsh session log line ${line} ${what}`, cause);
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -30,11 +30,11 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 function invalidArgument(message: string) {
-  return fail('SESSION_REFERENCE_INVALID_ARGUMENT', message);
+  return fail('INVALID_ARGUMENT', message);
 }
 
 function notFound(sessionId: string) {
-  return fail('SESSION_REFERENCE_NOT_FOUND', `no session with id ${describeValue(sessionId)} in the store`);
+  return fail('NOT_FOUND', `no session with id ${describeValue(sessionId)} in the store`);
 }
 
 function checkHeader(header: unknown, where: string): SessionHeader {

@@ -204,7 +204,7 @@ function checkBucket(bucket: unknown): void {
   const candidate = bucket as Partial<ObjectStoreBucket> | null;
   if (typeof candidate !== 'object' || candidate === null || typeof candidate.list !== 'function' || typeof candidate.get !== 'function') {
     throw fail(
-      'SESSION_REFERENCE_INVALID_CONFIG',
+      'INVALID_CONFIG',
       `bucket must be an object store with list() and get() (an R2 bucket binding), got ${describeValue(bucket)}`,
     );
   }
@@ -212,36 +212,36 @@ function checkBucket(bucket: unknown): void {
 
 function checkOptions(options: unknown): Required<Omit<ObjectStoreSessionQueryOptions, 'prefix'>> & { prefix: string | undefined } {
   if (typeof options !== 'object' || options === null) {
-    throw fail('SESSION_REFERENCE_INVALID_CONFIG', `options must be an object, got ${describeValue(options)}`);
+    throw fail('INVALID_CONFIG', `options must be an object, got ${describeValue(options)}`);
   }
   for (const key of Object.keys(options)) {
     if (key !== 'prefix' && key !== 'rangeReads' && key !== 'concurrency') {
-      throw fail('SESSION_REFERENCE_INVALID_CONFIG', `unknown option ${describeValue(key)}`);
+      throw fail('INVALID_CONFIG', `unknown option ${describeValue(key)}`);
     }
   }
   const { prefix, rangeReads = true, concurrency = DEFAULT_CONCURRENCY } = options as ObjectStoreSessionQueryOptions;
   if (prefix !== undefined && typeof prefix !== 'string') {
-    throw fail('SESSION_REFERENCE_INVALID_CONFIG', `prefix must be a string, got ${describeValue(prefix)}`);
+    throw fail('INVALID_CONFIG', `prefix must be a string, got ${describeValue(prefix)}`);
   }
   if (typeof rangeReads !== 'boolean') {
-    throw fail('SESSION_REFERENCE_INVALID_CONFIG', `rangeReads must be a boolean, got ${describeValue(rangeReads)}`);
+    throw fail('INVALID_CONFIG', `rangeReads must be a boolean, got ${describeValue(rangeReads)}`);
   }
   if (!Number.isSafeInteger(concurrency) || concurrency < 1) {
-    throw fail('SESSION_REFERENCE_INVALID_CONFIG', `concurrency must be a positive safe integer, got ${describeValue(concurrency)}`);
+    throw fail('INVALID_CONFIG', `concurrency must be a positive safe integer, got ${describeValue(concurrency)}`);
   }
   return { prefix, rangeReads, concurrency };
 }
 
 function checkSessionId(sessionId: unknown): string {
   if (typeof sessionId !== 'string') {
-    throw fail('SESSION_REFERENCE_INVALID_ARGUMENT', `sessionId must be a string, got ${describeValue(sessionId)}`);
+    throw fail('INVALID_ARGUMENT', `sessionId must be a string, got ${describeValue(sessionId)}`);
   }
   return sessionId;
 }
 
 function checkSessionIds(sessionIds: unknown): string[] {
   if (!Array.isArray(sessionIds) || !sessionIds.every((id) => typeof id === 'string')) {
-    throw fail('SESSION_REFERENCE_INVALID_ARGUMENT', `sessionIds must be an array of strings, got ${describeValue(sessionIds)}`);
+    throw fail('INVALID_ARGUMENT', `sessionIds must be an array of strings, got ${describeValue(sessionIds)}`);
   }
   return sessionIds as string[];
 }
@@ -254,7 +254,7 @@ function enter(signal: unknown): AbortSignal | undefined {
 }
 
 function notFound(sessionId: string) {
-  return fail('SESSION_REFERENCE_NOT_FOUND', `no session with id ${describeValue(sessionId)} in the object store`);
+  return fail('NOT_FOUND', `no session with id ${describeValue(sessionId)} in the object store`);
 }
 
 function isCancelled(error: unknown): boolean {
@@ -328,12 +328,12 @@ async function storeCall<T>(what: string, call: () => Promise<T>): Promise<T> {
   } catch (error) {
     if (error instanceof SessionReferenceError) throw error;
     const message = error instanceof Error ? error.message : error;
-    throw fail('SESSION_REFERENCE_READ_FAILED', `object store ${what} failed: ${describeValue(message)}`, error);
+    throw fail('READ_FAILED', `object store ${what} failed: ${describeValue(message)}`, error);
   }
 }
 
 function malformed(what: string, value: unknown) {
-  return fail('SESSION_REFERENCE_READ_FAILED', `object store ${what} answered ${describeValue(value)}`);
+  return fail('READ_FAILED', `object store ${what} answered ${describeValue(value)}`);
 }
 
 /** Every object under `prefix`, following cursors. */
@@ -462,14 +462,14 @@ function inObject<T>(key: string, read: () => T): T {
     return read();
   } catch (error) {
     if (error instanceof SessionReferenceError && error.code === 'SESSION_REFERENCE_INVALID_LOG') {
-      throw fail(error.code, `object ${describeValue(key)}: ${error.message}`, error.cause);
+      throw fail('INVALID_LOG', `object ${describeValue(key)}: ${error.message}`, error.cause);
     }
     throw error;
   }
 }
 
 function tooLarge(key: string, what: string) {
-  return fail('SESSION_REFERENCE_INVALID_LOG', `object ${describeValue(key)}: the ${what} is longer than ${MAX_HEADER_BYTES} bytes; not a dsh session header`);
+  return fail('INVALID_LOG', `object ${describeValue(key)}: the ${what} is longer than ${MAX_HEADER_BYTES} bytes; not a dsh session header`);
 }
 
 /** True when `bytes` (a complete object without `\n`) is one JSON value: a header without its final newline. */
@@ -550,13 +550,13 @@ async function readLog(bucket: ObjectStoreBucket, entry: Entry, signal: AbortSig
   const bytes = entry.bytes ?? (await getWhole(bucket, entry.key));
   entry.bytes = undefined;
   if (bytes === undefined) {
-    throw fail('SESSION_REFERENCE_NOT_FOUND', `session ${describeValue(entry.header.id)}: object ${describeValue(entry.key)} is gone from the object store`);
+    throw fail('NOT_FOUND', `session ${describeValue(entry.header.id)}: object ${describeValue(entry.key)} is gone from the object store`);
   }
   throwIfAborted(signal);
   const log = inObject(entry.key, () => parseSessionLog(bytes));
   if (log.header.id !== entry.header.id) {
     throw fail(
-      'SESSION_REFERENCE_READ_FAILED',
+      'READ_FAILED',
       `object ${describeValue(entry.key)} changed while it was being read: it was listed as session ${describeValue(entry.header.id)}, it now holds ${describeValue(log.header.id)}`,
     );
   }

@@ -26,7 +26,7 @@ export function inputBytes(input: unknown): Uint8Array {
     if (tagOf(input) === '[object ArrayBuffer]') return new Uint8Array(input as ArrayBuffer);
   }
   throw fail(
-    'SESSION_REFERENCE_INVALID_ARGUMENT',
+    'INVALID_ARGUMENT',
     `a dsh session log must be a string, a Uint8Array or an ArrayBuffer, got ${describeValue(input)}`,
   );
 }
@@ -42,7 +42,7 @@ export function stripBom(text: string): string {
  */
 export function decodeLogBytes(bytes: Uint8Array): string {
   const text = decodeUtf8Strict(bytes);
-  if (text === undefined) throw fail('SESSION_REFERENCE_INVALID_LOG', 'dsh session log: the bytes are not valid UTF-8');
+  if (text === undefined) throw fail('INVALID_LOG', 'dsh session log: the bytes are not valid UTF-8');
   return stripBom(text);
 }
 

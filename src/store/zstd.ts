@@ -67,7 +67,7 @@ function readUint(bytes: Uint8Array, at: number, size: number): number {
 }
 
 function corrupt(at: number, what: string, cause?: unknown) {
-  return fail('SESSION_REFERENCE_INVALID_LOG', `dsh session log: corrupt zstd frame at byte ${at}: ${what}`, cause);
+  return fail('INVALID_LOG', `dsh session log: corrupt zstd frame at byte ${at}: ${what}`, cause);
 }
 
 /** True when the bytes from `at` to the end are a proper prefix of a frame magic (a torn start). */
