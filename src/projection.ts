@@ -47,11 +47,8 @@ export function projectSurface(surface: readonly unknown[]): ConversationItem[] 
 }
 
 function projectEvent(value: unknown): ConversationItem | undefined {
-  if (!isRecord(value)) return undefined;
-  const { type } = value;
-  // Decide by type first: the data of every other event (tool results…) is never touched.
-  if (type !== 'user/message' && type !== 'steering/message' && type !== 'assistant/message') return undefined;
-  const { data } = value;
+  // Object(): a primitive or null reads as an event without type or data.
+  const { type, data } = Object(value) as Record<string, unknown>;
   if (!isRecord(data)) return undefined;
   if (type === 'assistant/message') {
     return isRecord(data.message) ? { role: 'assistant', text: joinTextBlocks(data.message.content) } : undefined;
@@ -60,6 +57,7 @@ function projectEvent(value: unknown): ConversationItem | undefined {
     if (isCompactCheckpointSource(data.source)) return { role: 'user', text: messageText(data), checkpoint: true };
     return isDirectUserSource(data.source) ? { role: 'user', text: messageText(data) } : undefined;
   }
+  if (type !== 'steering/message') return undefined;
   // A steering message: a `UserMessage`, or the legacy `{ turn, message }` (message object or
   // string) and `{ turn, content, source }`; a missing source is a direct user.
   const inner = data.message;
@@ -68,11 +66,6 @@ function projectEvent(value: unknown): ConversationItem | undefined {
   return source == null || isDirectUserSource(source) ? { role: 'user', text: messageText(message, true) } : undefined;
 }
 
-/**
- * A user message's text: `envelope.display` when it carries an envelope (no recursive snapshots),
- * else its content's text blocks — or the content itself, if a string and `stringContent` allows
- * it (legacy steering shapes).
- */
 function messageText({ envelope, content }: Record<string, unknown>, stringContent = false): string {
   if (envelope !== undefined && envelope !== null) return joinTextBlocks((envelope as Record<string, unknown>).display);
   return stringContent && typeof content === 'string' ? content : joinTextBlocks(content);
