@@ -467,3 +467,25 @@ export function codecIds(seed: number, count: number, maxBytes = 256): string[] 
   }
   return ids;
 }
+
+/**
+ * Copies of `items` whose `role` is a counting getter, and the count. Retention reads an item's
+ * `role` only when it serializes the item (sizes it exactly, SPEC §8.3); measuring the raw UTF-8
+ * length of a dropped item reads only its `text`. So the count is how many items were sized
+ * exactly.
+ */
+export function countingExactSizes<T extends { role: string }>(items: readonly T[]): { items: T[]; sized: () => number } {
+  let reads = 0;
+  const counted = items.map((item) => {
+    const copy = { ...item };
+    Object.defineProperty(copy, 'role', {
+      enumerable: true,
+      get: () => {
+        reads++;
+        return item.role;
+      },
+    });
+    return copy;
+  });
+  return { items: counted, sized: () => reads };
+}

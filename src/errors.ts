@@ -119,10 +119,9 @@ export function fail(code: ErrorCodeInput, message: string, cause?: unknown): Se
 /**
  * What a public function throws for a caught error (SPEC §10): a `SessionReferenceError` as it
  * is; anything else — a throwing getter, a revoked proxy, a value `structuredClone` refuses —
- * becomes `SESSION_REFERENCE_INVALID_ARGUMENT` naming it, the original kept as `cause`.
+ * becomes `code` (default `SESSION_REFERENCE_INVALID_ARGUMENT`) naming it, the original kept as
+ * `cause`.
  */
-export function argumentError(error: unknown): SessionReferenceError {
-  return error instanceof SessionReferenceError
-    ? error
-    : fail('INVALID_ARGUMENT', `unusable argument: ${describeValue(error)}`, error);
+export function argumentError(error: unknown, code: ErrorCodeInput = 'INVALID_ARGUMENT'): SessionReferenceError {
+  return error instanceof SessionReferenceError ? error : fail(code, `unusable argument: ${describeValue(error)}`, error);
 }

@@ -7,7 +7,7 @@
  * `](dsh-session:`, backslashes or schemes the text holds (see {@link scan}).
  * @module
  */
-import { check, describeValue, fail, type SessionReferenceError } from './errors.js';
+import { argumentError, check, type SessionReferenceError } from './errors.js';
 import { decodeSessionReferenceUri, encodeSessionReferenceUri, SESSION_REFERENCE_SCHEME } from './uri.js';
 
 /** A cited session as written in text: its id and the label shown for it. */
@@ -102,8 +102,8 @@ export function formatSessionReferenceMention(reference: SessionReferenceMention
   let label: unknown;
   try {
     ({ sessionId, label } = Object(reference) as Record<string, unknown>);
-  } catch (cause) {
-    throw fail('INVALID_REFERENCE', `a reference could not be read, got ${describeValue(reference)}`, cause);
+  } catch (error) {
+    throw argumentError(error, 'INVALID_REFERENCE');
   }
   check(
     typeof sessionId === 'string' && (label === undefined || typeof label === 'string'),

@@ -61,19 +61,19 @@ export function serializedItemBytes(item: ConversationItem): number {
 }
 
 /**
- * The aggregated `HookContext` of SPEC §9.1. Its text is that of SPEC §9.2: the heading
- * `## Referenced sessions`, {@link REFERENCE_WARNING}, and the serialized references (in
- * first-mention order) as one JSON array between `<referenced-sessions>` tags.
+ * The aggregated `HookContext` of SPEC §9.1, from the prepared references in first-mention order:
+ * each one's tag-safe serialization (`serialized`) and its metadata entry (`metadata`). Its text
+ * is that of SPEC §9.2: the heading `## Referenced sessions`, {@link REFERENCE_WARNING}, and the
+ * serialized references as one JSON array between `<referenced-sessions>` tags.
  */
 export function buildHookContext(
-  serializedReferences: readonly string[],
-  references: SessionReferenceMetadataEntry[],
+  references: ReadonlyArray<{ serialized: string; metadata: SessionReferenceMetadataEntry }>,
 ): HookContext {
-  const text = `## Referenced sessions\n\n${REFERENCE_WARNING}\n\n<referenced-sessions>\n[${serializedReferences.join(',')}]\n</referenced-sessions>`;
+  const json = references.map((reference) => reference.serialized).join(',');
   return {
     source: { ...SESSION_REFERENCE_CONTEXT_SOURCE },
     placement: 'prompt-prefix',
-    content: [{ type: 'text', text }],
-    metadata: { version: 1, references },
+    content: [{ type: 'text', text: `## Referenced sessions\n\n${REFERENCE_WARNING}\n\n<referenced-sessions>\n[${json}]\n</referenced-sessions>` }],
+    metadata: { version: 1, references: references.map((reference) => reference.metadata) },
   };
 }

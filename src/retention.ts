@@ -23,8 +23,6 @@ export interface Retention {
   omittedBytes: number;
   /** UTF-8 bytes of the tag-safe serialized reference object. */
   serializedBytes: number;
-  /** How many items were sized exactly (serialized length); the others only by raw length. */
-  exactlySized: number;
 }
 
 /** The notice that replaces the middle of a truncated text (SPEC §8.3 step 4). */
@@ -54,11 +52,9 @@ export function retainConversation(head: ReferenceHead, items: readonly Conversa
   // ones, and the newest others until one does not fit): few, so these arrays stay sparse.
   const raws: number[] = [];
   const sizes: number[] = [];
-  let exactlySized = 0;
   /** What keeping item `i` adds: its serialized bytes and a comma. */
   const measure = (i: number) => {
     raws[i] ??= utf8ByteLength(items[i]!.text);
-    exactlySized++;
     return (sizes[i] = serializedItemBytes(items[i]!)) + 1;
   };
 
@@ -105,7 +101,6 @@ export function retainConversation(head: ReferenceHead, items: readonly Conversa
     omittedMessages: n - kept.length,
     omittedBytes,
     serializedBytes: total,
-    exactlySized,
   };
 }
 

@@ -93,14 +93,14 @@ export function createSessionReferences(options: SessionReferencesOptions): Sess
   const [unknown] = Object.keys(rest);
   check(unknown === undefined, 'INVALID_CONFIG', 'unknown option', unknown);
   const resolved = Object.freeze(resolveConfig(config));
-  const prepareWith = (agent: unknown, content: unknown, references: unknown, signal: unknown) =>
-    prepare(sessionQuery, resolved, agent, content, references, signal);
   return Object.freeze({
     config: resolved,
     listCandidates: guarded((agent: unknown, query: unknown, limit: unknown, signal: unknown) =>
       listCandidates(sessionQuery, resolved.candidateLimit, agent, query, limit, signal),
     ),
-    prepare: guarded(prepareWith),
+    prepare: guarded((agent: unknown, content: unknown, references: unknown, signal: unknown) =>
+      prepare(sessionQuery, resolved, agent, content, references, signal),
+    ),
     referenceUserMessage: guarded(async (agent: unknown, message: unknown, signal: unknown) => {
       checkAgent(agent);
       checkMessage(message);
@@ -113,7 +113,7 @@ export function createSessionReferences(options: SessionReferencesOptions): Sess
         for (const reference of parsed.references) references.push(reference);
         return { ...block, text: parsed.text };
       });
-      const prepared = await prepareWith(agent, readable, references, signal);
+      const prepared = await prepare(sessionQuery, resolved, agent, readable, references, signal);
       return composePromptMessage({ ...message, content: prepared.content }, prepared.context);
     }),
   });
@@ -156,7 +156,7 @@ async function prepare(
   const surfaces = await Promise.all(sources.map((source) => readSnapshot(sessionQuery, source.sessionId, signal)));
   throwIfAborted(signal);
   const prepared = sources.map((source, i) => prepareReference(source, surfaces[i]!, config.maxReferenceBytes));
-  return { content, context: buildHookContext(prepared.map((reference) => reference.serialized), prepared.map((reference) => reference.metadata)) };
+  return { content, context: buildHookContext(prepared) };
 }
 
 /**
@@ -203,7 +203,7 @@ function prepareReference(source: SessionReference, surface: SessionSurface, bud
   const items = projectSurface(foldSurface(surface.events));
   // `counts` is originalMessages, retainedMessages, omittedMessages, omittedBytes, in that order
   // (service.test.ts pins the key order of the metadata entry).
-  const { conversation, serializedBytes, exactlySized, ...counts } = retainConversation(head, items, budget);
+  const { conversation, serializedBytes, ...counts } = retainConversation(head, items, budget);
   const metadata: SessionReferenceMetadataEntry = {
     ...source, // sessionId, label
     capturedThroughSeq: surface.capturedThroughSeq,
