@@ -73,15 +73,12 @@ function messageText({ envelope, content }: Record<string, unknown>, stringConte
 
 /** Text blocks of `content` joined by `\n`; `''` when `content` is not an array. */
 export function joinTextBlocks(content: unknown): string {
-  if (!Array.isArray(content)) return '';
-  // Concatenated rather than joined: a single block's text is then returned as it is, not copied.
-  let text: string | undefined;
-  for (const block of content) {
-    if (isRecord(block) && block.type === 'text' && typeof block.text === 'string') {
-      text = text === undefined ? block.text : `${text}\n${block.text}`;
-    }
-  }
-  return text ?? '';
+  return Array.isArray(content)
+    ? content
+        .filter((block) => isRecord(block) && block.type === 'text' && typeof block.text === 'string')
+        .map((block: { text: string }) => block.text)
+        .join('\n')
+    : '';
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -79,6 +79,15 @@ export interface SessionReferences {
  * or malformed `sessionQuery`, an unknown option or config key, or an invalid config value.
  */
 export function createSessionReferences(options: SessionReferencesOptions): SessionReferences {
+  try {
+    return createService(options);
+  } catch (error) {
+    // A throwing getter or a revoked proxy among the options: still a SessionReferenceError.
+    throw argumentError(error, 'INVALID_CONFIG');
+  }
+}
+
+function createService(options: SessionReferencesOptions): SessionReferences {
   // Object(): null, undefined and primitives read as having no sessionQuery.
   const { sessionQuery, config, ...rest } = Object(options) as SessionReferencesOptions;
   const q = sessionQuery as unknown as Record<string, unknown> | undefined;
@@ -207,9 +216,9 @@ function prepareReference(source: SessionReference, surface: SessionSurface, bud
   const metadata: SessionReferenceMetadataEntry = {
     ...source, // sessionId, label
     capturedThroughSeq: surface.capturedThroughSeq,
-    compacted: items.some((item) => item.checkpoint === true),
+    compacted: items.some((item) => item.checkpoint),
     ...counts,
-    truncated: counts.omittedMessages > 0 || counts.omittedBytes > 0,
+    truncated: counts.omittedMessages + counts.omittedBytes > 0,
     serializedBytes,
     budgetBytes: budget,
   };

@@ -288,6 +288,14 @@ describe('hostile arguments (SPEC §10: no other exception type escapes)', () =>
     await expectRejectCode(refs.referenceUserMessage(agent, throwing('content') as never), 'SESSION_REFERENCE_INVALID_ARGUMENT');
   });
 
+  it('createSessionReferences: a throwing getter or a revoked proxy becomes INVALID_CONFIG with the cause kept', () => {
+    const error = expectCode(() => createSessionReferences(throwing('sessionQuery') as never), 'SESSION_REFERENCE_INVALID_CONFIG');
+    expect((error.cause as Error).message).toBe('no sessionQuery for you');
+    expect(expectCode(() => createSessionReferences(revoked() as never), 'SESSION_REFERENCE_INVALID_CONFIG').cause).toBeInstanceOf(TypeError);
+    const config = Object.defineProperty({}, 'maxReferences', { enumerable: true, get: () => { throw new RangeError('no config for you'); } });
+    expect(expectCode(() => createSessionReferences({ sessionQuery: fakeQuery([alpha]), config }), 'SESSION_REFERENCE_INVALID_CONFIG').cause).toBeInstanceOf(RangeError);
+  });
+
   it('composePromptMessage: a throwing getter or a revoked proxy becomes INVALID_ARGUMENT with the cause kept', () => {
     const context: HookContext = {
       source: { kind: 'plugin', plugin: 'session-reference' },
