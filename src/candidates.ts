@@ -66,8 +66,8 @@ function selectCandidates(records: unknown, agent: TargetAgent, query: string, l
   // Same cwd, no cwd (undefined, null or ''), other cwd.
   const groups: SessionHeader[][] = [[], [], []];
   // An index loop, not forEach: a hole in a sparse array is a (malformed) record too. Every
-  // record is checked, but the substring test is skipped for one that could never be among the
-  // first `limit`: groups only grow, so that is one whose group and those before it are full.
+  // record is checked, but the substring test is skipped once its group holds `limit` records:
+  // later ones of that group can never be among the first `limit`.
   const list = records as unknown[];
   for (let index = 0; index < list.length; index++) {
     const record = list[index];
@@ -81,10 +81,9 @@ function selectCandidates(records: unknown, agent: TargetAgent, query: string, l
     if (header.id === agent.id) continue;
     const cwd = header.cwd;
     const rank = isNonEmptyString(ownCwd) && cwd === ownCwd ? 0 : cwd == null || cwd === '' ? 1 : 2;
-    let before = 0;
-    for (let g = 0; g <= rank; g++) before += groups[g]!.length;
-    if (before < limit && (header.id.toLowerCase().includes(needle) || (typeof cwd === 'string' && cwd.toLowerCase().includes(needle)))) {
-      groups[rank]!.push(header);
+    const group = groups[rank]!;
+    if (group.length < limit && (header.id.toLowerCase().includes(needle) || (typeof cwd === 'string' && cwd.toLowerCase().includes(needle)))) {
+      group.push(header);
     }
   }
   return groups.flat().slice(0, limit);
