@@ -4,7 +4,7 @@
  * The scanner makes one left-to-right pass, linear for every input (SPEC §3.4): candidates are
  * found by native searches, and a failed `@[` skips every later `@[` that must fail the same way,
  * so each character is looked at a bounded number of times however many unterminated `@[`,
- * `](dsh-session:`, backslashes or schemes the text holds (see {@link scan}).
+ * `](dsh-session:`, backslashes or schemes the text holds (see {@link scanSessionReferenceText}).
  * @module
  */
 import { argumentError, check, type SessionReferenceError } from './errors.js';
@@ -82,10 +82,18 @@ function find(pattern: RegExp, text: string, from: number, length = 1): number {
 
 /**
  * The label without its escapes: every `\` + character becomes the character (a label never ends
- * in an unpaired `\`). One native pass: the pattern has no quantifier.
+ * in an unpaired `\`). Built by concatenation, so a long label is not copied here (only where the
+ * readable text is joined): a regular-expression replace is an order of magnitude slower on a long
+ * label full of escapes.
  */
 function unescapeLabel(label: string): string {
-  return label.replace(/\\([\s\S])/g, '$1');
+  let out = '';
+  let from = 0;
+  for (let slash = label.indexOf('\\'); slash >= 0; slash = label.indexOf('\\', slash + 2)) {
+    out += label.slice(from, slash);
+    from = slash + 1;
+  }
+  return out + label.slice(from);
 }
 
 /**
@@ -115,19 +123,6 @@ export function formatSessionReferenceMention(reference: SessionReferenceMention
 }
 
 /**
- * Scans prompt text for mentions and bare URIs without ever throwing on their content
- * (SPEC §3.2, §3.6): for live editors that highlight mentions and flag malformed ones.
- *
- * Offsets are UTF-16 code units into `text`. Linear in `text.length` (SPEC §3.4).
- * @example scanSessionReferenceText('see dsh-session:InNlc3Npb24tNDM0Ig')
- * // { text: 'see @session-434', tokens: [{ kind: 'bare', start: 4, end: 34, sessionId: 'session-434', label: 'session-434' }] }
- * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_ARGUMENT` only when `text` is not a string.
- */
-export function scanSessionReferenceText(text: string): SessionReferenceScan {
-  return scan(text, false);
-}
-
-/**
  * Replaces every mention and bare canonical URI in `text` by `@label` and returns the references
  * in order of appearance, duplicates included (SPEC §3.2, §3.3, §3.5): the scan of
  * {@link scanSessionReferenceText} that throws its first error.
@@ -138,19 +133,24 @@ export function scanSessionReferenceText(text: string): SessionReferenceScan {
  * candidate that is not canonical; `SESSION_REFERENCE_INVALID_ARGUMENT` when `text` is not a string.
  */
 export function parseSessionReferenceText(text: string): ParsedSessionReferenceText {
-  const scanned = scan(text, true);
-  // Every token is valid here (the scan threw at the first error), so each has both fields.
-  const references = scanned.tokens.map(({ sessionId, label }) => ({ sessionId: sessionId!, label: label! }));
+  const scanned = scanSessionReferenceText(text);
+  // The first malformed token throws its error; every token before it is valid, with both fields.
+  const references = scanned.tokens.map(({ sessionId, label, error }) => {
+    if (error) throw error;
+    return { sessionId: sessionId!, label: label! };
+  });
   return { text: scanned.text, references };
 }
 
 /**
- * The single left-to-right pass (SPEC §3.2, §3.4); with `throwOnError` (parse mode) the first
- * malformed match throws its error instead of becoming a token.
+ * Scans prompt text for mentions and bare URIs without ever throwing on their content
+ * (SPEC §3.2, §3.6): for live editors that highlight mentions and flag malformed ones.
  *
- * Candidates are found with native searches (`indexOf`, and regular expressions with no nested or
- * overlapping quantifiers), and a failed explicit mention skips every later `@[` that must fail the same way,
- * so each character is looked at a bounded number of times whatever the input:
+ * Offsets are UTF-16 code units into `text`. Linear in `text.length` (SPEC §3.4): one
+ * left-to-right pass where candidates are found with native searches (`indexOf`, and regular
+ * expressions with no nested or overlapping quantifiers), and a failed explicit mention skips every
+ * later `@[` that must fail the same way, so each character is looked at a bounded number of times
+ * whatever the input:
  *
  * - A `]` ends a label exactly when the maximal run of backslashes right before it has even
  *   length. A label starts right after `[`, so that run never crosses a label start, and whether a
@@ -165,8 +165,11 @@ export function parseSessionReferenceText(text: string): ParsedSessionReferenceT
  * - Hence label scans never overlap and only move forward, so the next `]` and `\` found by one
  *   stay valid for the next; the next `@[` and bare URI are searched for again only once the scan
  *   has passed them.
+ * @example scanSessionReferenceText('see dsh-session:InNlc3Npb24tNDM0Ig')
+ * // { text: 'see @session-434', tokens: [{ kind: 'bare', start: 4, end: 34, sessionId: 'session-434', label: 'session-434' }] }
+ * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_ARGUMENT` only when `text` is not a string.
  */
-function scan(text: string, throwOnError: boolean): SessionReferenceScan {
+export function scanSessionReferenceText(text: string): SessionReferenceScan {
   check(typeof text === 'string', 'INVALID_ARGUMENT', 'text must be a string', text);
   const n = text.length;
   const tokens: SessionReferenceToken[] = [];
@@ -195,7 +198,6 @@ function scan(text: string, throwOnError: boolean): SessionReferenceScan {
     try {
       token.sessionId = decodeSessionReferenceUri(uri);
     } catch (error) {
-      if (throwOnError) throw error;
       if (label !== undefined) token.label = label;
       token.error = error as SessionReferenceError;
       return;
@@ -258,7 +260,8 @@ function scan(text: string, throwOnError: boolean): SessionReferenceScan {
     if (mention < i) mention = indexOrEnd('@[', Math.max(i, mentionFrom));
     if (bare < i) bare = find(BARE_URI, text, i, SESSION_REFERENCE_SCHEME.length);
   }
-  return { text: copied ? readable + text.slice(copied) : text, tokens };
+  // With no match, `readable` is '' and `text.slice(0)` is `text` itself (no copy).
+  return { text: readable + text.slice(copied), tokens };
 }
 
 /**
