@@ -22,7 +22,7 @@ export const SESSION_REFERENCE_CONTEXT_SOURCE: Readonly<SessionReferenceContextS
   plugin: 'session-reference',
 });
 
-/** The serialized fields of a reference object besides its conversation (SPEC §8.1). */
+/** The serialized fields of a reference object besides its conversation, in key order (SPEC §8.1). */
 export interface ReferenceHead {
   sessionId: string;
   label: string;
@@ -40,24 +40,18 @@ export function tagSafeJson(value: unknown): string {
 /**
  * The compact tag-safe serialization of a reference object, keys in the order `sessionId, label,
  * cwd, conversation` and items `role, text` (+ `checkpoint: true`) (SPEC §8.1, §9.2).
+ *
+ * Both are serialized as they are, so their keys must already be in that order: `head` is built
+ * as `{ ...{ sessionId, label }, cwd }`, and {@link ConversationItem}s come from the projection
+ * (and retention's `{ ...item, text }`), which write exactly `role, text` (+ `checkpoint: true`).
  */
 export function serializeReference(head: ReferenceHead, conversation: readonly ConversationItem[]): string {
-  return tagSafeJson({
-    sessionId: head.sessionId,
-    label: head.label,
-    cwd: head.cwd,
-    conversation: conversation.map(orderedItem),
-  });
-}
-
-/** The item's serialized fields in key order; `checkpoint: undefined` is left out by JSON. */
-function orderedItem(item: ConversationItem): ConversationItem {
-  return { role: item.role, text: item.text, checkpoint: item.checkpoint ? true : undefined };
+  return tagSafeJson({ ...head, conversation });
 }
 
 /** UTF-8 bytes of one item's tag-safe serialization, as it appears in a reference (SPEC §8.1, §9.3). */
 export function serializedItemBytes(item: ConversationItem): number {
-  return utf8ByteLength(tagSafeJson(orderedItem(item)));
+  return utf8ByteLength(tagSafeJson(item));
 }
 
 /**
