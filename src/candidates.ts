@@ -103,7 +103,7 @@ async function readTitles(sessionQuery: SessionQuery, ids: string[], signal: Abo
     for (const row of rows as unknown[]) {
       const { sessionId, status, value } = (row ?? {}) as { sessionId?: unknown; status?: unknown; value?: { title?: { title?: unknown } } };
       const title = status === 'fulfilled' ? value?.title?.title : undefined;
-      if (typeof title === 'string' && /\S/.test(title)) titles.set(sessionId as string, title);
+      if (typeof title === 'string' && title.trim()) titles.set(sessionId as string, title);
     }
   }
   return titles;

@@ -79,53 +79,50 @@ export interface SessionReferences {
  * or malformed `sessionQuery`, an unknown option or config key, or an invalid config value.
  */
 export function createSessionReferences(options: SessionReferencesOptions): SessionReferences {
+  // One try around everything: a throwing getter or a revoked proxy among the options is still
+  // a SessionReferenceError (INVALID_CONFIG, cause kept). The methods themselves never throw here.
   try {
-    return createService(options);
+    // Object(): null, undefined and primitives read as having no sessionQuery.
+    const { sessionQuery, config, ...rest } = Object(options) as SessionReferencesOptions;
+    const q = sessionQuery as unknown as Record<string, unknown> | undefined;
+    check(
+      typeof q?.listSessions === 'function' &&
+        typeof q.readSurface === 'function' &&
+        (q.readTitleSnapshots === undefined || typeof q.readTitleSnapshots === 'function'),
+      'INVALID_CONFIG',
+      'sessionQuery must have listSessions() and readSurface()',
+      sessionQuery,
+    );
+    const [unknown] = Object.keys(rest);
+    check(unknown === undefined, 'INVALID_CONFIG', 'unknown option', unknown);
+    const resolved = Object.freeze(resolveConfig(config));
+    return Object.freeze({
+      config: resolved,
+      listCandidates: guarded((agent: unknown, query: unknown, limit: unknown, signal: unknown) =>
+        listCandidates(sessionQuery, resolved.candidateLimit, agent, query, limit, signal),
+      ),
+      prepare: guarded((agent: unknown, content: unknown, references: unknown, signal: unknown) =>
+        prepare(sessionQuery, resolved, agent, content, references, signal),
+      ),
+      referenceUserMessage: guarded(async (agent: unknown, message: unknown, signal: unknown) => {
+        checkAgent(agent);
+        checkMessage(message);
+        const references: SessionReference[] = [];
+        // Every text block's text becomes its readable form; other entries, null and primitives
+        // included, are kept as they are (SPEC §4: permissive).
+        const readable = message.content.map((block) => {
+          if (block?.type !== 'text' || typeof block.text !== 'string') return block;
+          const parsed = parseSessionReferenceText(block.text);
+          for (const reference of parsed.references) references.push(reference);
+          return { ...block, text: parsed.text };
+        });
+        const prepared = await prepare(sessionQuery, resolved, agent, readable, references, signal);
+        return composePromptMessage({ ...message, content: prepared.content }, prepared.context);
+      }),
+    });
   } catch (error) {
-    // A throwing getter or a revoked proxy among the options: still a SessionReferenceError.
     throw argumentError(error, 'INVALID_CONFIG');
   }
-}
-
-function createService(options: SessionReferencesOptions): SessionReferences {
-  // Object(): null, undefined and primitives read as having no sessionQuery.
-  const { sessionQuery, config, ...rest } = Object(options) as SessionReferencesOptions;
-  const q = sessionQuery as unknown as Record<string, unknown> | undefined;
-  check(
-    typeof q?.listSessions === 'function' &&
-      typeof q.readSurface === 'function' &&
-      (q.readTitleSnapshots === undefined || typeof q.readTitleSnapshots === 'function'),
-    'INVALID_CONFIG',
-    'sessionQuery must have listSessions() and readSurface()',
-    sessionQuery,
-  );
-  const [unknown] = Object.keys(rest);
-  check(unknown === undefined, 'INVALID_CONFIG', 'unknown option', unknown);
-  const resolved = Object.freeze(resolveConfig(config));
-  return Object.freeze({
-    config: resolved,
-    listCandidates: guarded((agent: unknown, query: unknown, limit: unknown, signal: unknown) =>
-      listCandidates(sessionQuery, resolved.candidateLimit, agent, query, limit, signal),
-    ),
-    prepare: guarded((agent: unknown, content: unknown, references: unknown, signal: unknown) =>
-      prepare(sessionQuery, resolved, agent, content, references, signal),
-    ),
-    referenceUserMessage: guarded(async (agent: unknown, message: unknown, signal: unknown) => {
-      checkAgent(agent);
-      checkMessage(message);
-      const references: SessionReference[] = [];
-      // Every text block's text becomes its readable form; other entries, null and primitives
-      // included, are kept as they are (SPEC §4: permissive).
-      const readable = message.content.map((block) => {
-        if (block?.type !== 'text' || typeof block.text !== 'string') return block;
-        const parsed = parseSessionReferenceText(block.text);
-        for (const reference of parsed.references) references.push(reference);
-        return { ...block, text: parsed.text };
-      });
-      const prepared = await prepare(sessionQuery, resolved, agent, readable, references, signal);
-      return composePromptMessage({ ...message, content: prepared.content }, prepared.context);
-    }),
-  });
 }
 
 /**
