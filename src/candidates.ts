@@ -48,7 +48,23 @@ export async function listCandidates(
   throwIfAborted(signal);
   const records = await callHost(() => sessionQuery.listSessions(signal), signal, LIST_SESSIONS);
   const selected = selectCandidates(records, agent, query ?? '', limit);
-  const titles = await readTitles(sessionQuery, selected.map((header) => header.id), signal);
+  const ids = selected.map((header) => header.id);
+  // Titles with non-whitespace content by session id, read in one call for the selected ids only
+  // (SPEC §6.4). A failed read only loses the titles, unless it is the signal's abort.
+  const titles = new Map<string, string>();
+  const rows: unknown =
+    ids.length && typeof sessionQuery.readTitleSnapshots === 'function'
+      ? await callHost(() => sessionQuery.readTitleSnapshots!(ids, signal), signal, 'readTitleSnapshots()').catch(() => throwIfAborted(signal))
+      : undefined;
+  // Rows are matched by sessionId, not position; a row for an id not asked for (or not a string)
+  // is never looked up.
+  if (Array.isArray(rows)) {
+    for (const row of rows as unknown[]) {
+      const { sessionId, status, value } = (row ?? {}) as { sessionId?: unknown; status?: unknown; value?: { title?: { title?: unknown } } };
+      const title = status === 'fulfilled' ? value?.title?.title : undefined;
+      if (typeof title === 'string' && title.trim()) titles.set(sessionId as string, title);
+    }
+  }
   throwIfAborted(signal);
   return selected.map(({ id: sessionId, cwd, createdAt }) => {
     const label = titles.get(sessionId) ?? sessionId;
@@ -87,24 +103,4 @@ function selectCandidates(records: unknown, agent: TargetAgent, query: string, l
     }
   }
   return groups.flat().slice(0, limit);
-}
-
-/** Titles with non-whitespace content by session id; empty when the read fails or is unsupported (SPEC §6.4). */
-async function readTitles(sessionQuery: SessionQuery, ids: string[], signal: AbortSignal | undefined): Promise<Map<string, string>> {
-  const titles = new Map<string, string>();
-  // A failed read only loses the titles, unless it is the signal's abort.
-  const rows: unknown =
-    ids.length && typeof sessionQuery.readTitleSnapshots === 'function'
-      ? await callHost(() => sessionQuery.readTitleSnapshots!(ids, signal), signal, 'readTitleSnapshots()').catch(() => throwIfAborted(signal))
-      : undefined;
-  // Rows are matched by sessionId, not position; a row for an id not asked for (or not a string)
-  // is never looked up.
-  if (Array.isArray(rows)) {
-    for (const row of rows as unknown[]) {
-      const { sessionId, status, value } = (row ?? {}) as { sessionId?: unknown; status?: unknown; value?: { title?: { title?: unknown } } };
-      const title = status === 'fulfilled' ? value?.title?.title : undefined;
-      if (typeof title === 'string' && title.trim()) titles.set(sessionId as string, title);
-    }
-  }
-  return titles;
 }

@@ -47,7 +47,7 @@ export function retainConversation(head: ReferenceHead, items: readonly Conversa
   const headBytes = utf8ByteLength(serializeReference(head, []));
   if (headBytes > budget) throw overBudget(head, `${headBytes} bytes before any conversation`, budget);
   const n = items.length;
-  const mandatory = (i: number) => items[i]!.checkpoint === true || i === n - 1;
+  const mandatory = (i: number) => items[i]!.checkpoint || i === n - 1;
   // Raw and exact sizes by item index, set only for the items that may be kept (the mandatory
   // ones, and the newest others until one does not fit): few, so these arrays stay sparse.
   const raws: number[] = [];
