@@ -15,12 +15,14 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 /**
  * Budgets in bytes of min+gzip (1 KB = 1024 bytes). `budget` is enforced (exit 1 above it);
- * `target` is the size the edge issue asks for. The root entry does not reach its 6 KB target yet
- * (about 8.4 KB: the SPEC's validation, retention and linear-time scanner/codec fast paths), so its
- * enforced budget is 9 KB, which stops any growth while the target stays printed next to it.
+ * `target` is the size the edge issue asks for. The root entry is about 6.14 KB, 2% over its 6 KB
+ * target: the last ~150 B would take the single-pass surface fold, which measured 11-12x (once
+ * 12.3x) on the retention growth bench against its 12x target, where the typed-array pre-pass in
+ * src/surface.ts measures 8.7-10.4x. So the enforced budget is 6.25 KB, which stops any growth,
+ * and the target stays printed next to it.
  */
 export const BUDGETS = [
-  { name: '.', entry: 'src/index.ts', budget: 9 * 1024, target: 6 * 1024 },
+  { name: '.', entry: 'src/index.ts', budget: 6400, target: 6 * 1024 },
   { name: './store', entry: 'src/store/index.ts', budget: 14 * 1024, target: 14 * 1024 },
 ];
 

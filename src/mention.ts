@@ -133,12 +133,10 @@ export function formatSessionReferenceMention(reference: SessionReferenceMention
  * candidate that is not canonical; `SESSION_REFERENCE_INVALID_ARGUMENT` when `text` is not a string.
  */
 export function parseSessionReferenceText(text: string): ParsedSessionReferenceText {
-  const scanned = scanSessionReferenceText(text);
-  // The first malformed token throws its error; every token before it is valid, with both fields.
-  const references = scanned.tokens.map(({ sessionId, label, error }) => {
-    if (error) throw error;
-    return { sessionId: sessionId!, label: label! };
-  });
+  // Stops at the first malformed match: a text full of them costs one error, not one per match.
+  const scanned = scan(text, true);
+  // Every token is then valid, with both fields.
+  const references = scanned.tokens.map(({ sessionId, label }) => ({ sessionId: sessionId!, label: label! }));
   return { text: scanned.text, references };
 }
 
@@ -170,6 +168,11 @@ export function parseSessionReferenceText(text: string): ParsedSessionReferenceT
  * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_ARGUMENT` only when `text` is not a string.
  */
 export function scanSessionReferenceText(text: string): SessionReferenceScan {
+  return scan(text, false);
+}
+
+/** The scan of {@link scanSessionReferenceText}; with `throwOnError`, the first malformed match throws its error. */
+function scan(text: string, throwOnError: boolean): SessionReferenceScan {
   check(typeof text === 'string', 'INVALID_ARGUMENT', 'text must be a string', text);
   const n = text.length;
   const tokens: SessionReferenceToken[] = [];
@@ -198,6 +201,7 @@ export function scanSessionReferenceText(text: string): SessionReferenceScan {
     try {
       token.sessionId = decodeSessionReferenceUri(uri);
     } catch (error) {
+      if (throwOnError) throw error;
       if (label !== undefined) token.label = label;
       token.error = error as SessionReferenceError;
       return;
