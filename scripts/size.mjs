@@ -14,15 +14,11 @@ import { gzipSync } from 'node:zlib';
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 /**
- * Budgets in bytes of min+gzip (1 KB = 1024 bytes). `budget` is enforced (exit 1 above it);
- * `target` is the size the edge issue asks for. The root entry is about 6.14 KB, 2% over its 6 KB
- * target: the last ~150 B would take the single-pass surface fold, which measured 11-12x (once
- * 12.3x) on the retention growth bench against its 12x target, where the typed-array pre-pass in
- * src/surface.ts measures 8.7-10.4x. So the enforced budget is 6.25 KB, which stops any growth,
- * and the target stays printed next to it.
+ * Budgets in bytes of min+gzip (1 KB = 1024 bytes): the edge issue's, enforced (exit 1 above
+ * them). `target` is printed next to `budget`; they are equal now (the root entry reached 6 KB).
  */
 export const BUDGETS = [
-  { name: '.', entry: 'src/index.ts', budget: 6400, target: 6 * 1024 },
+  { name: '.', entry: 'src/index.ts', budget: 6 * 1024, target: 6 * 1024 },
   { name: './store', entry: 'src/store/index.ts', budget: 14 * 1024, target: 14 * 1024 },
 ];
 

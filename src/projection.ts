@@ -38,12 +38,7 @@ export function isDirectUserSource(source: unknown): boolean {
  * empty texts — is left out. Linear in the size of the text blocks.
  */
 export function projectSurface(surface: readonly unknown[]): ConversationItem[] {
-  const items: ConversationItem[] = [];
-  for (const event of surface) {
-    const item = projectEvent(event);
-    if (item?.text) items.push(item);
-  }
-  return items;
+  return surface.map(projectEvent).filter((item): item is ConversationItem => !!item?.text);
 }
 
 function projectEvent(value: unknown): ConversationItem | undefined {

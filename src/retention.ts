@@ -91,7 +91,7 @@ export function retainConversation(head: ReferenceHead, items: readonly Conversa
       total = others + cut.bytes;
       omittedBytes += cut.omittedBytes;
     }
-    if (total > budget) throw overBudget(head, `at least ${total} bytes with every kept text truncated`, budget);
+    if (total > budget) throw overBudget(head, `at least ${total} bytes, every kept text truncated`, budget);
   }
 
   return {
@@ -107,7 +107,7 @@ export function retainConversation(head: ReferenceHead, items: readonly Conversa
 function overBudget(head: ReferenceHead, needs: string, budget: number) {
   return fail(
     'BUDGET_EXCEEDED',
-    `reference to session ${describeValue(head.sessionId)} needs ${needs}; maxReferenceBytes is ${budget}`,
+    `session ${describeValue(head.sessionId)} needs ${needs}; maxReferenceBytes is ${budget}`,
   );
 }
 

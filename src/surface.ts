@@ -26,76 +26,50 @@ export const MESSAGE_BEARING_TYPES: ReadonlySet<string> = new Set([
  * `events.length` plus the number of removed nodes.
  */
 export function foldSurface(events: readonly unknown[]): SessionEvent[] {
-  // One pass reads what folding needs from each event into compact typed arrays (for a large
-  // log, touching an event object costs more than anything done with it, and arrays of object
-  // references scale worse than typed ones); the replay below reads only those.
+  // One pass. The surface is a linked list over slots: an appended event takes a new slot at the
+  // end, a replacing event the slot of the first node it replaces, so slot order is surface order
+  // and comparing two slots compares their positions. Slots live in typed arrays (event indices,
+  // not event references): at 100 MB, touching the events is the cost, and this reads each one
+  // once (its type, surfaceOp and seq), plus the seq of each node a replace removes.
   const n = events.length;
-  const flags = new Uint8Array(n);
-  const seqs = new Float64Array(n);
-  /** `start, end` of each replace op, in event order. */
-  const runs: number[] = [];
-  /** The seqs replace ops name: only these are ever looked up, so only these are indexed. */
-  const endpoints = new Set<number>();
-  for (let i = 0; i < n; i++) {
-    const value = events[i];
-    const event = value as SessionEvent;
-    if (typeof value !== 'object' || value === null || typeof event.type !== 'string') continue;
-    const op: unknown = event.surfaceOp;
-    if (op === undefined && !MESSAGE_BEARING_TYPES.has(event.type)) continue;
-    const seq: unknown = event.seq;
-    flags[i] = ON_SURFACE;
-    if (typeof seq === 'number') {
-      seqs[i] = seq;
-      flags[i]! |= HAS_SEQ;
-    }
-    // `{ op: 'replace', start, end }` with numeric endpoints replaces; any other op appends.
-    const { op: kind, start, end } = (op ?? 0) as Record<string, unknown>;
-    if (kind === 'replace' && typeof start === 'number' && typeof end === 'number') {
-      flags[i]! |= REPLACES;
-      runs.push(start, end);
-      endpoints.add(start).add(end);
-    }
-  }
-
-  // The surface is a linked list over slots: an appended event takes a new slot at the end, a
-  // replacing event the slot of the first node it replaces. So slot order is surface order, and
-  // comparing two slots compares their positions.
   /** Event index of each slot. */
   const entry = new Int32Array(n);
   /** The slot after each slot on the surface; the slot count after the last one. */
   const next = new Int32Array(n);
-  /** Slot of the current surface node with each endpoint seq (the latest placed, for a repeated seq). */
-  const slotOfSeq = new Map<number, number>();
+  /**
+   * Slot of the current surface node with each numeric seq (the latest placed, for a repeated
+   * seq); -1 once removed. A plain array: seqs are usually small increasing integers, and any
+   * other number becomes a property key, kept distinct by `String(seq)` (-0 meets 0, as in a Map).
+   */
+  const slotOfSeq: number[] = [];
   let slots = 0;
-  let run = 0;
-  const indexed = (i: number) => (flags[i]! & HAS_SEQ) !== 0 && endpoints.has(seqs[i]!);
-  const place = (slot: number, i: number) => {
-    entry[slot] = i;
-    if (indexed(i)) slotOfSeq.set(seqs[i]!, slot);
-  };
   for (let i = 0; i < n; i++) {
-    if (flags[i] === 0) continue;
-    const replace = (flags[i]! & REPLACES) !== 0;
-    const first = replace ? slotOfSeq.get(runs[run++]!) ?? -1 : -1;
-    const last = replace ? slotOfSeq.get(runs[run++]!) ?? -1 : -1;
-    if (first < 0 || last < first) {
-      next[slots] = slots + 1;
-      place(slots++, i);
-      continue;
+    // Object(): null and primitives read as having no type.
+    const event = Object(events[i]) as SessionEvent;
+    if (typeof event.type !== 'string') continue;
+    const op: unknown = event.surfaceOp;
+    if (op === undefined && !MESSAGE_BEARING_TYPES.has(event.type)) continue;
+    // `{ op: 'replace', start, end }` with numeric endpoints on the surface, `end` not before
+    // `start`, replaces; anything else appends.
+    const { op: kind, start, end } = (op ?? 0) as Record<string, unknown>;
+    const replace = kind === 'replace' && typeof start === 'number' && typeof end === 'number';
+    const first = replace ? slotOfSeq[start] ?? -1 : -1;
+    const last = replace ? slotOfSeq[end] ?? -1 : -1;
+    let slot = slots;
+    if (first >= 0 && last >= first) {
+      for (let removed = first; removed !== next[last]; removed = next[removed]!) {
+        const { seq } = events[entry[removed]!] as SessionEvent;
+        if (typeof seq === 'number' && slotOfSeq[seq] === removed) slotOfSeq[seq] = -1;
+      }
+      next[first] = next[last]!;
+      slot = first;
+    } else {
+      next[slot] = ++slots;
     }
-    for (let slot = first; slot !== next[last]; slot = next[slot]!) {
-      const j = entry[slot]!;
-      if (indexed(j) && slotOfSeq.get(seqs[j]!) === slot) slotOfSeq.delete(seqs[j]!);
-    }
-    next[first] = next[last]!;
-    place(first, i);
+    entry[slot] = i;
+    if (typeof event.seq === 'number') slotOfSeq[event.seq] = slot;
   }
   const surface: SessionEvent[] = [];
   for (let slot = 0; slot < slots; slot = next[slot]!) surface.push(events[entry[slot]!] as SessionEvent);
   return surface;
 }
-
-/** `flags` bits of one entry (0: not on the surface). */
-const ON_SURFACE = 1;
-const HAS_SEQ = 2;
-const REPLACES = 4;
