@@ -25,7 +25,7 @@ export function isCompactCheckpointSource(source: unknown): boolean {
 }
 
 /** True for a direct user source (`kind: 'user'`); context sources never are (SPEC §4.5). */
-export function isDirectUserSource(source: unknown): boolean {
+function isDirectUserSource(source: unknown): boolean {
   return isRecord(source) && source.kind === 'user';
 }
 

@@ -202,6 +202,7 @@ async function readSnapshot(sessionQuery: SessionQuery, sessionId: string, signa
   );
   return surface;
 }
+
 /** Projects, bounds and serializes one source; its metadata entry has the keys in SPEC §8.4 order. */
 function prepareReference(source: SessionReference, surface: SessionSurface, budget: number) {
   const cwd = (surface.session as { cwd?: unknown } | null | undefined)?.cwd;

@@ -5,7 +5,7 @@
 import type { SessionEvent } from './types.js';
 
 /** Event types that carry a message and so sit on the surface even without a `surfaceOp` (SPEC §4.3). */
-export const MESSAGE_BEARING_TYPES: ReadonlySet<string> = new Set([
+const MESSAGE_BEARING_TYPES: ReadonlySet<string> = new Set([
   'user/message',
   'steering/message',
   'assistant/message',

@@ -20,7 +20,7 @@ function tagOf(value: object): string {
  * any realm) as is, an `ArrayBuffer` as a view over it.
  * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_ARGUMENT` for anything else.
  */
-export function inputBytes(input: unknown): Uint8Array {
+function inputBytes(input: unknown): Uint8Array {
   if (typeof input === 'object' && input !== null) {
     if (ArrayBuffer.isView(input) && tagOf(input) === '[object Uint8Array]') return input as Uint8Array;
     if (tagOf(input) === '[object ArrayBuffer]') return new Uint8Array(input as ArrayBuffer);
@@ -32,7 +32,7 @@ export function inputBytes(input: unknown): Uint8Array {
 }
 
 /** `text` without one leading U+FEFF (a UTF-8 BOM). */
-export function stripBom(text: string): string {
+function stripBom(text: string): string {
   return text.startsWith(BOM) ? text.slice(1) : text;
 }
 
@@ -40,7 +40,7 @@ export function stripBom(text: string): string {
  * Strict UTF-8 decoding of log bytes, a leading BOM removed.
  * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_LOG` for bytes that are not UTF-8.
  */
-export function decodeLogBytes(bytes: Uint8Array): string {
+function decodeLogBytes(bytes: Uint8Array): string {
   const text = decodeUtf8Strict(bytes);
   if (text === undefined) throw fail('INVALID_LOG', 'dsh session log: the bytes are not valid UTF-8');
   return stripBom(text);
