@@ -86,12 +86,39 @@ export function base64url(bytes: Uint8Array): string {
 /** `dsh-session:` + base64url of the UTF-8 of `text` (any text, not necessarily JSON). */
 export const uriOfText = (text: string): string => `dsh-session:${base64url(encoder.encode(text))}`;
 
-/** `structuredClone(value)`, or a marker when the value cannot be cloned (then identity is compared). */
-function snapshot(value: unknown): { cloned: true; value: unknown } | { cloned: false; shallow: unknown[] | unknown } {
+/**
+ * A copy of `value` to compare it with after a call: `structuredClone` when it can be cloned;
+ * otherwise (a function or symbol somewhere inside) a deep copy of its plain objects and arrays
+ * that keeps every other value — functions, symbols, class instances — as the same reference, so
+ * a change anywhere in the plain data still shows. Values that cannot even be read (throwing
+ * getters, revoked proxies) are kept as they are: they cannot be modified either.
+ */
+function snapshot(value: unknown): unknown {
   try {
-    return { cloned: true, value: structuredClone(value) };
+    return structuredClone(value);
   } catch {
-    return { cloned: false, shallow: Array.isArray(value) ? [...value] : value };
+    return plainCopy(value, new Map());
+  }
+}
+
+function plainCopy(value: unknown, seen: Map<object, unknown>): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  if (seen.has(value)) return seen.get(value);
+  try {
+    const proto: unknown = Object.getPrototypeOf(value);
+    if (Array.isArray(value)) {
+      const copy: unknown[] = [];
+      seen.set(value, copy);
+      for (let i = 0; i < value.length; i++) copy[i] = plainCopy(value[i], seen);
+      return copy;
+    }
+    if (proto !== Object.prototype && proto !== null) return value;
+    const copy: Record<PropertyKey, unknown> = {};
+    seen.set(value, copy);
+    for (const key of Reflect.ownKeys(value)) copy[key] = plainCopy((value as Record<PropertyKey, unknown>)[key], seen);
+    return copy;
+  } catch {
+    return value;
   }
 }
 
@@ -102,8 +129,7 @@ export const NO_CAUSE: unique symbol = Symbol('no cause');
  * Runs one public call that must fail, and checks everything SPEC §7.5/§10 promise about a
  * failure: a `SessionReferenceError` (never another type) with `code`; the cause kept (`toBe`)
  * when there is one; no partial result (the call rejects, the error carries no context); and
- * every caller input deep-equal to a `structuredClone` taken before the call (identity for the
- * few inputs that cannot be cloned at all).
+ * every caller input deep-equal to a copy taken before the call (see `snapshot`).
  */
 export async function expectAtomicFailure(
   run: () => unknown,
@@ -129,12 +155,7 @@ export async function expectAtomicFailure(
   expect(Object.keys(error)).not.toContain('context');
   if (cause === NO_CAUSE) expect('cause' in error ? error.cause : undefined).toBeUndefined();
   else if (cause !== undefined) expect(error.cause).toBe(cause);
-  for (const [key, value] of Object.entries(inputs)) {
-    const taken = before[key]!;
-    if (taken.cloned) expect(value, `input ${key} was modified`).toEqual(taken.value);
-    else if (Array.isArray(taken.shallow)) expect([...(value as unknown[])], `input ${key} was modified`).toEqual(taken.shallow);
-    else expect(value).toBe(taken.shallow);
-  }
+  for (const [key, value] of Object.entries(inputs)) expect(value, `input ${key} was modified`).toEqual(before[key]);
   return error;
 }
 
