@@ -2,19 +2,20 @@
 // The runtime matrix behind `npm test` (SPEC §1.3): runs the test suite under Node (shared +
 // *.node.test.ts), Chromium, workerd, Deno and Bun (shared suite), one after the other, each with
 // vitest's JSON reporter, and closes with one line per runtime and the totals line
-// `N passed, N failed`. A runtime that cannot start, runs no test, or reports errors outside tests
-// counts as a failure: nothing is ever skipped. Extra arguments (e.g. a file filter) are passed to
-// every runtime's vitest.
+// `N passed, N failed`. A runtime that cannot start, runs no test, skips a test, runs other shared
+// test files than Node does, or reports errors outside tests counts as a failure: nothing is ever
+// skipped. Extra arguments (e.g. a file filter) are passed to every runtime's vitest; a filter that
+// only matches `*.node.test.ts` files therefore fails the other runtimes with "ran no test".
 import { spawn } from 'node:child_process';
 import { accessSync, constants, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { CHROMIUM_PATH as CHROMIUM } from './chromium.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const RESULTS = join(ROOT, 'test-results');
 const BIN = join(ROOT, 'node_modules', '.bin');
 const VITEST = join(ROOT, 'node_modules', 'vitest', 'vitest.mjs');
-const CHROMIUM = '/usr/bin/chromium';
 /** One runtime may take at most this long before it is stopped and counted as failed. */
 const RUNTIME_TIMEOUT_MS = Number(process.env.TEST_MATRIX_TIMEOUT_MS ?? 20 * 60_000);
 
@@ -106,7 +107,7 @@ function readReport(path) {
 
 async function runRuntime(runtime) {
   const started = Date.now();
-  const result = { name: runtime.name, passed: 0, failed: 0, skipped: 0, files: 0, seconds: 0, problems: [] };
+  const result = { name: runtime.name, passed: 0, failed: 0, skipped: 0, files: 0, fileNames: [], seconds: 0, problems: [] };
   const problem = runtime.precheck?.();
   if (problem) {
     result.problems.push(problem);
@@ -128,7 +129,8 @@ async function runRuntime(runtime) {
       result.passed = report.numPassedTests ?? 0;
       result.failed = report.numFailedTests ?? 0;
       result.skipped = (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
-      result.files = report.testResults?.length ?? 0;
+      result.fileNames = (report.testResults ?? []).map((file) => relative(ROOT, file.name)).sort();
+      result.files = result.fileNames.length;
       // A file that failed to load or errored outside a test has no failed assertion of its own.
       for (const file of report.testResults ?? []) {
         const failedTests = (file.assertionResults ?? []).filter((a) => a.status === 'failed').length;
@@ -138,6 +140,7 @@ async function runRuntime(runtime) {
         }
       }
       if ((report.numTotalTests ?? 0) === 0) result.problems.push('ran no test');
+      if (result.skipped > 0) result.problems.push(`skipped ${result.skipped} test(s)`);
       if (code !== 0 && result.failed === 0) result.problems.push(`vitest exited with code ${code} (errors outside tests)`);
     }
   }
@@ -151,6 +154,16 @@ mkdirSync(RESULTS, { recursive: true });
 const matrixStart = Date.now();
 const results = [];
 for (const runtime of RUNTIMES) results.push(await runRuntime(runtime));
+
+// Every runtime runs the shared suite: the files Node ran, less its *.node.test.ts files.
+const shared = results[0].fileNames.filter((name) => !name.endsWith('.node.test.ts')).join('\n');
+for (const r of results.slice(1)) {
+  if (r.files === 0 || r.fileNames.join('\n') === shared) continue;
+  const missing = shared.split('\n').filter((name) => name && !r.fileNames.includes(name));
+  const extra = r.fileNames.filter((name) => !shared.split('\n').includes(name));
+  r.problems.push(`ran other shared files than node (missing: ${missing.join(', ') || 'none'}; extra: ${extra.join(', ') || 'none'})`);
+  if (r.failed === 0) r.failed = 1;
+}
 
 const pad = (value, width) => String(value).padStart(width);
 console.log('\nRuntime matrix (SPEC §1.3):');
