@@ -184,3 +184,20 @@ export function count(text: string, needle: string): number {
 
 /** Tag-safe JSON as SPEC §9.3 describes it, written independently of src/render.ts. */
 export const tagSafe = (value: unknown): string => JSON.stringify(value).split('<').join('\\u003c');
+
+/** An object whose property `name` throws `error` when read (enumerable: `structuredClone` reads it too). */
+export function throwingGetter(name: string, error: unknown = new TypeError(`no ${name} for you`), base: object = {}): object {
+  return Object.defineProperty({ ...base }, name, {
+    enumerable: true,
+    get() {
+      throw error;
+    },
+  });
+}
+
+/** A revoked proxy: every operation on it throws a TypeError. */
+export function revokedProxy(): object {
+  const { proxy, revoke } = Proxy.revocable({}, {});
+  revoke();
+  return proxy;
+}

@@ -5,6 +5,7 @@ import {
   parseSessionReferenceText as parse,
   scanSessionReferenceText as scan,
 } from '../src/index.js';
+import { revokedProxy, throwingGetter } from './hardening.js';
 import { expectCode } from './helpers.js';
 
 const A = uri('session-a');
@@ -31,15 +32,8 @@ describe('formatSessionReferenceMention (SPEC §3.1)', () => {
 
   it('turns a throwing getter or a revoked proxy into INVALID_REFERENCE with the cause kept (SPEC §10)', () => {
     const cause = new TypeError('no sessionId for you');
-    const throwing = Object.defineProperty({}, 'sessionId', {
-      get() {
-        throw cause;
-      },
-    });
-    expect(expectCode(() => format(throwing as never), 'SESSION_REFERENCE_INVALID_REFERENCE').cause).toBe(cause);
-    const { proxy, revoke } = Proxy.revocable({ sessionId: 'a' }, {});
-    revoke();
-    expect(expectCode(() => format(proxy as never), 'SESSION_REFERENCE_INVALID_REFERENCE').cause).toBeInstanceOf(TypeError);
+    expect(expectCode(() => format(throwingGetter('sessionId', cause) as never), 'SESSION_REFERENCE_INVALID_REFERENCE').cause).toBe(cause);
+    expect(expectCode(() => format(revokedProxy() as never), 'SESSION_REFERENCE_INVALID_REFERENCE').cause).toBeInstanceOf(TypeError);
   });
 });
 

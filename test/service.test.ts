@@ -6,9 +6,11 @@ import {
   formatSessionReferenceMention,
   REFERENCE_WARNING,
   type HookContext,
+  type SessionReferenceErrorCode,
   type SessionHeader,
   type UserMessage,
 } from '../src/index.js';
+import { revokedProxy, throwingGetter } from './hardening.js';
 import { expectCode, expectRejectCode } from './helpers.js';
 import { assistantMessage, checkpoint, fakeQuery, toolResult, userMessage, type FakeSession } from './sessions.js';
 
@@ -266,34 +268,32 @@ describe('referenceUserMessage (SPEC §9.5)', () => {
 });
 
 describe('hostile arguments (SPEC §10: no other exception type escapes)', () => {
-  const throwing = (name: string) =>
-    Object.defineProperty({}, name, {
-      get() {
-        throw new TypeError(`no ${name} for you`);
-      },
-    });
-  const revoked = () => {
-    const { proxy, revoke } = Proxy.revocable({}, {});
-    revoke();
-    return proxy;
+  /** The error a throwing getter named `name` throws, for `toBe` on the cause. */
+  const getter = (name: string, base: object = {}) => {
+    const cause = new TypeError(`no ${name} for you`);
+    return { value: throwingGetter(name, cause, base) as never, cause };
   };
+  const expectCause = async (call: Promise<unknown>, code: SessionReferenceErrorCode, cause: unknown) =>
+    expect((await expectRejectCode(call, code)).cause).toBe(cause);
 
   it('a throwing getter or a revoked proxy becomes INVALID_ARGUMENT with the cause kept', async () => {
     const refs = createSessionReferences({ sessionQuery: fakeQuery([alpha]) });
-    const error = await expectRejectCode(refs.prepare(throwing('id') as never, [], []), 'SESSION_REFERENCE_INVALID_ARGUMENT');
-    expect((error.cause as Error).message).toBe('no id for you');
-    await expectRejectCode(refs.prepare(agent, [], [throwing('sessionId') as never]), 'SESSION_REFERENCE_INVALID_ARGUMENT');
-    await expectRejectCode(refs.prepare(revoked() as never, [], []), 'SESSION_REFERENCE_INVALID_ARGUMENT');
-    await expectRejectCode(refs.listCandidates(throwing('id') as never), 'SESSION_REFERENCE_INVALID_ARGUMENT');
-    await expectRejectCode(refs.referenceUserMessage(agent, throwing('content') as never), 'SESSION_REFERENCE_INVALID_ARGUMENT');
+    const id = getter('id');
+    await expectCause(refs.prepare(id.value, [], []), 'SESSION_REFERENCE_INVALID_ARGUMENT', id.cause);
+    const sessionId = getter('sessionId');
+    await expectCause(refs.prepare(agent, [], [sessionId.value]), 'SESSION_REFERENCE_INVALID_ARGUMENT', sessionId.cause);
+    expect((await expectRejectCode(refs.prepare(revokedProxy() as never, [], []), 'SESSION_REFERENCE_INVALID_ARGUMENT')).cause).toBeInstanceOf(TypeError);
+    await expectCause(refs.listCandidates(id.value), 'SESSION_REFERENCE_INVALID_ARGUMENT', id.cause);
+    const content = getter('content');
+    await expectCause(refs.referenceUserMessage(agent, content.value), 'SESSION_REFERENCE_INVALID_ARGUMENT', content.cause);
   });
 
   it('createSessionReferences: a throwing getter or a revoked proxy becomes INVALID_CONFIG with the cause kept', () => {
-    const error = expectCode(() => createSessionReferences(throwing('sessionQuery') as never), 'SESSION_REFERENCE_INVALID_CONFIG');
-    expect((error.cause as Error).message).toBe('no sessionQuery for you');
-    expect(expectCode(() => createSessionReferences(revoked() as never), 'SESSION_REFERENCE_INVALID_CONFIG').cause).toBeInstanceOf(TypeError);
-    const config = Object.defineProperty({}, 'maxReferences', { enumerable: true, get: () => { throw new RangeError('no config for you'); } });
-    expect(expectCode(() => createSessionReferences({ sessionQuery: fakeQuery([alpha]), config }), 'SESSION_REFERENCE_INVALID_CONFIG').cause).toBeInstanceOf(RangeError);
+    const options = getter('sessionQuery');
+    expect(expectCode(() => createSessionReferences(options.value), 'SESSION_REFERENCE_INVALID_CONFIG').cause).toBe(options.cause);
+    expect(expectCode(() => createSessionReferences(revokedProxy() as never), 'SESSION_REFERENCE_INVALID_CONFIG').cause).toBeInstanceOf(TypeError);
+    const config = getter('maxReferences');
+    expect(expectCode(() => createSessionReferences({ sessionQuery: fakeQuery([alpha]), config: config.value }), 'SESSION_REFERENCE_INVALID_CONFIG').cause).toBe(config.cause);
   });
 
   it('composePromptMessage: a throwing getter or a revoked proxy becomes INVALID_ARGUMENT with the cause kept', () => {
@@ -303,25 +303,16 @@ describe('hostile arguments (SPEC §10: no other exception type escapes)', () =>
       content: [{ type: 'text', text: 'CTX' }],
       metadata: { version: 1, references: [] },
     };
-    const error = expectCode(() => composePromptMessage(throwing('content') as never, context), 'SESSION_REFERENCE_INVALID_ARGUMENT');
-    expect((error.cause as Error).message).toBe('no content for you');
+    const content = getter('content');
+    const error = expectCode(() => composePromptMessage(content.value, context), 'SESSION_REFERENCE_INVALID_ARGUMENT');
+    expect(error.cause).toBe(content.cause);
     expect(error.message).toContain('no content for you');
     // structuredClone reads enumerable getters: one inside a content block throws while copying.
-    const throwingBlock = Object.defineProperty({ type: 'text' }, 'text', {
-      enumerable: true,
-      get() {
-        throw new TypeError('no text for you');
-      },
-    });
-    const withBlock = { ...message('x'), content: [throwingBlock] };
-    expect((expectCode(() => composePromptMessage(withBlock as never, context), 'SESSION_REFERENCE_INVALID_ARGUMENT').cause as Error).message).toBe('no text for you');
-    expect(expectCode(() => composePromptMessage(revoked() as never), 'SESSION_REFERENCE_INVALID_ARGUMENT').cause).toBeInstanceOf(TypeError);
-    expect(expectCode(() => composePromptMessage(message('x'), revoked() as never), 'SESSION_REFERENCE_INVALID_ARGUMENT').cause).toBeInstanceOf(TypeError);
-    const throwingMetadata = Object.defineProperty({ ...context }, 'metadata', {
-      get() {
-        throw new RangeError('no metadata for you');
-      },
-    });
-    expect(expectCode(() => composePromptMessage(message('x'), throwingMetadata), 'SESSION_REFERENCE_INVALID_ARGUMENT').cause).toBeInstanceOf(RangeError);
+    const text = getter('text', { type: 'text' });
+    expect(expectCode(() => composePromptMessage({ ...message('x'), content: [text.value] }, context), 'SESSION_REFERENCE_INVALID_ARGUMENT').cause).toBe(text.cause);
+    expect(expectCode(() => composePromptMessage(revokedProxy() as never), 'SESSION_REFERENCE_INVALID_ARGUMENT').cause).toBeInstanceOf(TypeError);
+    expect(expectCode(() => composePromptMessage(message('x'), revokedProxy() as never), 'SESSION_REFERENCE_INVALID_ARGUMENT').cause).toBeInstanceOf(TypeError);
+    const metadata = getter('metadata', context);
+    expect(expectCode(() => composePromptMessage(message('x'), metadata.value), 'SESSION_REFERENCE_INVALID_ARGUMENT').cause).toBe(metadata.cause);
   });
 });
