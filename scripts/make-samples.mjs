@@ -41,7 +41,7 @@ const REAL_ID = 'session-904b047f-eb01-493f-b98a-391ecfae5b66';
 const CWD_DUMEN = '/home/user/projects/01_unicorn/77-Dumen';
 const CWD_LEDGER = '/home/user/projects/02_ops/ledger-service';
 
-export const IDS = {
+const IDS = {
   target: 'session-7d2f4c1a-93be-4f6e-8a05-c1e4b2d97a30',
   compacted: 'session-2b8e61d4-0f3a-4c7b-b9d2-5e7a1c3f9084',
   enveloped: 'session-c5a09e7b-4d1f-4b28-a6e3-8f2d0b7c1e59',

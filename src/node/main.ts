@@ -191,7 +191,7 @@ async function readStdin(io: CliIO): Promise<string> {
   return text.replace(/\r?\n$/, '');
 }
 
-/** A decimal integer flag value; its range is checked by the library (exit 1 with its code). */
+/** A decimal integer flag value; its range is checked afterwards, as a SessionReferenceError (exit 1 with its code). */
 function integerFlag(flag: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   if (!/^[+-]?\d+$/.test(value.trim())) throw new UsageError(`--${flag} needs an integer, got ${JSON.stringify(value)}`);

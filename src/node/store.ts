@@ -9,7 +9,7 @@ import { open, readdir, readFile, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { throwIfAborted } from '../abort.js';
-import { describeValue, fail, SessionReferenceError } from '../errors.js';
+import { check, describeValue, fail, SessionReferenceError } from '../errors.js';
 import { parseSessionLog, parseSessionLogHeader, type SessionLog } from '../store/index.js';
 import { isZstd, scanZstdFrame } from '../store/zstd.js';
 import { foldSurface } from '../surface.js';
@@ -207,9 +207,7 @@ function checkOptions(options: unknown): string {
 }
 
 function checkId(sessionId: unknown): asserts sessionId is string {
-  if (typeof sessionId !== 'string') {
-    throw fail('INVALID_ARGUMENT', `sessionId must be a string, got ${describeValue(sessionId)}`);
-  }
+  check(typeof sessionId === 'string', 'INVALID_ARGUMENT', 'sessionId must be a string', sessionId);
 }
 
 function newestFirst(a: IndexedSession, b: IndexedSession): number {
@@ -447,13 +445,13 @@ function withPath<T>(path: string, parse: () => T): T {
     return parse();
   } catch (error) {
     if (error instanceof SessionReferenceError) throw new SessionReferenceError(error.code, `${quotePath(path)}: ${error.message}`, { cause: error });
-    throw fail('INVALID_LOG', `${quotePath(path)}: ${describeValue(error instanceof Error ? error.message : error)}`, error);
+    throw fail('INVALID_LOG', `${quotePath(path)}: ${describeValue(error)}`, error);
   }
 }
 
 function rethrowRead(error: unknown, path: string): never {
   const code = (error as { code?: unknown } | null)?.code;
-  const detail = typeof code === 'string' ? code : describeValue(error instanceof Error ? error.message : error);
+  const detail = typeof code === 'string' ? code : describeValue(error);
   throw fail('READ_FAILED', `cannot read ${quotePath(path)}: ${detail}`, error);
 }
 

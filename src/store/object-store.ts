@@ -327,8 +327,7 @@ async function storeCall<T>(what: string, call: () => Promise<T>): Promise<T> {
     return await call();
   } catch (error) {
     if (error instanceof SessionReferenceError) throw error;
-    const message = error instanceof Error ? error.message : error;
-    throw fail('READ_FAILED', `object store ${what} failed: ${describeValue(message)}`, error);
+    throw fail('READ_FAILED', `object store ${what} failed: ${describeValue(error)}`, error);
   }
 }
 

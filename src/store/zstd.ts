@@ -184,7 +184,7 @@ export function decodeZstdFrame(bytes: Uint8Array, frame: ZstdFrameExtent): Uint
   try {
     out = decompress(withBoundedWindow(bytes, frame));
   } catch (error) {
-    throw corrupt(frame.start, `it does not decode (${describeValue(errorMessage(error))})`, error);
+    throw corrupt(frame.start, `it does not decode (${describeValue(error)})`, error);
   }
   if (frame.contentSize !== undefined && out.length !== frame.contentSize) {
     throw corrupt(frame.start, `decoded ${out.length} bytes, the header declares ${frame.contentSize}`);
@@ -212,10 +212,6 @@ function withBoundedWindow(bytes: Uint8Array, frame: ZstdFrameExtent): Uint8Arra
   const copy = data.slice();
   copy[at - frame.start] = descriptor;
   return copy;
-}
-
-function errorMessage(error: unknown): unknown {
-  return error instanceof Error ? error.message : error;
 }
 
 /**

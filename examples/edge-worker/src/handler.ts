@@ -34,7 +34,7 @@ export interface Env {
 }
 
 /** Largest `POST /prepare` body accepted, in bytes. */
-export const MAX_BODY_BYTES = 1024 * 1024;
+const MAX_BODY_BYTES = 1024 * 1024;
 
 /** HTTP status of each error code. */
 const STATUS: Record<string, number> = {
@@ -78,7 +78,7 @@ function invalid(message: string): SessionReferenceError {
  * that is not in the bucket) answers 404 `SESSION_REFERENCE_NOT_FOUND`; other wrapped library
  * errors are reported as `cause`.
  */
-export function errorResponse(error: unknown): Response {
+function errorResponse(error: unknown): Response {
   if (error instanceof HttpError) return json({ code: error.code, message: error.message }, error.status, error.headers);
   if (!(error instanceof SessionReferenceError)) {
     return json({ code: 'INTERNAL_ERROR', message: error instanceof Error ? error.message : String(error) }, 500);
