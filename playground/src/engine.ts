@@ -62,12 +62,12 @@ export interface Outcome {
 
 let messageCount = 0;
 
-export function draftMessage(text: string): UserMessage {
+function draftMessage(text: string): UserMessage {
   messageCount += 1;
   return { id: `playground-message-${messageCount}`, role: 'user', source: { kind: 'user' }, content: [{ type: 'text', text }] };
 }
 
-export function textOf(message: UserMessage): string {
+function textOf(message: UserMessage): string {
   return message.content.map((block) => (block.type === 'text' && typeof block.text === 'string' ? block.text : '')).join('');
 }
 
@@ -94,7 +94,6 @@ export async function compute(
   }
 }
 
-const encoder = new TextEncoder();
-export function utf8Length(text: string): number {
-  return encoder.encode(text).byteLength;
-}
+/** UTF-8 bytes of a text: the library's own counter (a lone surrogate counts 3). */
+export { utf8ByteLength as utf8Length } from '../../src/utf8.js';
+

@@ -5,6 +5,7 @@
  */
 import { isSessionReferenceError } from '../../src/index.js';
 import { createMemorySessionQuery, parseSessionLog, type MemorySessionQuery, type SessionLog } from '../../src/store/index.js';
+import { isZstd } from '../../src/store/zstd.js';
 
 /** An error as the page shows it: a stable code and a message. */
 export interface ErrorInfo {
@@ -35,11 +36,6 @@ export interface SessionEntry {
 /** The real dsh log among the samples (SPEC §11.4): the default target cwd comes from it. */
 export const REAL_LOG_ID = 'session-904b047f-eb01-493f-b98a-391ecfae5b66';
 
-const ZSTD_MAGIC = [0x28, 0xb5, 0x2f, 0xfd];
-
-export function isZstd(bytes: Uint8Array): boolean {
-  return ZSTD_MAGIC.every((byte, i) => bytes[i] === byte);
-}
 
 export function toErrorInfo(error: unknown): ErrorInfo {
   if (isSessionReferenceError(error)) {
@@ -149,11 +145,15 @@ export function buildStore(entries: readonly SessionEntry[]): Store {
   }
 }
 
-/** What a sample file name says: `session[.vN].jsonl[.zstd]`. */
+/**
+ * The rank of a sample file name `session[.vN].jsonl[.zstd]`, as in dsh's store (SPEC §12.1 and
+ * `createDshStoreSessionQuery`): the highest N wins, and at equal N the plain `.jsonl` wins over
+ * its `.zstd` (a crash while compressing leaves the plain log complete).
+ */
 function logVersion(fileName: string): number | undefined {
   const match = /^session(?:\.v(\d+))?\.jsonl(\.zstd)?$/.exec(fileName);
   if (!match) return undefined;
-  return Number(match[1] ?? 0) * 2 + (match[2] ? 1 : 0);
+  return Number(match[1] ?? 0) * 2 + (match[2] ? 0 : 1);
 }
 
 /**
