@@ -11,6 +11,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { Miniflare } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { zstdLog } from './fixtures/object-store.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SAMPLE_LOG = join(
@@ -18,38 +19,6 @@ const SAMPLE_LOG = join(
   'samples/store/77-Dumen/session-904b047f-eb01-493f-b98a-391ecfae5b66/session.v3.jsonl',
 );
 const COMPATIBILITY_DATE = '2026-04-01';
-
-/** A zstd frame made of raw (stored) blocks: enough to exercise the frame reader (SPEC §11.2). */
-function zstdRawFrame(bytes: Uint8Array): Uint8Array {
-  const BLOCK = 128 * 1024;
-  const parts: number[] = [0x28, 0xb5, 0x2f, 0xfd, 0x00, 7 << 3]; // magic, no FCS/checksum, 128 KiB window
-  const out: Uint8Array[] = [Uint8Array.from(parts)];
-  for (let offset = 0; offset < bytes.length || offset === 0; offset += BLOCK) {
-    const chunk = bytes.subarray(offset, Math.min(offset + BLOCK, bytes.length));
-    const last = offset + BLOCK >= bytes.length ? 1 : 0;
-    const header = last | (0 << 1) | (chunk.length << 3);
-    out.push(Uint8Array.of(header & 0xff, (header >> 8) & 0xff, (header >> 16) & 0xff), chunk);
-    if (bytes.length === 0) break;
-  }
-  const total = out.reduce((n, p) => n + p.length, 0);
-  const frame = new Uint8Array(total);
-  let at = 0;
-  for (const p of out) {
-    frame.set(p, at);
-    at += p.length;
-  }
-  return frame;
-}
-
-/** dsh's layout: one frame for the header line, then one per write batch. */
-function zstdLog(text: string): number[] {
-  const cut = text.indexOf('\n') + 1;
-  const enc = new TextEncoder();
-  const mid = cut + Math.floor((text.length - cut) / 2);
-  const splitAt = text.indexOf('\n', mid) + 1;
-  const frames = [text.slice(0, cut), text.slice(cut, splitAt), text.slice(splitAt)].map((t) => zstdRawFrame(enc.encode(t)));
-  return frames.flatMap((f) => [...f]);
-}
 
 const SYNTHETIC_LOG = [
   { type: 'session', version: 3, id: 'smoke-b', createdAt: 1789415426009, cwd: '/elsewhere' },
@@ -175,7 +144,7 @@ describe('the built core in plain workerd, without nodejs_compat (SPEC §1.1)', 
   let script: string;
   let mf: Miniflare | undefined;
   const sampleText = readFileSync(SAMPLE_LOG, 'utf8');
-  const input = { sampleText, sampleZstd: zstdLog(sampleText), syntheticText: SYNTHETIC_LOG };
+  const input = { sampleText, sampleZstd: [...zstdLog(sampleText, 50)], syntheticText: SYNTHETIC_LOG };
   let worker: { globals: Record<string, string>; result?: any; crash?: string };
   let node: any;
 

@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { createSessionReferences, type SessionEvent, type SessionHeader } from '../src/index.js';
 import { createDshStoreSessionQuery, defaultSessionStoreRoot, sampleStoreRoot } from '../src/node/index.js';
+import { concatBytes } from './fixtures/base64.js';
+import { rawZstdFrame } from './fixtures/object-store.js';
 import { expectCode, expectRejectCode } from './helpers.js';
 import { CJK, COMPACTED, ENVELOPED, LARGE, REAL, TARGET, VERSIONS } from './sample-ids.js';
 
@@ -53,41 +55,10 @@ function put(root: string, project: string, session: string, name: string, conte
   return path;
 }
 
-/**
- * One zstd frame holding `text` in raw (uncompressed) blocks, as RFC 8878 allows: tests build
- * multi-frame logs without a compressor (CI has no zstd CLI).
- */
-function rawZstdFrame(text: string): Uint8Array {
-  const content = new TextEncoder().encode(text);
-  const parts: number[] = [0x28, 0xb5, 0x2f, 0xfd, 0xa0]; // magic; single segment, 4-byte content size
-  parts.push(content.length & 0xff, (content.length >> 8) & 0xff, (content.length >> 16) & 0xff, (content.length >>> 24) & 0xff);
-  const MAX = 128 * 1024;
-  let offset = 0;
-  do {
-    const size = Math.min(MAX, content.length - offset);
-    const last = offset + size >= content.length ? 1 : 0;
-    const blockHeader = last | (size << 3); // block type 0: raw
-    parts.push(blockHeader & 0xff, (blockHeader >> 8) & 0xff, (blockHeader >> 16) & 0xff);
-    for (let i = 0; i < size; i++) parts.push(content[offset + i]!);
-    offset += size;
-  } while (offset < content.length);
-  return Uint8Array.from(parts);
-}
-
 /** A multi-frame zstd log: one frame for the header line, one per batch of events (as dsh writes). */
 function zstdLog(h: SessionHeader, batches: SessionEvent[][]): Uint8Array {
   const frames = [rawZstdFrame(JSON.stringify(h) + '\n'), ...batches.map((batch) => rawZstdFrame(batch.map((e) => JSON.stringify(e) + '\n').join('')))];
-  return concat(frames);
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
+  return concatBytes(...frames);
 }
 
 const ids = async (root: string) => (await createDshStoreSessionQuery({ root }).listSessions()).map((r) => r.header.id);
@@ -126,7 +97,7 @@ describe('createDshStoreSessionQuery: layout and listing (SPEC §12.1)', () => {
       'p',
       's2',
       'session.v3.jsonl.zstd',
-      concat([rawZstdFrame(JSON.stringify(header('garbage-frames', 1)) + '\n'), new Uint8Array(50_000).fill(0xab)]),
+      concatBytes(rawZstdFrame(JSON.stringify(header('garbage-frames', 1)) + '\n'), new Uint8Array(50_000).fill(0xab)),
     );
     const store = createDshStoreSessionQuery({ root });
     expect((await store.listSessions()).map((r) => r.header.id)).toEqual(['garbage-tail', 'garbage-frames']);
