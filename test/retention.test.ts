@@ -5,7 +5,7 @@ import { serializeReference } from '../src/render.js';
 import { omissionNotice, retainConversation } from '../src/retention.js';
 import { countingExactSizes } from '../bench/generators.js';
 import { expectCode } from './helpers.js';
-import { oracleRetain, oracleSerialize, type OracleHead } from './oracle.js';
+import { oracleRetain, oracleSerialize, type OracleHead, type OracleResult } from './oracle.js';
 
 const head: OracleHead = { sessionId: 'session-1', label: 'Label', cwd: '/repo' };
 const bytes = (s: string) => new TextEncoder().encode(s).length;
@@ -19,7 +19,10 @@ function retainAndCheck(items: ConversationItem[], budget: number) {
   const serialized = serializeReference(head, result.conversation);
   expect(result.serializedBytes).toBe(bytes(serialized));
   expect(result.serializedBytes).toBeLessThanOrEqual(budget);
-  expect(result).toMatchObject(oracleRetain(head, items, budget) as object);
+  const expected = oracleRetain(head, items, budget) as OracleResult;
+  expect(result).toMatchObject(expected);
+  // toMatchObject lets items carry extra keys; the conversation must be exactly the oracle's.
+  expect(result.conversation).toStrictEqual(expected.conversation);
   return result;
 }
 
@@ -132,6 +135,7 @@ describe('retainConversation (SPEC §8.3)', () => {
         }
         const result = retainConversation(head, items, budget);
         expect(result).toMatchObject(expected);
+        expect(result.conversation).toStrictEqual(expected.conversation);
         expect(result.serializedBytes).toBe(bytes(serializeReference(head, result.conversation)));
       }),
       { numRuns: 300 },
