@@ -16,12 +16,11 @@ import {
   isSessionReferenceError,
   parseSessionReferenceText,
   scanSessionReferenceText,
-  type HookContext,
   type SessionReferenceErrorCode,
   type UserMessage,
 } from '../src/index.js';
 import { base64url, expectAtomicFailure, uriOfText } from './hardening.js';
-import { assistantMessage, fakeQuery, userMessage, type FakeSession } from './sessions.js';
+import { assistantMessage, fakeQuery, textContext, userMessage, type FakeSession } from './sessions.js';
 
 const AGENT = { id: 'target', cwd: '/repo' };
 const ALPHA: FakeSession = { header: { id: 'alpha', createdAt: 2, cwd: '/repo' }, events: [userMessage(1, 'hello'), assistantMessage(2, 'hi')] };
@@ -649,12 +648,7 @@ describe('bad input: referenceUserMessage (SPEC §9.5)', () => {
 });
 
 describe('bad input: composePromptMessage (SPEC §9.4)', () => {
-  const context: HookContext = {
-    source: { kind: 'plugin', plugin: 'session-reference' },
-    placement: 'prompt-prefix',
-    content: [{ type: 'text', text: '## Referenced sessions\n\nCTX' }],
-    metadata: { version: 1, references: [] },
-  };
+  const context = textContext('## Referenced sessions\n\nCTX');
 
   it.each<[string, unknown]>([
     ['undefined', undefined],

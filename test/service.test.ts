@@ -5,14 +5,13 @@ import {
   encodeSessionReferenceUri,
   formatSessionReferenceMention,
   REFERENCE_WARNING,
-  type HookContext,
   type SessionReferenceErrorCode,
   type SessionHeader,
   type UserMessage,
 } from '../src/index.js';
 import { revokedProxy, throwingGetter } from './hardening.js';
 import { expectCode, expectRejectCode } from './helpers.js';
-import { assistantMessage, checkpoint, fakeQuery, toolResult, userMessage, type FakeSession } from './sessions.js';
+import { assistantMessage, checkpoint, fakeQuery, textContext, toolResult, userMessage, type FakeSession } from './sessions.js';
 
 const header = (id: string, createdAt: number, cwd?: string | null): SessionHeader => ({ id, createdAt, ...(cwd === undefined ? {} : { cwd }) });
 
@@ -181,12 +180,7 @@ describe('prepare (SPEC §7, §8, §9)', () => {
 });
 
 describe('composePromptMessage (SPEC §9.4)', () => {
-  const context: HookContext = {
-    source: { kind: 'plugin', plugin: 'session-reference' },
-    placement: 'prompt-prefix',
-    content: [{ type: 'text', text: '## Referenced sessions\n\nCTX' }],
-    metadata: { version: 1, references: [] },
-  };
+  const context = textContext('## Referenced sessions\n\nCTX');
 
   it('prefixes the context text and the separator, keeps the blocks, and adds a hidden envelope', () => {
     const input: UserMessage = { id: 'm1', role: 'user', content: [{ type: 'text', text: 'hi @Schema' }, { type: 'image', url: 'x' }], source: { kind: 'user', rpcId: 'r' } };
@@ -297,12 +291,7 @@ describe('hostile arguments (SPEC §10: no other exception type escapes)', () =>
   });
 
   it('composePromptMessage: a throwing getter or a revoked proxy becomes INVALID_ARGUMENT with the cause kept', () => {
-    const context: HookContext = {
-      source: { kind: 'plugin', plugin: 'session-reference' },
-      placement: 'prompt-prefix',
-      content: [{ type: 'text', text: 'CTX' }],
-      metadata: { version: 1, references: [] },
-    };
+    const context = textContext('CTX');
     const content = getter('content');
     const error = expectCode(() => composePromptMessage(content.value, context), 'SESSION_REFERENCE_INVALID_ARGUMENT');
     expect(error.cause).toBe(content.cause);

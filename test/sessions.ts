@@ -1,5 +1,5 @@
 /** Builders of dsh-shaped events and hosts for tests (SPEC §4). */
-import type { SessionEvent, SessionHeader, SessionQuery, SessionSurface } from '../src/index.js';
+import type { HookContext, SessionEvent, SessionHeader, SessionQuery, SessionSurface } from '../src/index.js';
 
 type Extra = Partial<SessionEvent>;
 
@@ -90,4 +90,14 @@ export function fakeQuery(sessions: FakeSession[]) {
     },
   };
   return query;
+}
+
+/** A minimal HookContext of SPEC §9.1 whose one text block is `text`, without references. */
+export function textContext(text: string): HookContext {
+  return {
+    source: { kind: 'plugin', plugin: 'session-reference' },
+    placement: 'prompt-prefix',
+    content: [{ type: 'text', text }],
+    metadata: { version: 1, references: [] },
+  };
 }
