@@ -111,7 +111,7 @@ describe('createDshStoreSessionQuery: layout and listing (SPEC §12.1)', () => {
     expect(rows).toEqual([{ sessionId: 'garbage-tail', status: 'rejected', reason: expect.objectContaining({ code: 'SESSION_REFERENCE_INVALID_LOG' }) }]);
   });
 
-  it('lists 3 GiB logs (sparse files) by their headers; reading them whole fails with the path', async () => {
+  it('lists 3 GiB logs (sparse files) by their headers; reading them whole fails with the path, bounded (SPEC §11.2.2)', async () => {
     // Node cannot read a file over 2 GiB into one buffer: a listing that read whole logs would fail.
     const root = freshRoot();
     const plain = put(root, 'p', 'huge-plain', 'session.v3.jsonl', jsonl(header('huge-plain', 2)));
@@ -120,8 +120,14 @@ describe('createDshStoreSessionQuery: layout and listing (SPEC §12.1)', () => {
     truncateSync(zstd, 3 * 1024 ** 3);
     const store = createDshStoreSessionQuery({ root });
     expect((await store.listSessions()).map((r) => r.header.id)).toEqual(['huge-plain', 'huge-zstd']);
-    const error = await expectRejectCode(store.readSurface('huge-plain'), 'SESSION_REFERENCE_READ_FAILED');
+    // Streamed, not read into one buffer: the zeros after the header are one endless line, refused
+    // once it passes the longest line a string can hold, or the maxLogBytes limit.
+    const error = await expectRejectCode(store.readSurface('huge-plain'), 'SESSION_REFERENCE_INVALID_LOG');
     expect(error.message).toContain(JSON.stringify(plain));
+    const limited = createDshStoreSessionQuery({ root, maxLogBytes: 1 << 20 });
+    const limit = await expectRejectCode(limited.readSurface('huge-plain'), 'SESSION_REFERENCE_INVALID_LOG');
+    expect(limit.message).toContain(JSON.stringify(plain));
+    expect(limit.message).toContain('maxLogBytes (1048576 bytes)');
   });
 
   it('skips logs without a complete header yet (empty, torn first line, truncated first frame)', async () => {

@@ -3,7 +3,7 @@ import realLog from '../samples/store/77-Dumen/session-904b047f-eb01-493f-b98a-3
 import { composePromptMessage, createSessionReferences, formatSessionReferenceMention, type UserMessage } from '../src/index.js';
 import { createMemorySessionQuery, createObjectStoreSessionQuery, parseSessionLog, type ObjectStoreBucket } from '../src/store/index.js';
 import { concatBytes } from './fixtures/base64.js';
-import { fakeBucket, rawZstdFrame, realLogZstd, sessionLogText, zstdLog } from './fixtures/object-store.js';
+import { fakeBucket, keptForSnapshot, rawZstdFrame, realLogZstd, sessionLogText, zstdLog } from './fixtures/object-store.js';
 import { expectCode, expectRejectCode } from './helpers.js';
 
 const REAL_ID = 'session-904b047f-eb01-493f-b98a-391ecfae5b66';
@@ -27,8 +27,9 @@ const alpha = sessionLogText({
 const beta = sessionLogText({ id: 'beta', createdAt: 3_000, turns: [['user', 'beta question']] });
 const gamma = sessionLogText({ id: 'gamma', createdAt: 2_000, cwd: '/work/g', turns: [['assistant', 'gamma answer']] });
 
-function memorySurface(text: string | Uint8Array, id: string) {
-  return createMemorySessionQuery([parseSessionLog(text)]).readSurface(id);
+/** The in-memory store's surface, as a streaming store keeps it (SPEC §8, §11.2.2: placeholders). */
+async function memorySurface(text: string | Uint8Array, id: string) {
+  return keptForSnapshot(await createMemorySessionQuery([parseSessionLog(text)]).readSurface(id));
 }
 
 describe('createObjectStoreSessionQuery: listing reads headers only (SPEC §4.2, §11)', () => {

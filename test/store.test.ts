@@ -201,17 +201,18 @@ describe('parseSessionLog header and input errors (SPEC §11.1, §10)', () => {
     expect(header).toEqual({ type: 'session', version: 4, id: '', createdAt: 0, future: { x: 1 } });
   });
 
-  it('rejects bytes that are not valid UTF-8 anywhere in the log', () => {
+  it('rejects bytes that are not valid UTF-8 in any complete line, naming the line (SPEC §11.1)', () => {
     const good = utf8(log(HEADER, event(1), ''));
     const cases = [
       concatBytes(good, new Uint8Array([0xff, 0x0a])),
       concatBytes(good, utf8('{"type":"x","seq":2,"data":"'), new Uint8Array([0xc3]), utf8('"}\n')),
       concatBytes(good, new Uint8Array([0xed, 0xa0, 0x80, 0x0a])), // an encoded surrogate
-      concatBytes(good, new Uint8Array([0xe2, 0x82])), // torn code point at the very end
     ];
     for (const bytes of cases) {
-      expect(expectCode(() => parseSessionLog(bytes), 'SESSION_REFERENCE_INVALID_LOG').message).toMatch(/UTF-8/);
+      expect(expectCode(() => parseSessionLog(bytes), 'SESSION_REFERENCE_INVALID_LOG').message).toMatch(/line 3 is not valid UTF-8/);
     }
+    // A torn last line cut inside a code point is a torn line, not an error (SPEC §11.1).
+    expect(parseSessionLog(concatBytes(good, new Uint8Array([0xe2, 0x82]))).events).toHaveLength(1);
     expectCode(() => parseSessionLogHeader(concatBytes(utf8('{"type":"session","version":3,"id":"'), new Uint8Array([0xff]), utf8('","createdAt":1}\n'))), 'SESSION_REFERENCE_INVALID_LOG');
   });
 

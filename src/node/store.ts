@@ -5,18 +5,18 @@
  * `session.v<N>.jsonl`, each optionally compressed as `<name>.zstd` (multi-frame zstd, SPEC §11.2).
  * @module
  */
-import { open, readdir, readFile, stat } from 'node:fs/promises';
+import { constants, type BigIntStats } from 'node:fs';
+import { open, readdir, stat, type FileHandle } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { throwIfAborted } from '../abort.js';
 import { check, describeValue, fail, SessionReferenceError } from '../errors.js';
-import { parseSessionLog, parseSessionLogHeader, type SessionLog } from '../store/index.js';
-import { isZstd, scanZstdFrame } from '../store/zstd.js';
-import { foldSurface } from '../surface.js';
-import type { SessionEvent, SessionHeader, SessionQuery, SessionSurface, SessionTitleSnapshot } from '../types.js';
+import type { ReadOptions } from '../store/pipeline.js';
+import { checkReadOptions, readSessionHeader, readSessionSurface, readSessionTitle, type SessionLogReadOptions, type SessionRead } from '../store/read.js';
+import type { SessionHeader, SessionQuery, SessionSurface, SessionTitleSnapshot } from '../types.js';
 
 /** Options of {@link createDshStoreSessionQuery}. */
-export interface DshStoreOptions {
+export interface DshStoreOptions extends SessionLogReadOptions {
   /**
    * The store's root directory (`<root>/<project dir>/<session dir>/<log>`); relative paths are
    * resolved against the current directory once, at creation. Default: {@link defaultSessionStoreRoot}.
@@ -49,11 +49,11 @@ const LIST_CONCURRENCY = 16;
 /** Whole-log reads in flight at once for titles. */
 const READ_CONCURRENCY = 4;
 
-/** First read of a header, in bytes; doubled as needed. */
+/** First read of a header, in bytes; each further read doubles, up to {@link CHUNK_BYTES}. */
 const HEADER_CHUNK = 16 * 1024;
 
-/** A header line or header frame larger than this is not a dsh header (bytes). */
-const MAX_HEADER_BYTES = 4 * 1024 * 1024;
+/** Bytes per read of a whole log. */
+const CHUNK_BYTES = 1024 * 1024;
 
 /**
  * The default store root (SPEC §12.1): `$DSH_HOME/sessions` when `DSH_HOME` is a non-empty
@@ -73,10 +73,12 @@ export function defaultSessionStoreRoot(
  * A `SessionQuery` (SPEC §4.2) over dsh's on-disk store (SPEC §12.1).
  *
  * - `listSessions(signal?)` scans `<root>/<project>/<session>/` and reads **only the header** of
- *   each session's log — the first line of a `.jsonl` (a bounded read up to the first `\n`) or
- *   the first zstd frame of a `.jsonl.zstd` — never whole logs. Records are newest first
- *   (`createdAt` descending, then id ascending by UTF-16 code units). The session id is the
- *   header's `id`, never a folder name. A missing root lists no sessions.
+ *   each session's log — the first line, decoding at most 1 MiB of it (SPEC §11.2.1) — never
+ *   whole logs. Records are newest first (`createdAt` descending, then id ascending by UTF-16 code
+ *   units). The session id is the header's `id`, never a folder name. A missing root lists no
+ *   sessions.
+ * - Only regular files (or symlinks to them) are logs: a FIFO, socket or device named like a log
+ *   is skipped without being opened.
  * - Several logs in one session directory: the highest `v<N>` wins (`session.jsonl` ranks below
  *   every `session.v<N>.jsonl`); at the same rank the plain `.jsonl` wins over its `.zstd`
  *   (a crash while compressing leaves the plain log complete and the compressed one truncated).
@@ -84,30 +86,40 @@ export function defaultSessionStoreRoot(
  * - A log without a complete header yet (empty file, torn first line, truncated first frame:
  *   a session being created) is not listed. Two session directories whose headers carry the
  *   same id: the one whose log path sorts first (code units) is used, the other ignored.
- * - `readSurface(id, signal?)` reads that session's whole log on demand and resolves to
+ * - `readSurface(id, signal?)` streams that session's whole log (SPEC §11.2.2) and resolves to
  *   `{ session: header, capturedThroughSeq: seq of the last event (null without events),
- *   events: folded surface (SPEC §8.2) }`.
- * - `readTitleSnapshots(ids, signal?)` reads the whole logs of the given ids, one row per id in
- *   order: `fulfilled` with `value.title = { title }` from the last `session/title` event's
- *   `data.title` (`value: {}` when there is none), or `rejected` with the error as `reason`.
+ *   events: folded surface (SPEC §8.2) }`, keeping only what projection can use (events it never
+ *   reads are placeholders `{ type, seq, time, surfaceOp? }`).
+ * - `readTitleSnapshots(ids, signal?)`: one row per id in order: `fulfilled` with
+ *   `value.title = { title }` from the last `session/title` event's `data.title` (`value: {}` when
+ *   there is none), or `rejected` with the error as `reason` (also for a log that fails to read
+ *   whole). A title read parses every line but keeps nothing else.
+ * - Headers and titles are cached by file identity (device, inode, size, mtime): a later call
+ *   reads no file it has read before unless the file changed.
  * - Ids are resolved against the index of the last scan; an id missing from it triggers a rescan.
+ * - Every read checks `signal` between chunks.
  *
- * @param options - `{ root? }`; `root` defaults to {@link defaultSessionStoreRoot}.
+ * @param options - `{ root?, maxLogBytes?, verifyChecksums? }`; `root` defaults to
+ *   {@link defaultSessionStoreRoot}, `maxLogBytes` (decoded bytes a whole read may pass) to 4 GiB,
+ *   `verifyChecksums` (zstd content checksums) to `true`.
  * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_CONFIG` for options that are not an
- * object, unknown keys, or a `root` that is not a non-empty string. The methods reject with
- * `SESSION_REFERENCE_NOT_FOUND` (unknown id), `SESSION_REFERENCE_INVALID_LOG` (a log or header that
- * is not a dsh log), `SESSION_REFERENCE_READ_FAILED` (a filesystem error) — the last two name the
+ * object, unknown keys, a `root` that is not a non-empty string, or a bad `maxLogBytes` /
+ * `verifyChecksums`. The methods reject with `SESSION_REFERENCE_NOT_FOUND` (unknown id),
+ * `SESSION_REFERENCE_INVALID_LOG` (a log or header that is not a dsh log, or a log past
+ * `maxLogBytes`), `SESSION_REFERENCE_READ_FAILED` (a filesystem error) — the last two name the
  * file's path — and `SESSION_REFERENCE_CANCELLED` (cause `signal.reason`).
  * @example
  * const sessionQuery = createDshStoreSessionQuery();          // ~/.dsh/sessions
  * const refs = createSessionReferences({ sessionQuery });
  */
 export function createDshStoreSessionQuery(options: DshStoreOptions = {}): DshStoreSessionQuery {
-  const root = resolve(checkOptions(options));
+  const checked = checkOptions(options);
+  const root = resolve(checked.root);
+  const reads = new LogReads(checked.read);
   let index = new Map<string, IndexedSession>();
 
   async function scan(signal: AbortSignal | undefined): Promise<IndexedSession[]> {
-    const found = await scanStore(root, signal);
+    const found = await scanStore(root, reads, signal);
     const next = new Map<string, IndexedSession>();
     for (const session of found) if (!next.has(session.header.id)) next.set(session.header.id, session);
     index = next;
@@ -132,23 +144,28 @@ export function createDshStoreSessionQuery(options: DshStoreOptions = {}): DshSt
     return fail('NOT_FOUND', `no session with id ${describeValue(sessionId)} in the dsh store at ${quotePath(root)}`);
   }
 
-  /** The whole log of `sessionId`, checking that its header still carries that id. */
-  async function readLog(sessionId: string, signal: AbortSignal | undefined, rescan = true): Promise<SessionLog> {
+  /**
+   * `read(path)` of the log of `sessionId`, checking that its header still carries that id; when
+   * the log was removed or replaced since the last scan, looks again, once.
+   */
+  async function readSession<T extends { header: SessionHeader }>(
+    sessionId: string,
+    signal: AbortSignal | undefined,
+    rescan: boolean,
+    read: (path: string) => Promise<T | undefined>,
+  ): Promise<T> {
     throwIfAborted(signal);
     const session = await locate(sessionId, signal, rescan);
-    const log = await readWholeLog(session.path, signal).catch((error: unknown) => {
+    const first = await read(session.path).catch((error: unknown) => {
       if (isErrno((error as SessionReferenceError).cause, 'ENOENT')) return undefined;
       throw error;
     });
-    if (log?.header.id === sessionId) return log;
-    // The log was removed or replaced since the last scan: look again, once.
+    if (first?.header.id === sessionId) return first;
     await scan(signal);
     const moved = index.get(sessionId);
     if (!moved) throw notFound(sessionId);
-    const again = await readWholeLog(moved.path, signal);
-    if (again.header.id !== sessionId) {
-      throw fail('READ_FAILED', `${quotePath(moved.path)} changed while it was being read`);
-    }
+    const again = await read(moved.path);
+    if (again?.header.id !== sessionId) throw fail('READ_FAILED', `${quotePath(moved.path)} changed while it was being read`);
     return again;
   }
 
@@ -161,13 +178,8 @@ export function createDshStoreSessionQuery(options: DshStoreOptions = {}): DshSt
       return sessions.map((session) => ({ header: session.header }));
     },
     async readSurface(sessionId: string, signal?: AbortSignal): Promise<SessionSurface> {
-      const log = await readLog(sessionId, signal);
-      const last = log.events.at(-1);
-      return {
-        session: log.header,
-        capturedThroughSeq: last === undefined ? null : last.seq,
-        events: foldSurface(log.events),
-      };
+      const log = await readSession(sessionId, signal, true, (path) => reads.surface(path, signal));
+      return { session: log.header, capturedThroughSeq: log.capturedThroughSeq, events: log.events };
     },
     async readTitleSnapshots(sessionIds: string[], signal?: AbortSignal): Promise<SessionTitleSnapshot[]> {
       if (!Array.isArray(sessionIds)) {
@@ -178,8 +190,7 @@ export function createDshStoreSessionQuery(options: DshStoreOptions = {}): DshSt
       if (sessionIds.some((id) => typeof id !== 'string' || !index.has(id))) await scan(signal);
       const rows = await mapLimited(sessionIds, READ_CONCURRENCY, async (sessionId): Promise<SessionTitleSnapshot> => {
         try {
-          const log = await readLog(sessionId, signal, false);
-          const title = lastTitle(log.events);
+          const { title } = await readSession(sessionId, signal, false, (path) => reads.title(path, signal));
           return { sessionId, status: 'fulfilled', value: title === undefined ? {} : { title: { title } } };
         } catch (reason) {
           if (reason instanceof SessionReferenceError && reason.code === 'SESSION_REFERENCE_CANCELLED') throw reason;
@@ -191,19 +202,20 @@ export function createDshStoreSessionQuery(options: DshStoreOptions = {}): DshSt
   });
 }
 
-function checkOptions(options: unknown): string {
+function checkOptions(options: unknown): { root: string; read: Required<SessionLogReadOptions> } {
   if (typeof options !== 'object' || options === null) {
     throw fail('INVALID_CONFIG', `options must be an object like { root }, got ${describeValue(options)}`);
   }
   for (const key of Object.keys(options)) {
-    if (key !== 'root') throw fail('INVALID_CONFIG', `unknown option ${describeValue(key)}`);
+    if (key !== 'root' && key !== 'maxLogBytes' && key !== 'verifyChecksums') throw fail('INVALID_CONFIG', `unknown option ${describeValue(key)}`);
   }
+  const read = checkReadOptions(options as Record<string, unknown>, 'INVALID_CONFIG');
   const { root } = options as DshStoreOptions;
-  if (root === undefined) return defaultSessionStoreRoot();
+  if (root === undefined) return { root: defaultSessionStoreRoot(), read };
   if (typeof root !== 'string' || root === '') {
     throw fail('INVALID_CONFIG', `root must be a non-empty path, got ${describeValue(root)}`);
   }
-  return root;
+  return { root, read };
 }
 
 function checkId(sessionId: unknown): asserts sessionId is string {
@@ -216,22 +228,11 @@ function newestFirst(a: IndexedSession, b: IndexedSession): number {
   return a.header.id < b.header.id ? -1 : a.header.id > b.header.id ? 1 : 0;
 }
 
-/** `data.title` of the last `session/title` event that has a string title. */
-function lastTitle(events: readonly SessionEvent[]): string | undefined {
-  for (let i = events.length - 1; i >= 0; i--) {
-    const event = events[i]!;
-    if (event.type !== 'session/title') continue;
-    const title = (event.data as { title?: unknown } | null | undefined)?.title;
-    if (typeof title === 'string') return title;
-  }
-  return undefined;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Scanning
 
 /** Every session with a complete header, sorted by log path (code units). */
-async function scanStore(root: string, signal: AbortSignal | undefined): Promise<IndexedSession[]> {
+async function scanStore(root: string, reads: LogReads, signal: AbortSignal | undefined): Promise<IndexedSession[]> {
   const projects = await listDirectories(root, signal, true);
   const sessionDirs: string[] = [];
   for (const project of projects) {
@@ -240,7 +241,7 @@ async function scanStore(root: string, signal: AbortSignal | undefined): Promise
   const found = await mapLimited(sessionDirs, LIST_CONCURRENCY, async (dir) => {
     const path = await chooseLog(dir, signal);
     if (path === undefined) return undefined;
-    const header = await readHeader(path, signal);
+    const header = await reads.header(path, signal);
     return header === undefined ? undefined : { header, dir, path };
   });
   const sessions = found.filter((session): session is IndexedSession => session !== undefined);
@@ -284,7 +285,8 @@ async function chooseLog(dir: string, signal: AbortSignal | undefined): Promise<
   let best: { name: string; version: bigint; zstd: boolean } | undefined;
   for (const entry of entries) {
     const match = LOG_NAME.exec(entry.name);
-    if (!match || entry.isDirectory()) continue;
+    // Regular files and symlinks (checked when opened): never a FIFO, socket or device (SPEC §12.1).
+    if (!match || !(entry.isFile() || entry.isSymbolicLink())) continue;
     const candidate = { name: entry.name, version: match[1] === undefined ? -1n : BigInt(match[1]), zstd: match[2] !== undefined };
     if (best === undefined || compareLogs(candidate, best) > 0) best = candidate;
   }
@@ -315,137 +317,147 @@ async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T
 // ---------------------------------------------------------------------------------------------
 // Reading
 
+/** A log file opened for reading, and its identity. */
+interface OpenLog {
+  file: FileHandle;
+  /** Device, inode, size and mtime: a file with the same identity has the same bytes. */
+  identity: string;
+}
+
+function identityOf(stats: BigIntStats): string {
+  return `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeNs}`;
+}
+
 /**
- * The header of the log at `path`, reading only the first line or the first zstd frame.
- * `undefined` when the log has no complete header yet (empty, torn first line, truncated first
- * frame) or vanished since the directory was listed.
+ * Opens the log at `path` if it is a regular file (SPEC §12.1): `stat` first, so a FIFO, socket or
+ * device is never opened, then a non-blocking open (a file swapped for a FIFO meanwhile cannot
+ * block it) and a check that the opened file is the one stat saw.
+ * @returns `undefined` when `path` is gone or is not a regular file.
  */
-async function readHeader(path: string, signal: AbortSignal | undefined): Promise<SessionHeader | undefined> {
+async function openLog(path: string, signal: AbortSignal | undefined): Promise<OpenLog | undefined> {
   throwIfAborted(signal);
-  let file;
+  let file: FileHandle;
   try {
-    file = await open(path, 'r');
+    const before = await stat(path, { bigint: true });
+    if (!before.isFile()) return undefined;
+    file = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (error) {
     if (isErrno(error, 'ENOENT')) return undefined;
     return rethrowRead(error, path);
   }
   try {
-    const reader = new PrefixReader(file);
-    const first = await reader.ensure(4);
-    if (first.length === 0) return undefined;
-    const zstd = isZstd(first);
-    const headerBytes = zstd ? await readFirstFrame(reader, path) : await readFirstLine(reader, path);
-    if (headerBytes === undefined) return undefined;
-    throwIfAborted(signal);
-    if (!zstd) return withPath(path, () => parseSessionLogHeader(headerBytes));
-    try {
-      return parseSessionLogHeader(headerBytes);
-    } catch {
-      // dsh writes the header line as the first frame; should it span several, read on (bounded).
-      const prefix = await reader.ensure(MAX_HEADER_BYTES);
-      return withPath(path, () => parseSessionLogHeader(prefix));
-    }
+    const opened = await file.stat({ bigint: true });
+    if (opened.isFile()) return { file, identity: identityOf(opened) };
   } catch (error) {
-    if (error instanceof SessionReferenceError) throw error;
-    return rethrowRead(error, path);
-  } finally {
     await file.close().catch(() => {});
+    return rethrowRead(error, path);
   }
+  await file.close().catch(() => {});
+  return undefined;
 }
 
-/** The bytes of the first line, `\n` included; `undefined` when it is torn (no `\n`, not JSON). */
-async function readFirstLine(reader: PrefixReader, path: string): Promise<Uint8Array | undefined> {
-  let searched = 0;
-  for (;;) {
-    const bytes = reader.bytes;
-    const newline = bytes.indexOf(0x0a, searched);
-    if (newline >= 0) return bytes.subarray(0, newline + 1);
-    searched = bytes.length;
-    if (reader.eof) {
-      // A header without its final newline counts only when it is complete JSON.
-      try {
-        JSON.parse(new TextDecoder().decode(bytes));
-        return bytes;
-      } catch {
-        return undefined;
-      }
-    }
-    if (bytes.length >= MAX_HEADER_BYTES) {
-      throw fail('INVALID_LOG', `${quotePath(path)}: the first line is longer than ${MAX_HEADER_BYTES} bytes; not a dsh session header`);
-    }
-    await reader.ensure(Math.min(bytes.length * 2, MAX_HEADER_BYTES));
+/** The file's identity without opening it; `undefined` when it is gone or not a regular file. */
+async function identityAt(path: string): Promise<string | undefined> {
+  try {
+    const stats = await stat(path, { bigint: true });
+    return stats.isFile() ? identityOf(stats) : undefined;
+  } catch (error) {
+    if (isErrno(error, 'ENOENT')) return undefined;
+    return rethrowRead(error, path);
   }
 }
 
 /**
- * The bytes up to the end of the first zstd data frame (skippable frames before it included),
- * found from the frame and block headers without decompressing; `undefined` when the file ends
- * inside it (a crash while writing the header).
+ * The bytes of an open file as a stream of chunks: reads of `first` bytes, doubling up to
+ * {@link CHUNK_BYTES}, each into a fresh buffer (the pipeline may keep references to them).
  */
-async function readFirstFrame(reader: PrefixReader, path: string): Promise<Uint8Array | undefined> {
-  let at = 0;
-  for (;;) {
-    const extent = withPath(path, () => scanZstdFrame(reader.bytes, at));
-    if (extent === undefined) {
-      if (reader.eof) return undefined;
-      if (reader.bytes.length >= MAX_HEADER_BYTES) {
-        throw fail('INVALID_LOG', `${quotePath(path)}: the first zstd frame is larger than ${MAX_HEADER_BYTES} bytes; not a dsh session header`);
-      }
-      await reader.ensure(Math.min(reader.bytes.length * 2, MAX_HEADER_BYTES));
-      continue;
+async function* fileChunks(file: FileHandle, path: string, first: number): AsyncGenerator<Uint8Array> {
+  for (let position = 0, size = first; ; size = Math.min(size * 2, CHUNK_BYTES)) {
+    const buffer = new Uint8Array(size);
+    let bytesRead: number;
+    try {
+      ({ bytesRead } = await file.read(buffer, 0, size, position));
+    } catch (error) {
+      return rethrowRead(error, path);
     }
-    if (extent.kind === 'data') return reader.bytes.subarray(0, extent.end);
-    at = extent.end;
+    if (bytesRead === 0) return;
+    position += bytesRead;
+    yield bytesRead === size ? buffer : buffer.subarray(0, bytesRead);
   }
 }
 
-/** Incremental reads of a file's prefix. */
-class PrefixReader {
-  bytes: Uint8Array = new Uint8Array(0);
-  eof = false;
+/**
+ * Reads of log files through the store pipeline (SPEC §11.2.2), with the header and title caches
+ * keyed by file identity.
+ */
+class LogReads {
+  private readonly headers = new Map<string, { identity: string; header: SessionHeader | undefined }>();
+  private readonly titles = new Map<string, { identity: string; header: SessionHeader; title: string | undefined }>();
 
-  constructor(private readonly file: import('node:fs/promises').FileHandle) {}
+  constructor(private readonly options: Required<SessionLogReadOptions>) {}
 
-  /** Reads until at least `length` bytes are buffered (reading at least a chunk) or the file ends. */
-  async ensure(length: number): Promise<Uint8Array> {
-    while (this.bytes.length < length && !this.eof) {
-      const want = Math.max(length - this.bytes.length, HEADER_CHUNK);
-      const chunk = new Uint8Array(want);
-      const { bytesRead } = await this.file.read(chunk, 0, want, this.bytes.length);
-      if (bytesRead === 0) {
-        this.eof = true;
-        break;
-      }
-      const grown = new Uint8Array(this.bytes.length + bytesRead);
-      grown.set(this.bytes);
-      grown.set(chunk.subarray(0, bytesRead), this.bytes.length);
-      this.bytes = grown;
+  /**
+   * The header of the log at `path` (line 1, at most 1 MiB of it decoded). `undefined` when the
+   * log has no complete header yet (empty, torn first line, truncated first frame), vanished, or
+   * is not a regular file.
+   */
+  async header(path: string, signal: AbortSignal | undefined): Promise<SessionHeader | undefined> {
+    const identity = await identityAt(path);
+    if (identity === undefined) return undefined;
+    const cached = this.headers.get(path);
+    if (cached?.identity === identity) return cached.header;
+    const read = await this.read(path, signal, HEADER_CHUNK, (source, options) => readSessionHeader(source, options));
+    if (read === undefined) return undefined;
+    this.headers.set(path, { identity: read.identity, header: read.value });
+    return read.value;
+  }
+
+  /** The header and latest title of the log at `path`, from the cache when the file is unchanged. */
+  async title(path: string, signal: AbortSignal | undefined): Promise<{ header: SessionHeader; title: string | undefined } | undefined> {
+    const identity = await identityAt(path);
+    const cached = this.titles.get(path);
+    if (identity !== undefined && cached?.identity === identity) return cached;
+    const read = await this.read(path, signal, CHUNK_BYTES, (source, options) => readSessionTitle(source, options));
+    if (read === undefined) return undefined;
+    this.titles.set(path, { identity: read.identity, ...read.value });
+    return read.value;
+  }
+
+  /** The surface and title of the whole log at `path`. */
+  async surface(path: string, signal: AbortSignal | undefined): Promise<SessionRead | undefined> {
+    const read = await this.read(path, signal, CHUNK_BYTES, (source, options) => readSessionSurface(source, options));
+    if (read === undefined) return undefined;
+    const { header, title } = read.value;
+    this.titles.set(path, { identity: read.identity, header, title });
+    return read.value;
+  }
+
+  /** Runs `read` over the file's chunks; `undefined` when the file is gone or not a regular file. */
+  private async read<T>(
+    path: string,
+    signal: AbortSignal | undefined,
+    first: number,
+    read: (source: AsyncIterable<Uint8Array>, options: ReadOptions) => Promise<T>,
+  ): Promise<{ identity: string; value: T } | undefined> {
+    const log = await openLog(path, signal);
+    if (log === undefined) return undefined;
+    try {
+      const value = await withPath(path, () => read(fileChunks(log.file, path, first), { ...this.options, signal }));
+      return { identity: log.identity, value };
+    } finally {
+      await log.file.close().catch(() => {});
     }
-    return this.bytes;
   }
 }
 
-/** A whole log, parsed (SPEC §11.1, §11.2). */
-async function readWholeLog(path: string, signal: AbortSignal | undefined): Promise<SessionLog> {
-  throwIfAborted(signal);
-  let bytes: Uint8Array;
+/** Runs a read, prefixing the path to the message of the `SessionReferenceError` it throws. */
+async function withPath<T>(path: string, read: () => Promise<T>): Promise<T> {
   try {
-    bytes = await readFile(path, signal ? { signal } : undefined);
+    return await read();
   } catch (error) {
-    throwIfAborted(signal);
-    return rethrowRead(error, path);
-  }
-  throwIfAborted(signal);
-  return withPath(path, () => parseSessionLog(bytes));
-}
-
-/** Runs a parser, prefixing the path to the message of the `SessionReferenceError` it throws. */
-function withPath<T>(path: string, parse: () => T): T {
-  try {
-    return parse();
-  } catch (error) {
-    if (error instanceof SessionReferenceError) throw new SessionReferenceError(error.code, `${quotePath(path)}: ${error.message}`, { cause: error });
-    throw fail('INVALID_LOG', `${quotePath(path)}: ${describeValue(error)}`, error);
+    if (!(error instanceof SessionReferenceError)) throw fail('INVALID_LOG', `${quotePath(path)}: ${describeValue(error)}`, error);
+    if (error.code === 'SESSION_REFERENCE_CANCELLED' || error.message.includes(quotePath(path))) throw error;
+    throw new SessionReferenceError(error.code, `${quotePath(path)}: ${error.message}`, { cause: error });
   }
 }
 

@@ -1,8 +1,10 @@
 /**
  * The embedded store: sessions without a host (SPEC §11). Web APIs only: parses dsh session logs
- * (JSON Lines or zstd frames) and serves them through an in-memory `SessionQuery`.
+ * (JSON Lines or zstd frames, whole or streamed) and serves them through an in-memory `SessionQuery`
+ * or over an object store.
  * @module
  */
 export { parseSessionLog, parseSessionLogHeader, type SessionLog, type SessionLogInput } from './log.js';
+export { readSessionLog, type SessionLogReadOptions, type SessionLogSource } from './read.js';
 export { createMemorySessionQuery, type MemorySessionQuery } from './memory.js';
 export { createObjectStoreSessionQuery, type ObjectStoreBucket, type ObjectStoreListing, type ObjectStoreObjectBody, type ObjectStoreRange, type ObjectStoreSessionQuery, type ObjectStoreSessionQueryOptions } from './object-store.js';

@@ -6,6 +6,7 @@ import { checkSignal, throwIfAborted } from '../abort.js';
 import { describeValue, fail } from '../errors.js';
 import { foldSurface } from '../surface.js';
 import type { SessionEvent, SessionHeader, SessionQuery, SessionSurface, SessionTitleSnapshot } from '../types.js';
+import { eventTitle } from './collect.js';
 import type { SessionLog } from './log.js';
 
 /** A {@link SessionQuery} whose optional `readTitleSnapshots` is always present. */
@@ -62,9 +63,8 @@ function checkEvents(events: unknown, where: string): SessionEvent[] {
 /** The title of the last `session/title` event whose `data.title` is a string. */
 function lastTitle(events: readonly SessionEvent[]): string | undefined {
   for (let i = events.length - 1; i >= 0; i--) {
-    const event = events[i]!;
-    if (event.type !== 'session/title' || !isRecord(event.data)) continue;
-    if (typeof event.data.title === 'string') return event.data.title;
+    const title = eventTitle(events[i]!);
+    if (title !== undefined) return title;
   }
   return undefined;
 }

@@ -6,9 +6,8 @@
 import { checkSignal, raceAbort, throwIfAborted } from '../abort.js';
 import { describeValue, fail, SessionReferenceError } from '../errors.js';
 import type { SessionHeader, SessionQuery, SessionSurface, SessionTitleSnapshot } from '../types.js';
-import { parseSessionLog, parseSessionLogHeader } from './log.js';
-import { createMemorySessionQuery, type MemorySessionQuery } from './memory.js';
-import { concatBytes, decodeZstdFrame, isZstd, scanZstdFrame } from './zstd.js';
+import type { ReadOptions } from './pipeline.js';
+import { checkReadOptions, readSessionHeader, readSessionSurface, readSessionTitle, type SessionLogReadOptions, type SessionRead } from './read.js';
 
 /** A byte range of an object: `length` bytes from `offset` (an R2 `R2Range`). */
 export interface ObjectStoreRange {
@@ -20,6 +19,8 @@ export interface ObjectStoreRange {
 export interface ObjectStoreObjectBody {
   /** The object's bytes, or the requested range of them. */
   arrayBuffer(): Promise<ArrayBuffer>;
+  /** The same bytes as a stream (R2 has it): whole logs are read from it chunk by chunk when present. */
+  readonly body?: ReadableStream<Uint8Array>;
   /** The whole object's size in bytes, when the store reports it (R2 does). */
   readonly size?: number;
 }
@@ -43,7 +44,7 @@ export interface ObjectStoreBucket {
 }
 
 /** Options of {@link createObjectStoreSessionQuery}. */
-export interface ObjectStoreSessionQueryOptions {
+export interface ObjectStoreSessionQueryOptions extends SessionLogReadOptions {
   /** Read only objects whose key starts with this prefix (default: every object). */
   prefix?: string;
   /**
@@ -69,8 +70,8 @@ export interface ObjectStoreSessionQuery extends SessionQuery {
 
 /** First ranged read of a header, in bytes; each further read doubles what was read. */
 const FIRST_READ_BYTES = 4096;
-/** A header line or header frame larger than this is not a dsh header (bytes). */
-const MAX_HEADER_BYTES = 4 * 1024 * 1024;
+/** A whole object a header read had to fetch (a store without ranges) is kept when it is at most this big. */
+const KEEP_WHOLE_BYTES = 16 * 1024 * 1024;
 const DEFAULT_CONCURRENCY = 6;
 
 /** One listed session: its object and header, and what was read of it so far. */
@@ -79,8 +80,10 @@ interface Entry {
   readonly header: SessionHeader;
   /** The whole object, when the header read already fetched it (a store without ranges). */
   bytes?: Uint8Array | undefined;
-  /** The whole log, parsed on first use, served by an in-memory query. */
-  readonly log: Slot<MemorySessionQuery>;
+  /** The log's surface and title, read on first use. */
+  readonly surface: Slot<SessionRead>;
+  /** The log's title, when read without the surface. */
+  readonly title: Slot<string | undefined>;
 }
 
 interface Index {
@@ -129,7 +132,7 @@ export function createObjectStoreSessionQuery(
   options: ObjectStoreSessionQueryOptions = {},
 ): ObjectStoreSessionQuery {
   checkBucket(bucket);
-  const { prefix, rangeReads, concurrency } = checkOptions(options);
+  const { prefix, rangeReads, concurrency, read } = checkOptions(options);
   /** The listing, built once per instance. */
   const listing: Slot<Index> = {};
 
@@ -139,7 +142,7 @@ export function createObjectStoreSessionQuery(
 
   async function buildIndex(signal: AbortSignal | undefined): Promise<Index> {
     const objects = await listObjects(bucket, prefix, signal);
-    const reader = { bucket, rangeReads, signal };
+    const reader = { bucket, rangeReads, signal, read };
     const found = await mapLimited(objects, concurrency, signal, (object) => readEntry(reader, object));
     const entries = found.filter((entry): entry is Entry => entry !== undefined);
     entries.sort((a, b) => compareCodeUnits(a.key, b.key));
@@ -156,9 +159,15 @@ export function createObjectStoreSessionQuery(
     return entry;
   }
 
-  /** The entry's whole log as an in-memory query, fetched and parsed once. */
-  function logOf(entry: Entry, signal: AbortSignal | undefined): Promise<MemorySessionQuery> {
-    return shared(entry.log, signal, (started) => readLog(bucket, entry, started));
+  /** The entry's surface and title, fetched and read once. */
+  function surfaceOf(entry: Entry, signal: AbortSignal | undefined): Promise<SessionRead> {
+    return shared(entry.surface, signal, (started) => readLog(bucket, entry, { ...read, signal: started }));
+  }
+
+  /** The entry's title: from its surface when that was read, else from a title read (once). */
+  async function titleOf(entry: Entry, signal: AbortSignal | undefined): Promise<string | undefined> {
+    if (entry.surface.current) return (await surfaceOf(entry, signal)).title;
+    return shared(entry.title, signal, (started) => readTitle(bucket, entry, { ...read, signal: started }));
   }
 
   return {
@@ -174,8 +183,8 @@ export function createObjectStoreSessionQuery(
     async readSurface(sessionId: string, signal?: AbortSignal): Promise<SessionSurface> {
       const checked = enter(signal);
       const entry = await locate(sessionId, checked);
-      const log = await logOf(entry, checked);
-      return log.readSurface(entry.header.id, checked);
+      const { header, capturedThroughSeq, events } = await surfaceOf(entry, checked);
+      return { session: { ...header }, capturedThroughSeq, events: events.slice() };
     },
     async readTitleSnapshots(sessionIds: string[], signal?: AbortSignal) {
       const checked = enter(signal);
@@ -185,9 +194,8 @@ export function createObjectStoreSessionQuery(
         const entry = byId.get(sessionId);
         if (!entry) return { sessionId, status: 'rejected', reason: notFound(sessionId) };
         try {
-          const log = await logOf(entry, checked);
-          const [row] = await log.readTitleSnapshots([sessionId], checked);
-          return row!;
+          const title = await titleOf(entry, checked);
+          return { sessionId, status: 'fulfilled', value: title === undefined ? {} : { title: { title } } };
         } catch (reason) {
           if (isCancelled(reason)) throw reason;
           return { sessionId, status: 'rejected', reason };
@@ -210,12 +218,14 @@ function checkBucket(bucket: unknown): void {
   }
 }
 
-function checkOptions(options: unknown): Required<Omit<ObjectStoreSessionQueryOptions, 'prefix'>> & { prefix: string | undefined } {
+const OPTION_KEYS = ['prefix', 'rangeReads', 'concurrency', 'maxLogBytes', 'verifyChecksums'];
+
+function checkOptions(options: unknown): { prefix: string | undefined; rangeReads: boolean; concurrency: number; read: Required<SessionLogReadOptions> } {
   if (typeof options !== 'object' || options === null) {
     throw fail('INVALID_CONFIG', `options must be an object, got ${describeValue(options)}`);
   }
   for (const key of Object.keys(options)) {
-    if (key !== 'prefix' && key !== 'rangeReads' && key !== 'concurrency') {
+    if (!OPTION_KEYS.includes(key)) {
       throw fail('INVALID_CONFIG', `unknown option ${describeValue(key)}`);
     }
   }
@@ -229,7 +239,7 @@ function checkOptions(options: unknown): Required<Omit<ObjectStoreSessionQueryOp
   if (!Number.isSafeInteger(concurrency) || concurrency < 1) {
     throw fail('INVALID_CONFIG', `concurrency must be a positive safe integer, got ${describeValue(concurrency)}`);
   }
-  return { prefix, rangeReads, concurrency };
+  return { prefix, rangeReads, concurrency, read: checkReadOptions(options as Record<string, unknown>, 'INVALID_CONFIG') };
 }
 
 function checkSessionId(sessionId: unknown): string {
@@ -378,87 +388,67 @@ async function getWhole(bucket: ObjectStoreBucket, key: string): Promise<Uint8Ar
   return body === null ? undefined : bodyBytes(body, what);
 }
 
-/** Reads a growing prefix of one object: ranged reads, or the whole object at once. */
-class PrefixReader {
-  bytes: Uint8Array = new Uint8Array(0);
-  /** The bytes are the whole object. */
-  complete = false;
-  /** The object is gone (deleted since it was listed). */
-  missing = false;
-  private size: number | undefined;
-
-  constructor(
-    private readonly bucket: ObjectStoreBucket,
-    readonly key: string,
-    size: number | undefined,
-    private ranged: boolean,
-  ) {
-    this.size = size;
-    if (size === 0) this.complete = true;
-  }
-
-  /** Reads until at least `length` bytes are held or the whole object is. */
-  async ensure(length: number, signal: AbortSignal | undefined): Promise<void> {
-    while (this.bytes.length < length && !this.complete) {
-      throwIfAborted(signal);
-      if (!this.ranged) {
-        this.setWhole(await getWhole(this.bucket, this.key));
-        return;
+/**
+ * The bytes of one object as a header read wants them: ranged reads of 4 KiB, then doubling, each
+ * starting where the last one ended, for as long as the reader asks for more; or the whole object
+ * at once (`rangeReads: false`, a store that ignores ranges, a first range refused). A whole
+ * object of at most {@link KEEP_WHOLE_BYTES} is kept in `kept.bytes` for the later whole read.
+ */
+async function* prefixChunks(
+  bucket: ObjectStoreBucket,
+  object: { key: string; size?: number },
+  rangeReads: boolean,
+  kept: { bytes?: Uint8Array | undefined; missing?: boolean },
+): AsyncGenerator<Uint8Array> {
+  const { key } = object;
+  let size = object.size;
+  let ranged = rangeReads && size !== 0;
+  for (let offset = 0; size === undefined || offset < size; ) {
+    if (!ranged) {
+      const bytes = await getWhole(bucket, key);
+      if (bytes === undefined) kept.missing = true;
+      else {
+        if (bytes.length <= KEEP_WHOLE_BYTES) kept.bytes = bytes;
+        yield bytes;
       }
-      const offset = this.bytes.length;
-      let want = Math.max(length - offset, offset, FIRST_READ_BYTES);
-      if (this.size !== undefined) want = Math.min(want, this.size - offset);
-      const what = `get(${describeValue(this.key)}, { range: { offset: ${offset}, length: ${want} } })`;
-      let body: ObjectStoreObjectBody | null;
-      try {
-        body = await storeCall(what, () => this.bucket.get(this.key, { range: { offset, length: want } }));
-      } catch (error) {
-        // A first ranged read may be refused for an object of unknown size (R2 refuses ranges of an
-        // empty object): read the whole object instead.
-        if (offset > 0 || this.size !== undefined) throw error;
-        this.ranged = false;
-        continue;
-      }
-      if (body === null) {
-        this.setWhole(undefined);
-        return;
-      }
-      const chunk = await bodyBytes(body, what);
-      const size = typeof body.size === 'number' ? body.size : undefined;
-      if (chunk.length > want || (offset === 0 && size !== undefined && chunk.length === size)) {
-        // The store ignored the range (or the range was the whole object).
-        if (chunk.length > want) this.ranged = false;
-        this.setWhole(chunk);
-        return;
-      }
-      if (size !== undefined) this.size = size;
-      this.append(chunk);
-      if (chunk.length < want || (this.size !== undefined && this.bytes.length >= this.size)) this.complete = true;
-    }
-  }
-
-  private setWhole(bytes: Uint8Array | undefined): void {
-    this.complete = true;
-    if (bytes === undefined) this.missing = true;
-    else this.bytes = bytes;
-  }
-
-  private append(chunk: Uint8Array): void {
-    if (this.bytes.length === 0) {
-      this.bytes = chunk;
       return;
     }
-    const grown = new Uint8Array(this.bytes.length + chunk.length);
-    grown.set(this.bytes);
-    grown.set(chunk, this.bytes.length);
-    this.bytes = grown;
+    let want = Math.max(offset, FIRST_READ_BYTES);
+    if (size !== undefined) want = Math.min(want, size - offset);
+    const what = `get(${describeValue(key)}, { range: { offset: ${offset}, length: ${want} } })`;
+    let body: ObjectStoreObjectBody | null;
+    try {
+      body = await storeCall(what, () => bucket.get(key, { range: { offset, length: want } }));
+    } catch (error) {
+      // A first ranged read may be refused for an object of unknown size (R2 refuses ranges of an
+      // empty object): read the whole object instead.
+      if (offset > 0 || size !== undefined) throw error;
+      ranged = false;
+      continue;
+    }
+    if (body === null) {
+      kept.missing = true;
+      return;
+    }
+    const chunk = await bodyBytes(body, what);
+    const whole = typeof body.size === 'number' ? body.size : undefined;
+    if (chunk.length > want || (offset === 0 && whole !== undefined && chunk.length === whole)) {
+      // The store ignored the range (or the range was the whole object).
+      if (chunk.length <= KEEP_WHOLE_BYTES) kept.bytes = chunk;
+      yield chunk;
+      return;
+    }
+    if (whole !== undefined) size = whole;
+    offset += chunk.length;
+    if (chunk.length > 0) yield chunk;
+    if (chunk.length < want) return;
   }
 }
 
 /** Runs `read`, naming `key` in a `SESSION_REFERENCE_INVALID_LOG` error. */
-function inObject<T>(key: string, read: () => T): T {
+async function inObject<T>(key: string, read: () => Promise<T>): Promise<T> {
   try {
-    return read();
+    return await read();
   } catch (error) {
     if (error instanceof SessionReferenceError && error.code === 'SESSION_REFERENCE_INVALID_LOG') {
       throw fail('INVALID_LOG', `object ${describeValue(key)}: ${error.message}`, error.cause);
@@ -467,97 +457,62 @@ function inObject<T>(key: string, read: () => T): T {
   }
 }
 
-function tooLarge(key: string, what: string) {
-  return fail('INVALID_LOG', `object ${describeValue(key)}: the ${what} is longer than ${MAX_HEADER_BYTES} bytes; not a dsh session header`);
-}
-
-/** True when `bytes` (a complete object without `\n`) is one JSON value: a header without its final newline. */
-function isCompleteJson(bytes: Uint8Array): boolean {
-  try {
-    JSON.parse(new TextDecoder().decode(bytes));
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /**
- * The listed session of one object, reading only its header; `undefined` when the object is gone
- * or has no complete header yet.
+ * The listed session of one object, reading only its header (SPEC §11.2.1); `undefined` when the
+ * object is gone or has no complete header yet.
  */
 async function readEntry(
-  { bucket, rangeReads, signal }: { bucket: ObjectStoreBucket; rangeReads: boolean; signal: AbortSignal | undefined },
+  { bucket, rangeReads, signal, read }: { bucket: ObjectStoreBucket; rangeReads: boolean; signal: AbortSignal | undefined; read: Required<SessionLogReadOptions> },
   object: { key: string; size?: number },
 ): Promise<Entry | undefined> {
-  const reader = new PrefixReader(bucket, object.key, object.size, rangeReads);
-  await reader.ensure(4, signal);
-  if (reader.missing || reader.bytes.length === 0) return undefined;
-  const line = isZstd(reader.bytes) ? await readHeaderFrames(reader, signal) : await readHeaderLine(reader, signal);
-  if (line === undefined) return undefined;
-  const header = inObject(object.key, () => parseSessionLogHeader(line));
-  return { key: object.key, header, bytes: reader.complete && !reader.missing ? reader.bytes : undefined, log: {} };
+  const kept: { bytes?: Uint8Array | undefined; missing?: boolean } = {};
+  const header = await inObject(object.key, () => readSessionHeader(prefixChunks(bucket, object, rangeReads, kept), { ...read, signal }));
+  if (header === undefined || kept.missing) return undefined;
+  return { key: object.key, header, bytes: kept.bytes, surface: {}, title: {} };
 }
 
-/** The bytes of the first line (without `\n`); `undefined` when it is torn. */
-async function readHeaderLine(reader: PrefixReader, signal: AbortSignal | undefined): Promise<Uint8Array | undefined> {
-  for (let searched = 0; ; ) {
-    const bytes = reader.bytes;
-    const newline = bytes.indexOf(0x0a, searched);
-    if (newline !== -1) return bytes.subarray(0, newline);
-    if (reader.complete) return isCompleteJson(bytes) ? bytes : undefined;
-    if (bytes.length >= MAX_HEADER_BYTES) throw tooLarge(reader.key, 'first line');
-    searched = bytes.length;
-    await reader.ensure(Math.min(bytes.length * 2, MAX_HEADER_BYTES), signal);
-  }
-}
-
-/**
- * The decoded first line of a zstd log: frames are located from their headers and block headers
- * (reading more only when a frame is incomplete) and decoded one by one until one holds a `\n`
- * (dsh writes the header line as the first frame). `undefined` when the object ends first.
- */
-async function readHeaderFrames(reader: PrefixReader, signal: AbortSignal | undefined): Promise<Uint8Array | undefined> {
-  const decoded: Uint8Array[] = [];
-  let decodedLength = 0;
-  for (let at = 0; ; ) {
-    const frame = inObject(reader.key, () => scanZstdFrame(reader.bytes, at));
-    if (frame === undefined) {
-      if (reader.complete) return undefined;
-      if (reader.bytes.length >= MAX_HEADER_BYTES) throw tooLarge(reader.key, 'first zstd frame');
-      await reader.ensure(Math.min(reader.bytes.length * 2, MAX_HEADER_BYTES), signal);
-      continue;
-    }
-    at = frame.end;
-    if (frame.kind === 'skippable') continue;
-    const chunk = inObject(reader.key, () => decodeZstdFrame(reader.bytes, frame));
-    const newline = chunk.indexOf(0x0a);
-    decoded.push(newline === -1 ? chunk : chunk.subarray(0, newline));
-    decodedLength += newline === -1 ? chunk.length : newline;
-    if (newline !== -1) break;
-    if (decodedLength >= MAX_HEADER_BYTES) throw tooLarge(reader.key, 'first line');
-    if (reader.complete && at >= reader.bytes.length) {
-      const line = concatBytes(decoded);
-      return isCompleteJson(line) ? line : undefined;
-    }
-  }
-  return concatBytes(decoded);
-}
-
-/** Fetches and parses an entry's whole log (once), checking it still carries the listed id. */
-async function readLog(bucket: ObjectStoreBucket, entry: Entry, signal: AbortSignal | undefined): Promise<MemorySessionQuery> {
-  throwIfAborted(signal);
-  const bytes = entry.bytes ?? (await getWhole(bucket, entry.key));
-  entry.bytes = undefined;
-  if (bytes === undefined) {
+/** The whole object as a log source: the bytes kept from the listing, else a `get` streamed when it can be. */
+async function wholeSource(bucket: ObjectStoreBucket, entry: Entry): Promise<Uint8Array | ReadableStream<Uint8Array>> {
+  const kept = entry.bytes;
+  if (kept !== undefined) return kept;
+  const what = `get(${describeValue(entry.key)})`;
+  const body = await storeCall(what, () => bucket.get(entry.key));
+  if (body === null) {
     throw fail('NOT_FOUND', `session ${describeValue(entry.header.id)}: object ${describeValue(entry.key)} is gone from the object store`);
   }
-  throwIfAborted(signal);
-  const log = inObject(entry.key, () => parseSessionLog(bytes));
-  if (log.header.id !== entry.header.id) {
+  if (typeof body === 'object' && body !== null && isStream(body.body)) return body.body;
+  return bodyBytes(body, what);
+}
+
+function isStream(value: unknown): value is ReadableStream<Uint8Array> {
+  return typeof value === 'object' && value !== null && typeof (value as ReadableStream).getReader === 'function';
+}
+
+/** Checks that a whole read still found the listed session. */
+function checkSameSession(entry: Entry, header: SessionHeader): void {
+  if (header.id !== entry.header.id) {
     throw fail(
       'READ_FAILED',
-      `object ${describeValue(entry.key)} changed while it was being read: it was listed as session ${describeValue(entry.header.id)}, it now holds ${describeValue(log.header.id)}`,
+      `object ${describeValue(entry.key)} changed while it was being read: it was listed as session ${describeValue(entry.header.id)}, it now holds ${describeValue(header.id)}`,
     );
   }
-  return createMemorySessionQuery([log]);
+}
+
+/** Fetches and reads an entry's whole log (once), checking it still carries the listed id. */
+async function readLog(bucket: ObjectStoreBucket, entry: Entry, options: ReadOptions): Promise<SessionRead> {
+  throwIfAborted(options.signal);
+  const source = await wholeSource(bucket, entry);
+  entry.bytes = undefined;
+  const read = await inObject(entry.key, () => readSessionSurface(source, options));
+  checkSameSession(entry, read.header);
+  return read;
+}
+
+/** Fetches an entry's log and reads its title (once), checking it still carries the listed id. */
+async function readTitle(bucket: ObjectStoreBucket, entry: Entry, options: ReadOptions): Promise<string | undefined> {
+  throwIfAborted(options.signal);
+  const source = await wholeSource(bucket, entry);
+  const read = await inObject(entry.key, () => readSessionTitle(source, options));
+  checkSameSession(entry, read.header);
+  return read.title;
 }

@@ -1,0 +1,194 @@
+/**
+ * From the lines of a dsh session log to its header, events and title (SPEC §11.1, §11.3, §8):
+ * each line parsed once, as it goes by, keeping only what the read asks for.
+ * @module
+ */
+import { describeValue, fail } from '../errors.js';
+import type { SessionEvent, SessionHeader } from '../types.js';
+import type { LineSink } from './lines.js';
+
+/**
+ * What a read keeps:
+ * - `'events'`: every event, as parsed (`parseSessionLog`);
+ * - `'surface'`: what projection and retention can use (SPEC §8): message events with their text
+ *   blocks, every other event as a placeholder `{ type, seq, time, surfaceOp? }` (folding needs no
+ *   more), plus the title and the last seq;
+ * - `'title'`: the header and the last `session/title` only (every line is still parsed, so a log
+ *   with a line that is not JSON fails as it does for a whole read: SPEC §11.1);
+ * - `'header'`: line 1 only.
+ */
+export type CollectMode = 'events' | 'surface' | 'title' | 'header';
+
+/** Event types whose data projection reads (SPEC §8.2); every other event is kept as a placeholder. */
+const PROJECTED_TYPES: ReadonlySet<string> = new Set(['user/message', 'steering/message', 'assistant/message']);
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** True for a line of nothing but JSON whitespace (space, tab, CR): it carries no row. */
+function isBlank(line: string): boolean {
+  for (let i = 0; i < line.length; i++) {
+    const unit = line.charCodeAt(i);
+    if (unit !== 0x20 && unit !== 0x09 && unit !== 0x0d) return false;
+  }
+  return true;
+}
+
+type LineValue = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+function parseJson(line: string): LineValue {
+  try {
+    return { ok: true, value: JSON.parse(line) as unknown };
+  } catch (error) {
+    return { ok: false, error };
+  }
+}
+
+function invalidLine(line: number, what: string, cause?: unknown) {
+  return fail('INVALID_LOG', `dsh session log line ${line} ${what}`, cause);
+}
+
+/**
+ * The header of a log's first line: `{"type":"session","version":N,"id":string,"createdAt":number,…}`
+ * (`version` an integer, `createdAt` finite epoch milliseconds; other fields kept as they are).
+ * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_LOG` naming line 1 otherwise.
+ */
+function readHeader(line: string | undefined): SessionHeader {
+  if (line === undefined) throw invalidLine(1, 'is not valid UTF-8');
+  if (isBlank(line)) throw invalidLine(1, 'is missing: a session log starts with its header');
+  const parsed = parseJson(line);
+  if (!parsed.ok) throw invalidLine(1, `is not JSON: ${describeValue(line)}`, parsed.error);
+  const header = parsed.value;
+  if (
+    !isRecord(header) ||
+    header.type !== 'session' ||
+    !Number.isInteger(header.version) ||
+    typeof header.id !== 'string' ||
+    typeof header.createdAt !== 'number' ||
+    !Number.isFinite(header.createdAt)
+  ) {
+    throw invalidLine(1, `is not a session header {"type":"session","version","id","createdAt"}: ${describeValue(line)}`);
+  }
+  return header as SessionHeader;
+}
+
+/** True for an event row: an object with a string `type` and a finite numeric `seq`. */
+function isEventRow(value: unknown): value is SessionEvent {
+  return isRecord(value) && typeof value.type === 'string' && typeof value.seq === 'number' && Number.isFinite(value.seq);
+}
+
+/**
+ * The event of one line after the header, or `undefined` when the line is skipped: blank lines,
+ * packed chunk rows (`type` ending in `-chunks`), rows of unknown shape, and a torn last line
+ * (no final `\n` and not JSON, or not UTF-8).
+ */
+function readEventLine(line: string | undefined, number: number, terminated: boolean): SessionEvent | undefined {
+  if (line === undefined) {
+    if (!terminated) return undefined;
+    throw invalidLine(number, 'is not valid UTF-8');
+  }
+  if (isBlank(line)) return undefined;
+  const parsed = parseJson(line);
+  if (!parsed.ok) {
+    if (!terminated) return undefined;
+    throw invalidLine(number, `is not JSON: ${describeValue(line)}`, parsed.error);
+  }
+  const row = parsed.value;
+  if (!isEventRow(row) || row.type.endsWith('-chunks')) return undefined;
+  return row;
+}
+
+/** `data.title` of a `session/title` event when it is a string (SPEC §11.3). */
+export function eventTitle(event: SessionEvent): string | undefined {
+  if (event.type !== 'session/title' || !isRecord(event.data)) return undefined;
+  const { title } = event.data;
+  return typeof title === 'string' ? title : undefined;
+}
+
+/** Shared type strings, so a placeholder costs no string of its own. */
+const TYPE_NAMES = new Map<string, string>();
+
+function sharedType(type: string): string {
+  let shared = TYPE_NAMES.get(type);
+  if (shared === undefined) {
+    shared = type;
+    if (TYPE_NAMES.size < 1024) TYPE_NAMES.set(type, type);
+  }
+  return shared;
+}
+
+/**
+ * What a surface read keeps of an event (SPEC §8): the event itself for the user and steering
+ * messages projection reads; an assistant message without its non-text blocks (reasoning, tool
+ * calls: never projected); anything else as a placeholder holding what folding reads.
+ */
+function surfaceEntry(event: SessionEvent): SessionEvent {
+  const { type, seq, time, data, surfaceOp } = event;
+  if (!PROJECTED_TYPES.has(type)) {
+    const placeholder: SessionEvent = { type: sharedType(type), seq, time, data: undefined };
+    if (surfaceOp !== undefined) placeholder.surfaceOp = surfaceOp;
+    return placeholder;
+  }
+  if (type !== 'assistant/message' || !isRecord(data) || !isRecord(data.message)) return event;
+  const { content } = data.message;
+  if (!Array.isArray(content) || content.every((block) => isRecord(block) && block.type === 'text')) return event;
+  const text = content.filter((block) => isRecord(block) && block.type === 'text');
+  return { ...event, data: { ...data, message: { ...data.message, content: text } } };
+}
+
+/**
+ * A {@link LineSink} that collects a log's header and events as the lines go by. After the
+ * input ends, {@link LogCollector.finish} checks that there was a header.
+ */
+export class LogCollector implements LineSink {
+  header: SessionHeader | undefined;
+  /** Text of line 1 when it ended without `\n` and is not JSON (a header still being written), in `'header'` mode. */
+  private tornHeader: string | undefined;
+  /** Kept events in log order (all of them, or surface entries: see {@link CollectMode}). */
+  events: SessionEvent[] = [];
+  /** `seq` of the last event (`null` before any). */
+  lastSeq: number | null = null;
+  /** The latest `session/title`. */
+  title: string | undefined;
+
+  constructor(readonly mode: CollectMode) {}
+
+  line(text: string | undefined, number: number, terminated: boolean): boolean {
+    if (number === 1) {
+      if (this.mode === 'header' && !terminated && (text === undefined || !parseJson(text).ok)) {
+        this.tornHeader = text ?? '';
+        return false;
+      }
+      this.header = readHeader(text);
+      return this.mode !== 'header';
+    }
+    const event = readEventLine(text, number, terminated);
+    if (event === undefined) return true;
+    this.lastSeq = event.seq;
+    const title = eventTitle(event);
+    if (title !== undefined) this.title = title;
+    if (this.mode === 'events') this.events.push(event);
+    else if (this.mode === 'surface') this.events.push(surfaceEntry(event));
+    return true;
+  }
+
+  /**
+   * The header, once the input has ended.
+   * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_LOG` (line 1) when the log had no
+   * line at all or its first line is torn (then {@link LogCollector.header} is `undefined`).
+   */
+  finish(): SessionHeader {
+    return this.header ?? readHeader(this.tornHeader ?? '');
+  }
+
+  /** A restore point: calling the result takes back everything collected since. */
+  mark(): () => void {
+    const { header, lastSeq, title } = this;
+    const length = this.events.length;
+    return () => {
+      Object.assign(this, { header, lastSeq, title });
+      this.events.length = length;
+    };
+  }
+}

@@ -1,0 +1,202 @@
+/**
+ * Splitting a log's bytes into lines as they stream by (SPEC §11.1, §11.2.1, §11.2.2): on byte
+ * `0x0A` only, a leading UTF-8 BOM dropped, each line decoded as strict UTF-8 on its own, so a
+ * torn last line cut inside a multi-byte character is just a torn line.
+ * @module
+ */
+import { fail } from '../errors.js';
+import { decodeUtf8Strict } from '../utf8.js';
+
+/** Receives the lines of a log, in order. */
+export interface LineSink {
+  /**
+   * One line without its `\n`.
+   * @param text The line's text; `undefined` when its bytes are not UTF-8.
+   * @param number 1-based line number.
+   * @param terminated A `\n` ended the line (false only for the last line of the input).
+   * @returns `false` to stop reading: no further line is delivered.
+   */
+  line(text: string | undefined, number: number, terminated: boolean): boolean;
+}
+
+/** Limits of one read, in bytes. */
+export interface LineLimits {
+  /** Decoded bytes a read may pass through before it fails (SPEC §11.2.1 `maxLogBytes`). */
+  maxLogBytes: number;
+  /** Bytes line 1 (the header) may have before it fails (SPEC §11.2.1: 1 MiB for header reads). */
+  maxHeaderBytes: number;
+}
+
+/**
+ * Longest line accepted, in bytes: a line this long cannot become a JavaScript string in V8
+ * (about 2^29 UTF-16 code units), so holding more of it can only waste memory.
+ */
+export const MAX_LINE_BYTES = 256 * 1024 * 1024;
+
+/** Lines are decoded in runs of at most this many bytes (one `TextDecoder` call per run). */
+const RUN_BYTES = 256 * 1024;
+
+const BOM = [0xef, 0xbb, 0xbf];
+
+function headerTooLong(limit: number) {
+  return fail('INVALID_LOG', `dsh session log line 1 (the header) is over ${limit} bytes (header line over ${limit / 1048576} MiB): not a dsh session header`);
+}
+
+/**
+ * Splits pushed byte chunks into lines for a {@link LineSink}. Memory: the current unfinished
+ * line only. A restore point ({@link LineSplitter.mark}) lets a caller take back the lines of a
+ * zstd frame that turned out to be truncated.
+ */
+export class LineSplitter {
+  /** Pieces of the unfinished line (copies: the producer may reuse its buffers). */
+  private pending: Uint8Array[] = [];
+  private pendingBytes = 0;
+  private number = 1;
+  private total = 0;
+  /** Bytes seen before the BOM check, while fewer than 3 have arrived. */
+  private head: Uint8Array | undefined = new Uint8Array(0);
+  /** The sink asked to stop. */
+  stopped = false;
+
+  constructor(
+    private readonly sink: LineSink,
+    private readonly limits: LineLimits,
+  ) {}
+
+  /** Feeds the next bytes of the log. */
+  push(chunk: Uint8Array): void {
+    if (this.stopped || chunk.length === 0) return;
+    this.total += chunk.length;
+    if (this.total > this.limits.maxLogBytes) {
+      throw fail('INVALID_LOG', `dsh session log is larger than maxLogBytes (${this.limits.maxLogBytes} bytes)`);
+    }
+    if (this.head !== undefined) {
+      chunk = this.skipBom(chunk);
+      if (chunk.length === 0) return;
+    }
+    for (let at = 0; at < chunk.length && !this.stopped; at += RUN_BYTES) {
+      this.run(chunk.subarray(at, Math.min(at + RUN_BYTES, chunk.length)));
+    }
+  }
+
+  /** Ends the input: delivers the last, unterminated line if there is one. */
+  end(): void {
+    if (this.head !== undefined && this.head.length > 0) {
+      const head = this.head;
+      this.head = undefined;
+      this.run(head);
+    }
+    if (this.stopped || this.pendingBytes === 0) return;
+    const bytes = this.takePending(new Uint8Array(0));
+    this.deliver(decodeUtf8Strict(bytes), false);
+  }
+
+  /** A restore point: calling the result puts the splitter back as it was when marked. */
+  mark(): () => void {
+    const { number, total, head, pendingBytes, stopped } = this;
+    const pending = this.pending.slice();
+    return () => {
+      Object.assign(this, { number, total, head, pendingBytes, stopped, pending: pending.slice() });
+    };
+  }
+
+  /** Drops a leading BOM once at least 3 bytes have arrived. */
+  private skipBom(chunk: Uint8Array): Uint8Array {
+    const head = concat([this.head!, chunk]);
+    const prefix = head.length >= 3 || !BOM.slice(0, head.length).every((byte, i) => head[i] === byte);
+    if (!prefix) {
+      this.head = head;
+      return new Uint8Array(0);
+    }
+    this.head = undefined;
+    return head[0] === BOM[0] && head[1] === BOM[1] && head[2] === BOM[2] ? head.subarray(3) : head;
+  }
+
+  private run(bytes: Uint8Array): void {
+    const first = bytes.indexOf(0x0a);
+    if (first === -1) {
+      this.hold(bytes);
+      return;
+    }
+    this.checkHeaderLength(this.pendingBytes + first);
+    this.deliver(decodeUtf8Strict(this.takePending(bytes.subarray(0, first))), true);
+    const last = bytes.lastIndexOf(0x0a);
+    if (last > first && !this.stopped) this.deliverRun(bytes.subarray(first + 1, last));
+    if (!this.stopped) this.hold(bytes.subarray(last + 1));
+  }
+
+  /** Complete lines joined by `\n` (no final one): decoded in one call, line by line only when that fails. */
+  private deliverRun(bytes: Uint8Array): void {
+    const text = decodeUtf8Strict(bytes);
+    if (text === undefined) {
+      for (let start = 0; start <= bytes.length && !this.stopped; ) {
+        let end = bytes.indexOf(0x0a, start);
+        if (end === -1) end = bytes.length;
+        this.deliver(decodeUtf8Strict(bytes.subarray(start, end)), true);
+        start = end + 1;
+      }
+      return;
+    }
+    for (let start = 0; start <= text.length && !this.stopped; ) {
+      let end = text.indexOf('\n', start);
+      if (end === -1) end = text.length;
+      this.deliver(text.slice(start, end), true);
+      start = end + 1;
+    }
+  }
+
+  private deliver(text: string | undefined, terminated: boolean): void {
+    if (!this.sink.line(text, this.number++, terminated)) this.stopped = true;
+  }
+
+  private hold(bytes: Uint8Array): void {
+    if (bytes.length === 0) return;
+    this.pendingBytes += bytes.length;
+    this.checkHeaderLength(this.pendingBytes);
+    if (this.pendingBytes > MAX_LINE_BYTES) {
+      throw fail('INVALID_LOG', `dsh session log line ${this.number} is longer than ${MAX_LINE_BYTES} bytes`);
+    }
+    this.pending.push(bytes.slice());
+  }
+
+  private checkHeaderLength(length: number): void {
+    if (this.number === 1 && length > this.limits.maxHeaderBytes) throw headerTooLong(this.limits.maxHeaderBytes);
+  }
+
+  /** The unfinished line's pieces followed by `tail`, as one array; the pending line is cleared. */
+  private takePending(tail: Uint8Array): Uint8Array {
+    if (this.pendingBytes === 0) return tail;
+    const bytes = concat([...this.pending, tail]);
+    this.pending = [];
+    this.pendingBytes = 0;
+    return bytes;
+  }
+}
+
+/** The bytes of `parts` in order, as one array. */
+export function concat(parts: readonly Uint8Array[]): Uint8Array {
+  if (parts.length === 1) return parts[0]!;
+  let total = 0;
+  for (const part of parts) total += part.length;
+  const out = new Uint8Array(total);
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.length;
+  }
+  return out;
+}
+
+/**
+ * The lines of a log given as text (SPEC §11.1): one leading U+FEFF dropped, split on `\n`; the
+ * text after the last `\n`, when not empty, is the unterminated last line.
+ */
+export function splitTextLines(text: string, sink: LineSink): void {
+  const from = text.startsWith('\uFEFF') ? 1 : 0;
+  for (let start = from, number = 1; start < text.length; number++) {
+    const newline = text.indexOf('\n', start);
+    const end = newline === -1 ? text.length : newline;
+    if (!sink.line(text.slice(start, end), number, newline !== -1)) return;
+    start = end + 1;
+  }
+}

@@ -1,0 +1,301 @@
+/**
+ * The one log pipeline every store uses (SPEC §11.2.2): bytes in (one buffer, a `ReadableStream`
+ * or an async iterable), zstd frames decoded incrementally, lines split on `0x0A`, each line
+ * decoded and parsed once by a {@link LogCollector} as it goes by.
+ *
+ * The zstd decoder is loaded with a dynamic `import()` the first time a zstd log is met, so a
+ * front end that reads only plain `.jsonl` never ships it.
+ * @module
+ */
+import { raceAbort, throwIfAborted } from '../abort.js';
+import { describeValue, fail, SessionReferenceError } from '../errors.js';
+import type { CollectMode } from './collect.js';
+import { LogCollector } from './collect.js';
+import { LineSplitter, splitTextLines, type LineLimits } from './lines.js';
+import type { ZstdStream, ZstdStreamOptions } from './zstd.js';
+import { isZstd } from './zstd-format.js';
+
+/** Bytes of a log: one buffer, a `ReadableStream` of `Uint8Array` chunks or an async iterable of them. */
+export type SessionLogSource = Uint8Array | ArrayBuffer | ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>;
+
+/** Default `maxLogBytes`: 4 GiB of decoded log (SPEC §11.2.1). */
+export const DEFAULT_MAX_LOG_BYTES = 4 * 1024 ** 3;
+
+/** A header read decodes at most this much of line 1 (SPEC §11.2.1). */
+export const MAX_HEADER_BYTES = 1024 * 1024;
+
+/** Options of one read. */
+export interface ReadOptions {
+  /** Fail once the decoded log passes this many bytes (default {@link DEFAULT_MAX_LOG_BYTES}). */
+  maxLogBytes?: number;
+  /** Verify zstd content checksums (default `true`). */
+  verifyChecksums?: boolean;
+  signal?: AbortSignal | undefined;
+}
+
+/** What the zstd module gives the pipeline. */
+export interface ZstdCodec {
+  ZstdStream: new (out: (bytes: Uint8Array) => void, options: ZstdStreamOptions) => ZstdStream;
+}
+
+/** Thrown through the zstd decoder to stop it once the collector has what it wants (not an error). */
+const STOP: object = Object.freeze({ stop: true });
+
+let zstdModule: Promise<ZstdCodec> | undefined;
+
+/** The zstd decoder module, loaded on first use. */
+function loadZstd(): Promise<ZstdCodec> {
+  zstdModule ??= import('./zstd.js');
+  return zstdModule;
+}
+
+/**
+ * Pushes a log's bytes, in chunks of any size, through zstd decoding (when the bytes start with
+ * a zstd magic) and line splitting into a collector. Synchronous: a zstd log needs the codec,
+ * given at construction or later through {@link LogFeed.provide}.
+ */
+export class LogFeed {
+  private readonly lines: LineSplitter;
+  /** The first bytes, until 4 have arrived and say whether the log is zstd. */
+  private sniffed: Uint8Array | undefined = new Uint8Array(0);
+  private target: { push(chunk: Uint8Array): void; end(): void } | undefined;
+  /** The log is zstd and the codec is missing: {@link LogFeed.provide} it before pushing more. */
+  needsZstd = false;
+
+  constructor(
+    private readonly collector: LogCollector,
+    private readonly options: Required<Omit<ReadOptions, 'signal'>>,
+    private codec?: ZstdCodec,
+  ) {
+    const header = collector.mode === 'header';
+    const limits: LineLimits = { maxLogBytes: options.maxLogBytes, maxHeaderBytes: header ? MAX_HEADER_BYTES : Infinity };
+    this.lines = new LineSplitter(collector, limits);
+  }
+
+  /** The collector has what it wants: nothing more needs to be pushed. */
+  get done(): boolean {
+    return this.lines.stopped;
+  }
+
+  provide(codec: ZstdCodec): void {
+    this.codec = codec;
+    this.needsZstd = false;
+    const held = this.sniffed!;
+    this.sniffed = undefined;
+    this.start(true);
+    this.push(held);
+  }
+
+  push(chunk: Uint8Array): void {
+    if (this.sniffed !== undefined) {
+      const held = new Uint8Array(this.sniffed.length + chunk.length);
+      held.set(this.sniffed);
+      held.set(chunk, this.sniffed.length);
+      if (held.length < 4 || this.needsZstd) {
+        this.sniffed = held;
+        return;
+      }
+      if (isZstd(held) && this.codec === undefined) {
+        this.sniffed = held;
+        this.needsZstd = true;
+        return;
+      }
+      this.sniffed = undefined;
+      this.start(isZstd(held));
+      chunk = held;
+    }
+    this.guard(() => this.target!.push(chunk));
+  }
+
+  /** Ends the input (a torn last line, a truncated final frame are dropped by the stages). */
+  end(): void {
+    if (this.sniffed !== undefined) {
+      const held = this.sniffed;
+      this.sniffed = undefined;
+      this.start(false);
+      this.guard(() => this.target!.push(held));
+    }
+    this.guard(() => this.target!.end());
+  }
+
+  private start(zstd: boolean): void {
+    const { lines, collector } = this;
+    if (!zstd) {
+      this.target = { push: (chunk) => lines.push(chunk), end: () => lines.end() };
+      return;
+    }
+    const stream = new this.codec!.ZstdStream(
+      (bytes) => {
+        lines.push(bytes);
+        if (lines.stopped) throw STOP;
+      },
+      {
+        wholeFrameBytes: collector.mode === 'header' ? 2 * MAX_HEADER_BYTES : 8 * MAX_HEADER_BYTES,
+        verifyChecksums: this.options.verifyChecksums,
+        mark: () => {
+          const restoreLines = lines.mark();
+          const restoreCollector = collector.mark();
+          return () => {
+            restoreLines();
+            restoreCollector();
+          };
+        },
+      },
+    );
+    this.target = {
+      push: (chunk) => stream.push(chunk),
+      end: () => {
+        stream.end();
+        lines.end();
+      },
+    };
+  }
+
+  private guard(step: () => void): void {
+    if (this.lines.stopped) return;
+    try {
+      step();
+    } catch (error) {
+      if (error !== STOP) throw error;
+    }
+  }
+}
+
+/** Fills in the defaults of {@link ReadOptions}. */
+function settled(options: ReadOptions): Required<Omit<ReadOptions, 'signal'>> {
+  return { maxLogBytes: options.maxLogBytes ?? DEFAULT_MAX_LOG_BYTES, verifyChecksums: options.verifyChecksums ?? true };
+}
+
+/**
+ * Runs a log given whole (text or bytes) through a collector, synchronously, with the zstd codec
+ * at hand.
+ */
+export function collectSync(input: string | Uint8Array, collector: LogCollector, codec: ZstdCodec, options: ReadOptions = {}): void {
+  if (typeof input === 'string') {
+    splitTextLines(input, collector);
+    return;
+  }
+  const feed = new LogFeed(collector, settled(options), codec);
+  feed.push(input);
+  if (!feed.done) feed.end();
+}
+
+/** Chunks of a byte source, one at a time, and a way to stop early. */
+interface ChunkReader {
+  next(): Promise<unknown>;
+  cancel(): Promise<void>;
+}
+
+const noop = () => {};
+
+function tagOf(value: object): string {
+  return Object.prototype.toString.call(value);
+}
+
+/** The bytes of `value` when it is a `Uint8Array` (any realm, subclasses included) or an `ArrayBuffer`. */
+export function asBytes(value: unknown): Uint8Array | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  if (ArrayBuffer.isView(value) && tagOf(value) === '[object Uint8Array]') return value as Uint8Array;
+  if (tagOf(value) === '[object ArrayBuffer]') return new Uint8Array(value as ArrayBuffer);
+  return undefined;
+}
+
+/**
+ * A reader over any {@link SessionLogSource}.
+ * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_ARGUMENT` for anything else.
+ */
+function chunkReader(source: unknown): ChunkReader {
+  const bytes = asBytes(source);
+  if (bytes !== undefined) {
+    let given = false;
+    return { next: async () => (given ? undefined : ((given = true), bytes)), cancel: async () => {} };
+  }
+  const candidate = source as { getReader?: unknown; [Symbol.asyncIterator]?: unknown } | null;
+  if (typeof candidate === 'object' && candidate !== null && typeof candidate.getReader === 'function') {
+    const reader = (source as ReadableStream<Uint8Array>).getReader();
+    return {
+      next: async () => {
+        const { done, value } = await reader.read();
+        return done ? undefined : value;
+      },
+      cancel: () => reader.cancel().catch(noop),
+    };
+  }
+  if (typeof candidate === 'object' && candidate !== null && typeof candidate[Symbol.asyncIterator] === 'function') {
+    const iterator = (source as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
+    return {
+      next: async () => {
+        const { done, value } = await iterator.next();
+        return done ? undefined : value;
+      },
+      cancel: async () => {
+        await Promise.resolve(iterator.return?.()).catch(noop);
+      },
+    };
+  }
+  throw fail(
+    'INVALID_ARGUMENT',
+    `a dsh session log must be a string, a Uint8Array, an ArrayBuffer, a ReadableStream or an async iterable of Uint8Array, got ${describeValue(source)}`,
+  );
+}
+
+/** The next chunk of `reader` (`undefined` at the end), cancellable by `signal`. */
+async function nextChunk(reader: ChunkReader, signal: AbortSignal | undefined): Promise<Uint8Array | undefined> {
+  let value: unknown;
+  try {
+    value = await raceAbort(reader.next(), signal);
+  } catch (error) {
+    if (error instanceof SessionReferenceError) throw error;
+    throw fail('READ_FAILED', `reading the dsh session log failed: ${describeValue(error)}`, error);
+  }
+  if (value === undefined) return undefined;
+  const bytes = asBytes(value);
+  if (bytes === undefined) throw fail('READ_FAILED', `a dsh session log stream gave a chunk that is not bytes: ${describeValue(value)}`);
+  return bytes;
+}
+
+/**
+ * Runs a log source through a collector, loading the zstd codec when the bytes are zstd. Stops
+ * reading (and cancels the source) as soon as the collector has what it wants, on abort, and on
+ * the first error.
+ * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_ARGUMENT` (not a source),
+ * `SESSION_REFERENCE_INVALID_LOG` (from the stages and the collector),
+ * `SESSION_REFERENCE_READ_FAILED` (the source failed or gave something that is not bytes),
+ * `SESSION_REFERENCE_CANCELLED`.
+ */
+export async function collect(source: SessionLogSource | string, collector: LogCollector, options: ReadOptions = {}): Promise<void> {
+  const { signal } = options;
+  throwIfAborted(signal);
+  if (typeof source === 'string') {
+    splitTextLines(source, collector);
+    return;
+  }
+  const reader = chunkReader(source);
+  const feed = new LogFeed(collector, settled(options));
+  let finished = false;
+  try {
+    for (;;) {
+      const chunk = await nextChunk(reader, signal);
+      throwIfAborted(signal);
+      if (chunk === undefined) break;
+      feed.push(chunk);
+      if (feed.needsZstd) feed.provide(await loadZstd());
+      if (feed.done) return;
+    }
+    finished = true;
+    if (feed.needsZstd) feed.provide(await loadZstd());
+    feed.end();
+  } finally {
+    if (!finished) await reader.cancel();
+  }
+}
+
+/**
+ * Reads a log source in `mode` (see {@link CollectMode}).
+ * @returns The collector, input ended (its `header` is `undefined` for a log without a complete header).
+ */
+export async function collectLog(source: SessionLogSource | string, mode: CollectMode, options: ReadOptions = {}): Promise<LogCollector> {
+  const collector = new LogCollector(mode);
+  await collect(source, collector, options);
+  return collector;
+}

@@ -1,0 +1,100 @@
+/**
+ * Streaming reads of dsh session logs (SPEC §11.2.2), shared by every store: the whole log, its
+ * surface and title, its title alone, or its header, each through the one pipeline.
+ * @module
+ */
+import { checkSignal } from '../abort.js';
+import { describeValue, fail, type ErrorCodeInput } from '../errors.js';
+import { foldSurface } from '../surface.js';
+import type { SessionEvent, SessionHeader } from '../types.js';
+import type { SessionLog } from './log.js';
+import { collectLog, DEFAULT_MAX_LOG_BYTES, type ReadOptions, type SessionLogSource } from './pipeline.js';
+
+export type { SessionLogSource } from './pipeline.js';
+
+/** Options of {@link readSessionLog} and of the stores' log reads. */
+export interface SessionLogReadOptions {
+  /**
+   * A read fails with `SESSION_REFERENCE_INVALID_LOG` once the decoded log passes this many bytes
+   * (SPEC §11.2.1). Positive safe integer; default 4 GiB.
+   */
+  maxLogBytes?: number;
+  /** Verify zstd frame content checksums (XXH64); default `true`. */
+  verifyChecksums?: boolean;
+}
+
+/**
+ * Checks read options (`maxLogBytes`, `verifyChecksums`) found among `options`.
+ * @throws SessionReferenceError with `code` naming the bad key.
+ */
+export function checkReadOptions(options: Record<string, unknown>, code: ErrorCodeInput): Required<SessionLogReadOptions> {
+  const { maxLogBytes = DEFAULT_MAX_LOG_BYTES, verifyChecksums = true } = options;
+  if (typeof maxLogBytes !== 'number' || !Number.isSafeInteger(maxLogBytes) || maxLogBytes < 1) {
+    throw fail(code, `maxLogBytes must be a positive safe integer (bytes), got ${describeValue(maxLogBytes)}`);
+  }
+  if (typeof verifyChecksums !== 'boolean') {
+    throw fail(code, `verifyChecksums must be a boolean, got ${describeValue(verifyChecksums)}`);
+  }
+  return { maxLogBytes, verifyChecksums };
+}
+
+/**
+ * Reads a whole dsh session log from a stream (SPEC §11.1, §11.2, §11.2.2): the same result and
+ * errors as `parseSessionLog`, but the input may be a `ReadableStream` or an async iterable of
+ * `Uint8Array` chunks (or one buffer, or text), read chunk by chunk, and the zstd decoder is loaded
+ * (dynamic `import()`) only when the bytes are zstd.
+ * @param source The log: `string`, `Uint8Array`, `ArrayBuffer`, `ReadableStream<Uint8Array>` or `AsyncIterable<Uint8Array>`.
+ * @param options `{ maxLogBytes?, verifyChecksums?, signal? }`.
+ * @returns `{ header, events }` like `parseSessionLog`.
+ * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_ARGUMENT` (bad source, options or
+ * signal), `SESSION_REFERENCE_INVALID_LOG` (as `parseSessionLog`, and past `maxLogBytes`),
+ * `SESSION_REFERENCE_READ_FAILED` (the stream failed or gave a chunk that is not bytes; cause kept),
+ * `SESSION_REFERENCE_CANCELLED` (cause `signal.reason`; the stream is cancelled).
+ */
+export async function readSessionLog(
+  source: SessionLogSource | string,
+  options: SessionLogReadOptions & { signal?: AbortSignal } = {},
+): Promise<SessionLog> {
+  if (typeof options !== 'object' || options === null) {
+    throw fail('INVALID_ARGUMENT', `options must be an object like { maxLogBytes, verifyChecksums, signal }, got ${describeValue(options)}`);
+  }
+  for (const key of Object.keys(options)) {
+    if (key !== 'maxLogBytes' && key !== 'verifyChecksums' && key !== 'signal') throw fail('INVALID_ARGUMENT', `unknown option ${describeValue(key)}`);
+  }
+  const signal = checkSignal(options.signal);
+  const collector = await collectLog(source, 'events', { ...checkReadOptions(options as Record<string, unknown>, 'INVALID_ARGUMENT'), signal });
+  return { header: collector.finish(), events: collector.events };
+}
+
+/** What a store serves from one log read: its header, folded surface and title (SPEC §11.3, §8). */
+export interface SessionRead {
+  header: SessionHeader;
+  /** `seq` of the log's last event, `null` without events. */
+  capturedThroughSeq: number | null;
+  /** The folded surface of the log's surface entries (placeholders for what projection never reads). */
+  events: SessionEvent[];
+  /** `data.title` of the last `session/title` event. */
+  title: string | undefined;
+}
+
+/** Reads a log's surface and title, keeping only what projection and retention can use (SPEC §8). */
+export async function readSessionSurface(source: SessionLogSource, options: ReadOptions): Promise<SessionRead> {
+  const collector = await collectLog(source, 'surface', options);
+  const header = collector.finish();
+  return { header, capturedThroughSeq: collector.lastSeq, events: foldSurface(collector.events), title: collector.title };
+}
+
+/** Reads a log's header and latest title, parsing only the lines that can hold a title. */
+export async function readSessionTitle(source: SessionLogSource, options: ReadOptions): Promise<{ header: SessionHeader; title: string | undefined }> {
+  const collector = await collectLog(source, 'title', options);
+  return { header: collector.finish(), title: collector.title };
+}
+
+/**
+ * Reads a log's header (SPEC §11.2.1): line 1 only, at most 1 MiB of it decoded.
+ * @returns `undefined` when the log has no complete header yet (empty, torn first line, truncated
+ * first frame: a session being created).
+ */
+export async function readSessionHeader(source: SessionLogSource, options: ReadOptions): Promise<SessionHeader | undefined> {
+  return (await collectLog(source, 'header', options)).header;
+}
