@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 // Size budget of the package's Web entries: each entry is bundled with its dependencies by
-// esbuild (ESM, minified, tree-shaken, as an app bundler would ship it), then gzipped (level 9,
-// node:zlib). Prints a table, plus the modules that weigh most in each bundle, and exits 1 when
-// an entry is over its budget.
+// esbuild (ESM, minified, tree-shaken, code splitting on, as an app bundler would ship it), then
+// gzipped (level 9, node:zlib). What counts is what loads up front: the entry's chunk and the
+// chunks it imports statically; chunks reached only through a dynamic `import()` (the zstd
+// decoder of `readSessionLog`) load when needed and are shown apart, as `lazy`. Prints a table,
+// plus the modules that weigh most in each bundle, and exits 1 when an entry is over its budget.
 //
 // Usage: npm run size            (table)
 //        node scripts/size.mjs --json   (machine-readable, used by test/size.node.test.ts)
@@ -27,7 +29,44 @@ export const BUDGETS = [
     budget: 2.5 * 1024,
   },
   { name: './store', entry: 'src/store/index.ts', budget: 14 * 1024 },
+  // What a front end that reads only plain .jsonl logs ships: the whole root, the in-memory query
+  // and the streaming reader; the zstd decoder and checksum are a lazy chunk (loaded on the first
+  // zstd log). Issue 14 asked for 8 KB; the root alone is 6 KB (budget 7.5 KB), so the row holds
+  // the store part to about 3.5 KB on top of the root's budget.
+  {
+    name: '. + createMemorySessionQuery + readSessionLog (plain .jsonl apps)',
+    imports: `export * from './src/index.ts'; export { createMemorySessionQuery, readSessionLog } from './src/store/index.ts';`,
+    budget: 11 * 1024,
+  },
 ];
+
+/** The virtual entry module of an `imports` row. */
+const VIRTUAL = 'size-budget-entry';
+
+/** Serves an `imports` row's source as an entry module resolved from the project root. */
+function virtualEntry(contents) {
+  return {
+    name: 'virtual-entry',
+    setup(build) {
+      build.onResolve({ filter: new RegExp(`^${VIRTUAL}$`) }, () => ({ path: VIRTUAL, namespace: VIRTUAL }));
+      build.onLoad({ filter: /.*/, namespace: VIRTUAL }, () => ({ contents, resolveDir: ROOT, loader: 'ts' }));
+    },
+  };
+}
+
+/** The output files an entry loads up front: its chunk and, transitively, the chunks it imports statically. */
+function initialOutputs(metafile) {
+  const outputs = metafile.outputs;
+  const entry = Object.keys(outputs).find((path) => outputs[path].entryPoint !== undefined);
+  const initial = new Set();
+  const visit = (path) => {
+    if (initial.has(path)) return;
+    initial.add(path);
+    for (const imported of outputs[path].imports) if (imported.kind === 'import-statement') visit(imported.path);
+  };
+  visit(entry);
+  return initial;
+}
 
 /** How many of the heaviest modules to show per entry. */
 const TOP_MODULES = 6;
@@ -39,10 +78,13 @@ const TOP_MODULES = 6;
 export async function measure() {
   const results = [];
   for (const { name, entry, imports, budget } of BUDGETS) {
-    const input = entry !== undefined ? { entryPoints: [join(ROOT, entry)] } : { stdin: { contents: imports, resolveDir: ROOT, loader: 'ts' } };
+    const input = entry !== undefined ? { entryPoints: [join(ROOT, entry)] } : { entryPoints: [VIRTUAL], plugins: [virtualEntry(imports)] };
     const out = await build({
       ...input,
       bundle: true,
+      splitting: true,
+      outdir: join(ROOT, 'size-out'), // never written (write: false)
+      absWorkingDir: ROOT,
       format: 'esm',
       platform: 'neutral',
       mainFields: ['module', 'main'],
@@ -54,14 +96,19 @@ export async function measure() {
       write: false,
       logLevel: 'silent',
     });
-    const code = out.outputFiles[0].contents;
-    const output = Object.values(out.metafile.outputs)[0];
-    const modules = Object.entries(output.inputs)
+    const initial = initialOutputs(out.metafile);
+    const files = out.outputFiles.filter((file) => file.path.endsWith('.js'));
+    const isInitial = (file) => initial.has(relative(ROOT, file.path));
+    const code = Buffer.concat(files.filter(isInitial).map((file) => file.contents));
+    const lazyCode = files.filter((file) => !isInitial(file)).map((file) => file.contents);
+    const lazy = lazyCode.reduce((sum, contents) => sum + gzipSync(contents, { level: 9 }).length, 0);
+    const modules = [...initial]
+      .flatMap((path) => Object.entries(out.metafile.outputs[path].inputs))
       .map(([path, { bytesInOutput }]) => ({ path: relative(ROOT, join(ROOT, path)), minified: bytesInOutput }))
       .filter((module) => module.minified > 0)
       .sort((a, b) => b.minified - a.minified);
     const gzip = gzipSync(code, { level: 9 }).length;
-    results.push({ name, entry: entry ?? 'imports', budget, minified: code.length, gzip, ok: gzip <= budget, modules });
+    results.push({ name, entry: entry ?? 'imports', budget, minified: code.length, gzip, lazy, ok: gzip <= budget, modules });
   }
   return results;
 }
@@ -71,10 +118,10 @@ const kb = (bytes) => `${(bytes / 1024).toFixed(2)} KB`;
 /** The report as text: one row per entry, then the heaviest modules. */
 export function formatReport(results) {
   const lines = ['Size budget (esbuild bundle + minify, gzip -9; 1 KB = 1024 B):', ''];
-  lines.push('| entry | minified | min+gzip | budget | status |', '|---|---:|---:|---:|---|');
+  lines.push('| entry | minified | min+gzip | budget | status | lazy (min+gzip) |', '|---|---:|---:|---:|---|---:|');
   for (const r of results) {
     const status = r.ok ? `ok (${kb(r.budget - r.gzip)} left)` : `OVER by ${r.gzip - r.budget} B`;
-    lines.push(`| \`${r.name}\` (${r.entry}) | ${r.minified} B | ${r.gzip} B (${kb(r.gzip)}) | ${r.budget} B (${kb(r.budget)}) | ${status} |`);
+    lines.push(`| \`${r.name}\` (${r.entry}) | ${r.minified} B | ${r.gzip} B (${kb(r.gzip)}) | ${r.budget} B (${kb(r.budget)}) | ${status} | ${r.lazy > 0 ? `${r.lazy} B` : '—'} |`);
   }
   for (const r of results) {
     lines.push('', `Heaviest modules of \`${r.name}\` (minified bytes in the bundle):`);

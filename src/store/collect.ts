@@ -8,19 +8,10 @@ import type { SessionEvent, SessionHeader } from '../types.js';
 import type { LineSink } from './lines.js';
 
 /**
- * What a read keeps:
- * - `'events'`: every event, as parsed (`parseSessionLog`);
- * - `'surface'`: what projection and retention can use (SPEC §8): message events with their text
- *   blocks, every other event as a placeholder `{ type, seq, time, surfaceOp? }` (folding needs no
- *   more), plus the title and the last seq;
- * - `'title'`: the header and the last `session/title` only (every line is still parsed, so a log
- *   with a line that is not JSON fails as it does for a whole read: SPEC §11.1);
- * - `'header'`: line 1 only.
+ * What a read keeps of each event: the event itself (`parseSessionLog`), a smaller stand-in (a
+ * store's surface read), or nothing (`undefined`: a title read).
  */
-export type CollectMode = 'events' | 'surface' | 'title' | 'header';
-
-/** Event types whose data projection reads (SPEC §8.2); every other event is kept as a placeholder. */
-const PROJECTED_TYPES: ReadonlySet<string> = new Set(['user/message', 'steering/message', 'assistant/message']);
+export type KeepEvent = ((event: SessionEvent) => SessionEvent) | undefined;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -106,70 +97,49 @@ export function eventTitle(event: SessionEvent): string | undefined {
   return typeof title === 'string' ? title : undefined;
 }
 
-/** Shared type strings, so a placeholder costs no string of its own. */
-const TYPE_NAMES = new Map<string, string>();
-
-function sharedType(type: string): string {
-  let shared = TYPE_NAMES.get(type);
-  if (shared === undefined) {
-    shared = type;
-    if (TYPE_NAMES.size < 1024) TYPE_NAMES.set(type, type);
-  }
-  return shared;
-}
-
-/**
- * What a surface read keeps of an event (SPEC §8): the event itself for the user and steering
- * messages projection reads; an assistant message without its non-text blocks (reasoning, tool
- * calls: never projected); anything else as a placeholder holding what folding reads.
- */
-function surfaceEntry(event: SessionEvent): SessionEvent {
-  const { type, seq, time, data, surfaceOp } = event;
-  if (!PROJECTED_TYPES.has(type)) {
-    const placeholder: SessionEvent = { type: sharedType(type), seq, time, data: undefined };
-    if (surfaceOp !== undefined) placeholder.surfaceOp = surfaceOp;
-    return placeholder;
-  }
-  if (type !== 'assistant/message' || !isRecord(data) || !isRecord(data.message)) return event;
-  const { content } = data.message;
-  if (!Array.isArray(content) || content.every((block) => isRecord(block) && block.type === 'text')) return event;
-  const text = content.filter((block) => isRecord(block) && block.type === 'text');
-  return { ...event, data: { ...data, message: { ...data.message, content: text } } };
-}
-
 /**
  * A {@link LineSink} that collects a log's header and events as the lines go by. After the
  * input ends, {@link LogCollector.finish} checks that there was a header.
  */
 export class LogCollector implements LineSink {
   header: SessionHeader | undefined;
-  /** Text of line 1 when it ended without `\n` and is not JSON (a header still being written), in `'header'` mode. */
+  /** Text of line 1 when it ended without `\n` and is not JSON (a header still being written), when reading the header only. */
   private tornHeader: string | undefined;
-  /** Kept events in log order (all of them, or surface entries: see {@link CollectMode}). */
+  /** Kept events in log order (see {@link KeepEvent}). */
   events: SessionEvent[] = [];
   /** `seq` of the last event (`null` before any). */
   lastSeq: number | null = null;
   /** The latest `session/title`. */
   title: string | undefined;
 
-  constructor(readonly mode: CollectMode) {}
+  /**
+   * @param keep What to keep of each event; `'header'` reads line 1 only (a listing), where a torn
+   *   first line (no `\n`, not JSON) leaves {@link LogCollector.header} `undefined` instead of failing.
+   */
+  constructor(private readonly keep: KeepEvent | 'header') {}
+
+  /** Reads line 1 only. */
+  get headerOnly(): boolean {
+    return this.keep === 'header';
+  }
 
   line(text: string | undefined, number: number, terminated: boolean): boolean {
     if (number === 1) {
-      if (this.mode === 'header' && !terminated && (text === undefined || !parseJson(text).ok)) {
+      // A leading BOM (U+FEFF) is not part of the header (SPEC §11.1).
+      if (text?.charCodeAt(0) === 0xfeff) text = text.slice(1);
+      if (this.headerOnly && !terminated && (text === undefined || !parseJson(text).ok)) {
         this.tornHeader = text ?? '';
         return false;
       }
       this.header = readHeader(text);
-      return this.mode !== 'header';
+      return !this.headerOnly;
     }
     const event = readEventLine(text, number, terminated);
     if (event === undefined) return true;
     this.lastSeq = event.seq;
     const title = eventTitle(event);
     if (title !== undefined) this.title = title;
-    if (this.mode === 'events') this.events.push(event);
-    else if (this.mode === 'surface') this.events.push(surfaceEntry(event));
+    if (typeof this.keep === 'function') this.events.push(this.keep(event));
     return true;
   }
 

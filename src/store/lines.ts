@@ -1,7 +1,7 @@
 /**
  * Splitting a log's bytes into lines as they stream by (SPEC §11.1, §11.2.1, §11.2.2): on byte
- * `0x0A` only, a leading UTF-8 BOM dropped, each line decoded as strict UTF-8 on its own, so a
- * torn last line cut inside a multi-byte character is just a torn line.
+ * `0x0A` only, each line decoded as strict UTF-8 on its own (a BOM kept as U+FEFF), so a torn
+ * last line cut inside a multi-byte character is just a torn line.
  * @module
  */
 import { fail } from '../errors.js';
@@ -36,8 +36,6 @@ export const MAX_LINE_BYTES = 256 * 1024 * 1024;
 /** Lines are decoded in runs of at most this many bytes (one `TextDecoder` call per run). */
 const RUN_BYTES = 256 * 1024;
 
-const BOM = [0xef, 0xbb, 0xbf];
-
 function headerTooLong(limit: number) {
   return fail('INVALID_LOG', `dsh session log line 1 (the header) is over ${limit} bytes (header line over ${limit / 1048576} MiB): not a dsh session header`);
 }
@@ -53,8 +51,6 @@ export class LineSplitter {
   private pendingBytes = 0;
   private number = 1;
   private total = 0;
-  /** Bytes seen before the BOM check, while fewer than 3 have arrived. */
-  private head: Uint8Array | undefined = new Uint8Array(0);
   /** The sink asked to stop. */
   stopped = false;
 
@@ -70,10 +66,6 @@ export class LineSplitter {
     if (this.total > this.limits.maxLogBytes) {
       throw fail('INVALID_LOG', `dsh session log is larger than maxLogBytes (${this.limits.maxLogBytes} bytes)`);
     }
-    if (this.head !== undefined) {
-      chunk = this.skipBom(chunk);
-      if (chunk.length === 0) return;
-    }
     for (let at = 0; at < chunk.length && !this.stopped; at += RUN_BYTES) {
       this.run(chunk.subarray(at, Math.min(at + RUN_BYTES, chunk.length)));
     }
@@ -81,11 +73,6 @@ export class LineSplitter {
 
   /** Ends the input: delivers the last, unterminated line if there is one. */
   end(): void {
-    if (this.head !== undefined && this.head.length > 0) {
-      const head = this.head;
-      this.head = undefined;
-      this.run(head);
-    }
     if (this.stopped || this.pendingBytes === 0) return;
     const bytes = this.takePending(new Uint8Array(0));
     this.deliver(decodeUtf8Strict(bytes), false);
@@ -93,23 +80,11 @@ export class LineSplitter {
 
   /** A restore point: calling the result puts the splitter back as it was when marked. */
   mark(): () => void {
-    const { number, total, head, pendingBytes, stopped } = this;
+    const { number, total, pendingBytes, stopped } = this;
     const pending = this.pending.slice();
     return () => {
-      Object.assign(this, { number, total, head, pendingBytes, stopped, pending: pending.slice() });
+      Object.assign(this, { number, total, pendingBytes, stopped, pending: pending.slice() });
     };
-  }
-
-  /** Drops a leading BOM once at least 3 bytes have arrived. */
-  private skipBom(chunk: Uint8Array): Uint8Array {
-    const head = concat([this.head!, chunk]);
-    const prefix = head.length >= 3 || !BOM.slice(0, head.length).every((byte, i) => head[i] === byte);
-    if (!prefix) {
-      this.head = head;
-      return new Uint8Array(0);
-    }
-    this.head = undefined;
-    return head[0] === BOM[0] && head[1] === BOM[1] && head[2] === BOM[2] ? head.subarray(3) : head;
   }
 
   private run(bytes: Uint8Array): void {
@@ -188,12 +163,11 @@ export function concat(parts: readonly Uint8Array[]): Uint8Array {
 }
 
 /**
- * The lines of a log given as text (SPEC §11.1): one leading U+FEFF dropped, split on `\n`; the
- * text after the last `\n`, when not empty, is the unterminated last line.
+ * The lines of a log given as text (SPEC §11.1): split on `\n`; the text after the last `\n`,
+ * when not empty, is the unterminated last line.
  */
 export function splitTextLines(text: string, sink: LineSink): void {
-  const from = text.startsWith('\uFEFF') ? 1 : 0;
-  for (let start = from, number = 1; start < text.length; number++) {
+  for (let start = 0, number = 1; start < text.length; number++) {
     const newline = text.indexOf('\n', start);
     const end = newline === -1 ? text.length : newline;
     if (!sink.line(text.slice(start, end), number, newline !== -1)) return;

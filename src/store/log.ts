@@ -52,7 +52,7 @@ function inputOf(input: unknown): string | Uint8Array {
  * is over 256 MiB, or a complete zstd frame is corrupt.
  */
 export function parseSessionLog(input: SessionLogInput): SessionLog {
-  const collector = new LogCollector('events');
+  const collector = new LogCollector((event) => event);
   collectSync(inputOf(input), collector, zstd);
   return { header: collector.finish(), events: collector.events };
 }

@@ -9,11 +9,10 @@
  */
 import { raceAbort, throwIfAborted } from '../abort.js';
 import { describeValue, fail, SessionReferenceError } from '../errors.js';
-import type { CollectMode } from './collect.js';
-import { LogCollector } from './collect.js';
+import { LogCollector, type KeepEvent } from './collect.js';
 import { LineSplitter, splitTextLines, type LineLimits } from './lines.js';
 import type { ZstdStream, ZstdStreamOptions } from './zstd.js';
-import { isZstd } from './zstd-format.js';
+import { isZstd } from './magic.js';
 
 /** Bytes of a log: one buffer, a `ReadableStream` of `Uint8Array` chunks or an async iterable of them. */
 export type SessionLogSource = Uint8Array | ArrayBuffer | ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>;
@@ -67,7 +66,7 @@ export class LogFeed {
     private readonly options: Required<Omit<ReadOptions, 'signal'>>,
     private codec?: ZstdCodec,
   ) {
-    const header = collector.mode === 'header';
+    const header = collector.headerOnly;
     const limits: LineLimits = { maxLogBytes: options.maxLogBytes, maxHeaderBytes: header ? MAX_HEADER_BYTES : Infinity };
     this.lines = new LineSplitter(collector, limits);
   }
@@ -130,7 +129,7 @@ export class LogFeed {
         if (lines.stopped) throw STOP;
       },
       {
-        wholeFrameBytes: collector.mode === 'header' ? 2 * MAX_HEADER_BYTES : 8 * MAX_HEADER_BYTES,
+        wholeFrameBytes: collector.headerOnly ? 2 * MAX_HEADER_BYTES : 8 * MAX_HEADER_BYTES,
         verifyChecksums: this.options.verifyChecksums,
         mark: () => {
           const restoreLines = lines.mark();
@@ -291,11 +290,11 @@ export async function collect(source: SessionLogSource | string, collector: LogC
 }
 
 /**
- * Reads a log source in `mode` (see {@link CollectMode}).
+ * Reads a log source, keeping `keep` of each event (see {@link KeepEvent}; `'header'`: line 1 only).
  * @returns The collector, input ended (its `header` is `undefined` for a log without a complete header).
  */
-export async function collectLog(source: SessionLogSource | string, mode: CollectMode, options: ReadOptions = {}): Promise<LogCollector> {
-  const collector = new LogCollector(mode);
+export async function collectLog(source: SessionLogSource | string, keep: KeepEvent | 'header', options: ReadOptions = {}): Promise<LogCollector> {
+  const collector = new LogCollector(keep);
   await collect(source, collector, options);
   return collector;
 }

@@ -62,7 +62,7 @@ export async function readSessionLog(
     if (key !== 'maxLogBytes' && key !== 'verifyChecksums' && key !== 'signal') throw fail('INVALID_ARGUMENT', `unknown option ${describeValue(key)}`);
   }
   const signal = checkSignal(options.signal);
-  const collector = await collectLog(source, 'events', { ...checkReadOptions(options as Record<string, unknown>, 'INVALID_ARGUMENT'), signal });
+  const collector = await collectLog(source, (event) => event, { ...checkReadOptions(options as Record<string, unknown>, 'INVALID_ARGUMENT'), signal });
   return { header: collector.finish(), events: collector.events };
 }
 
@@ -77,16 +77,54 @@ export interface SessionRead {
   title: string | undefined;
 }
 
+/** Event types whose data projection reads (SPEC §8.2); every other event is kept as a placeholder. */
+const PROJECTED_TYPES: ReadonlySet<string> = new Set(['user/message', 'steering/message', 'assistant/message']);
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Shared type strings, so a placeholder costs no string of its own. */
+const TYPE_NAMES = new Map<string, string>();
+
+function sharedType(type: string): string {
+  let shared = TYPE_NAMES.get(type);
+  if (shared === undefined) {
+    shared = type;
+    if (TYPE_NAMES.size < 1024) TYPE_NAMES.set(type, type);
+  }
+  return shared;
+}
+
+/**
+ * What a surface read keeps of an event (SPEC §8): the event itself for the user and steering
+ * messages projection reads; an assistant message without its non-text blocks (reasoning, tool
+ * calls: never projected); anything else as a placeholder holding what folding reads.
+ */
+function surfaceEntry(event: SessionEvent): SessionEvent {
+  const { type, seq, time, data, surfaceOp } = event;
+  if (!PROJECTED_TYPES.has(type)) {
+    const placeholder: SessionEvent = { type: sharedType(type), seq, time, data: undefined };
+    if (surfaceOp !== undefined) placeholder.surfaceOp = surfaceOp;
+    return placeholder;
+  }
+  if (type !== 'assistant/message' || !isRecord(data) || !isRecord(data.message)) return event;
+  const { content } = data.message;
+  if (!Array.isArray(content) || content.every((block) => isRecord(block) && block.type === 'text')) return event;
+  const text = content.filter((block) => isRecord(block) && block.type === 'text');
+  return { ...event, data: { ...data, message: { ...data.message, content: text } } };
+}
+
 /** Reads a log's surface and title, keeping only what projection and retention can use (SPEC §8). */
 export async function readSessionSurface(source: SessionLogSource, options: ReadOptions): Promise<SessionRead> {
-  const collector = await collectLog(source, 'surface', options);
+  const collector = await collectLog(source, surfaceEntry, options);
   const header = collector.finish();
   return { header, capturedThroughSeq: collector.lastSeq, events: foldSurface(collector.events), title: collector.title };
 }
 
 /** Reads a log's header and latest title, parsing only the lines that can hold a title. */
 export async function readSessionTitle(source: SessionLogSource, options: ReadOptions): Promise<{ header: SessionHeader; title: string | undefined }> {
-  const collector = await collectLog(source, 'title', options);
+  const collector = await collectLog(source, undefined, options);
   return { header: collector.finish(), title: collector.title };
 }
 

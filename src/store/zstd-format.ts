@@ -6,11 +6,10 @@
  * @module
  */
 import { fail } from '../errors.js';
+import { isSkippableMagic, readU32, ZSTD_MAGIC } from './magic.js';
 
-/** Little-endian value of the zstd frame magic `28 B5 2F FD`. */
-const ZSTD_MAGIC = 0xfd2fb528;
-/** Skippable frames have magics `0x184D2A50..0x184D2A5F` (little-endian). */
-const SKIPPABLE_MAGIC_BASE = 0x184d2a50;
+export { isSkippableMagic, isZstd, readU32 } from './magic.js';
+
 /** Largest block size a frame may declare (`Block_Maximum_Size`, RFC 8878 §3.1.1.2.3). */
 export const MAX_BLOCK_BYTES = 128 * 1024;
 /** Largest window accepted, as the reference decoder's default limit (`windowLogMax` 27). */
@@ -32,24 +31,6 @@ export interface ZstdFrameExtent {
   blockCount: number;
   /** Offset of the window descriptor byte, for a frame sized by its window alone (no content size). */
   windowDescriptorAt: number | undefined;
-}
-
-/**
- * True when `bytes` starts with the zstd frame magic `28 B5 2F FD` (SPEC §11.2), or with a
- * skippable frame magic `5? 2A 4D 18` (a zstd stream may open with one; no text log can).
- */
-export function isZstd(bytes: Uint8Array): boolean {
-  if (bytes.length < 4) return false;
-  const magic = readU32(bytes, 0);
-  return magic === ZSTD_MAGIC || isSkippableMagic(magic);
-}
-
-export function isSkippableMagic(magic: number): boolean {
-  return magic >>> 4 === SKIPPABLE_MAGIC_BASE >>> 4;
-}
-
-export function readU32(bytes: Uint8Array, at: number): number {
-  return (bytes[at]! | (bytes[at + 1]! << 8) | (bytes[at + 2]! << 16) | (bytes[at + 3]! << 24)) >>> 0;
 }
 
 /** Little-endian unsigned integer of `size` (0..8) bytes; exact up to 2^53. */
@@ -82,11 +63,12 @@ function isMagicPrefix(bytes: Uint8Array, at: number): boolean {
  * descriptor, window descriptor, dictionary id, frame content size, blocks with raw / RLE /
  * compressed bodies, optional checksum; skippable frames by their size field). Only headers are
  * read, never block contents.
+ * @param progress Receives how many block headers were read when the bytes end inside the frame.
  * @returns The extent, or `undefined` when the bytes end before the frame does (a truncated frame).
  * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_LOG` for bytes that cannot begin or
  * continue a frame (unknown magic, reserved bits or block type, oversized block or window).
  */
-export function scanZstdFrame(bytes: Uint8Array, at: number): ZstdFrameExtent | undefined {
+export function scanZstdFrame(bytes: Uint8Array, at: number, progress?: ScanProgress): ZstdFrameExtent | undefined {
   if (bytes.length - at < 4) {
     if (isMagicPrefix(bytes, at)) return undefined;
     throw corrupt(at, 'trailing bytes are not a frame');
@@ -94,7 +76,13 @@ export function scanZstdFrame(bytes: Uint8Array, at: number): ZstdFrameExtent | 
   const magic = readU32(bytes, at);
   if (isSkippableMagic(magic)) return scanSkippable(bytes, at);
   if (magic !== ZSTD_MAGIC) throw corrupt(at, `unknown magic number 0x${magic.toString(16)}`);
-  return scanDataFrame(bytes, at);
+  return scanDataFrame(bytes, at, progress);
+}
+
+/** How far {@link scanZstdFrame} got into a frame the bytes end inside. */
+export interface ScanProgress {
+  /** Block headers read (0 while the frame header itself is incomplete). */
+  blocks: number;
 }
 
 function scanSkippable(bytes: Uint8Array, at: number): ZstdFrameExtent | undefined {
@@ -162,17 +150,19 @@ export function readBlockHeader(value: number, frameAt: number, pos: number): Bl
   return { last: (value & 1) === 1, bodyBytes: type === 1 ? 1 : size };
 }
 
-function scanDataFrame(bytes: Uint8Array, at: number): ZstdFrameExtent | undefined {
+function scanDataFrame(bytes: Uint8Array, at: number, progress: ScanProgress = { blocks: 0 }): ZstdFrameExtent | undefined {
   const header = readFrameHeader(bytes, at);
   if (!header) return undefined;
   let pos = header.blocksAt;
   let blocks = 0;
   for (let last = false; !last; blocks++) {
+    progress.blocks = blocks;
     if (pos + 3 > bytes.length) return undefined;
     const block = readBlockHeader(bytes[pos]! | (bytes[pos + 1]! << 8) | (bytes[pos + 2]! << 16), at, pos);
     last = block.last;
     pos += 3 + block.bodyBytes;
   }
+  progress.blocks = blocks;
   if (header.hasChecksum) pos += 4;
   if (pos > bytes.length) return undefined;
   const { contentSize, hasChecksum, windowDescriptorAt } = header;

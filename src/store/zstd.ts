@@ -18,17 +18,8 @@ import { Decompress, decompress } from 'fzstd';
 import { describeValue, SessionReferenceError } from '../errors.js';
 import { concat } from './lines.js';
 import { Xxh64 } from './xxhash64.js';
-import {
-  corrupt,
-  isSkippableMagic,
-  MAX_BLOCK_BYTES,
-  MAX_WINDOW_BYTES,
-  readBlockHeader,
-  readFrameHeader,
-  readU32,
-  scanZstdFrame,
-  type ZstdFrameExtent,
-} from './zstd-format.js';
+import { isSkippableMagic, readU32 } from './magic.js';
+import { corrupt, MAX_BLOCK_BYTES, MAX_WINDOW_BYTES, readBlockHeader, readFrameHeader, scanZstdFrame, type ZstdFrameExtent } from './zstd-format.js';
 
 export { isZstd, scanZstdFrame, type ZstdFrameExtent } from './zstd-format.js';
 
@@ -42,7 +33,10 @@ export interface ZstdStreamOptions {
   mark(): () => void;
 }
 
-/** An incomplete frame is decoded block by block once this many of its compressed bytes are held. */
+/**
+ * An incomplete frame is decoded block by block once this many of its compressed bytes are held,
+ * or once the blocks seen so far may expand past `wholeFrameBytes`.
+ */
 const STREAM_AFTER_BYTES = 1 << 20;
 
 /**
@@ -306,9 +300,10 @@ export class ZstdStream {
   private drain(): void {
     while (this.queue.length > 0) {
       const bytes = this.queue.view();
-      const frame = scanZstdFrame(bytes, 0);
+      const progress = { blocks: 0 };
+      const frame = scanZstdFrame(bytes, 0, progress);
       if (frame === undefined) {
-        if (bytes.length < STREAM_AFTER_BYTES) return;
+        if (bytes.length < STREAM_AFTER_BYTES && progress.blocks * MAX_BLOCK_BYTES <= this.options.wholeFrameBytes) return;
         this.startFrame(undefined);
         return;
       }
