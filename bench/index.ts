@@ -3,8 +3,9 @@
  * measured side by side", in one process. Prints one table row per measured ratio next to its
  * target and exits with status 1 when any ratio misses its target.
  *
- * Flags: `--only parse,retention,discovery,codec` (sections), `--quick` (fewer samples, for a
- * smoke run; not for RESULTS.md), `--write` (rewrite bench/RESULTS.md with the table).
+ * Flags: `--only parse,retention,discovery,codec,store` (sections; `store-prepare`, `store-list`,
+ * `store-titles`, `store-rss` for one part of `store`), `--quick` (fewer samples and smaller
+ * inputs, for a smoke run; not for RESULTS.md), `--write` (rewrite bench/RESULTS.md with the table).
  *
  * Run through bench/run.mjs (bundles this file with esbuild and runs it with `node --expose-gc`).
  */
@@ -36,6 +37,7 @@ import {
   surfaceSnapshot,
 } from './generators.js';
 import { evictCaches, formatMs, measure, type Case } from './harness.js';
+import { benchStores, rssChild } from './store.js';
 
 const args = process.argv.slice(2);
 const flag = (name: string) => args.includes(`--${name}`);
@@ -428,12 +430,19 @@ ${table()}
 }
 
 async function main(): Promise<void> {
+  const child = args.indexOf('--rss-child');
+  if (child !== -1) {
+    const [kind, root, path, id] = args.slice(child + 1) as [string, string, string, string];
+    await rssChild(kind, root, path, id);
+    return;
+  }
   const started = performance.now();
   console.log(machine().join('\n'));
   if (wants('parse')) await benchParsing();
   if (wants('retention')) await benchRetention();
   if (wants('discovery')) await benchDiscovery();
   if (wants('codec')) await benchCodec();
+  if (['store', 'store-prepare', 'store-list', 'store-titles', 'store-rss'].some(wants)) await benchStores({ ratioRow, countRow, wants, quick });
   const misses = rows.filter((row) => row.ok === false);
   console.log(`\n${table()}\n`);
   console.log(`${rows.filter((row) => row.ok === true).length} within target, ${misses.length} missed; ${((performance.now() - started) / 1000).toFixed(0)} s`);

@@ -50,7 +50,7 @@ const LIST_CONCURRENCY = 16;
 const READ_CONCURRENCY = 4;
 
 /** First read of a header, in bytes; each further read doubles, up to {@link CHUNK_BYTES}. */
-const HEADER_CHUNK = 16 * 1024;
+const HEADER_CHUNK = 4 * 1024;
 
 /** Bytes per read of a whole log. */
 const CHUNK_BYTES = 1024 * 1024;
@@ -317,50 +317,33 @@ async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T
 // ---------------------------------------------------------------------------------------------
 // Reading
 
-/** A log file opened for reading, and its identity. */
-interface OpenLog {
-  file: FileHandle;
-  /** Device, inode, size and mtime: a file with the same identity has the same bytes. */
-  identity: string;
-}
-
 function identityOf(stats: BigIntStats): string {
   return `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeNs}`;
 }
 
 /**
- * Opens the log at `path` if it is a regular file (SPEC §12.1): `stat` first, so a FIFO, socket or
- * device is never opened, then a non-blocking open (a file swapped for a FIFO meanwhile cannot
- * block it) and a check that the opened file is the one stat saw.
+ * The identity (device, inode, size, mtime) of the log at `path` when it is a regular file (SPEC
+ * §12.1): `stat` only, so a FIFO, socket or device is never opened.
  * @returns `undefined` when `path` is gone or is not a regular file.
  */
-async function openLog(path: string, signal: AbortSignal | undefined): Promise<OpenLog | undefined> {
-  throwIfAborted(signal);
-  let file: FileHandle;
+async function logIdentity(path: string): Promise<string | undefined> {
   try {
-    const before = await stat(path, { bigint: true });
-    if (!before.isFile()) return undefined;
-    file = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    const stats = await stat(path, { bigint: true });
+    return stats.isFile() ? identityOf(stats) : undefined;
   } catch (error) {
     if (isErrno(error, 'ENOENT')) return undefined;
     return rethrowRead(error, path);
   }
-  try {
-    const opened = await file.stat({ bigint: true });
-    if (opened.isFile()) return { file, identity: identityOf(opened) };
-  } catch (error) {
-    await file.close().catch(() => {});
-    return rethrowRead(error, path);
-  }
-  await file.close().catch(() => {});
-  return undefined;
 }
 
-/** The file's identity without opening it; `undefined` when it is gone or not a regular file. */
-async function identityAt(path: string): Promise<string | undefined> {
+/**
+ * Opens a log {@link logIdentity} found to be a regular file. Non-blocking, so a file swapped for
+ * a FIFO in between cannot block the open (nor a read: it fails instead).
+ * @returns `undefined` when it is gone meanwhile.
+ */
+async function openLog(path: string): Promise<FileHandle | undefined> {
   try {
-    const stats = await stat(path, { bigint: true });
-    return stats.isFile() ? identityOf(stats) : undefined;
+    return await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (error) {
     if (isErrno(error, 'ENOENT')) return undefined;
     return rethrowRead(error, path);
@@ -402,50 +385,53 @@ class LogReads {
    * is not a regular file.
    */
   async header(path: string, signal: AbortSignal | undefined): Promise<SessionHeader | undefined> {
-    const identity = await identityAt(path);
+    const identity = await logIdentity(path);
     if (identity === undefined) return undefined;
     const cached = this.headers.get(path);
     if (cached?.identity === identity) return cached.header;
     const read = await this.read(path, signal, HEADER_CHUNK, (source, options) => readSessionHeader(source, options));
     if (read === undefined) return undefined;
-    this.headers.set(path, { identity: read.identity, header: read.value });
+    this.headers.set(path, { identity, header: read.value });
     return read.value;
   }
 
   /** The header and latest title of the log at `path`, from the cache when the file is unchanged. */
   async title(path: string, signal: AbortSignal | undefined): Promise<{ header: SessionHeader; title: string | undefined } | undefined> {
-    const identity = await identityAt(path);
+    const identity = await logIdentity(path);
+    if (identity === undefined) return undefined;
     const cached = this.titles.get(path);
-    if (identity !== undefined && cached?.identity === identity) return cached;
+    if (cached?.identity === identity) return cached;
     const read = await this.read(path, signal, CHUNK_BYTES, (source, options) => readSessionTitle(source, options));
     if (read === undefined) return undefined;
-    this.titles.set(path, { identity: read.identity, ...read.value });
+    this.titles.set(path, { identity, ...read.value });
     return read.value;
   }
 
   /** The surface and title of the whole log at `path`. */
   async surface(path: string, signal: AbortSignal | undefined): Promise<SessionRead | undefined> {
+    const identity = await logIdentity(path);
+    if (identity === undefined) return undefined;
     const read = await this.read(path, signal, CHUNK_BYTES, (source, options) => readSessionSurface(source, options));
     if (read === undefined) return undefined;
     const { header, title } = read.value;
-    this.titles.set(path, { identity: read.identity, header, title });
+    this.titles.set(path, { identity, header, title });
     return read.value;
   }
 
-  /** Runs `read` over the file's chunks; `undefined` when the file is gone or not a regular file. */
+  /** Opens the file and runs `read` over its chunks; `undefined` when the file is gone. */
   private async read<T>(
     path: string,
     signal: AbortSignal | undefined,
     first: number,
     read: (source: AsyncIterable<Uint8Array>, options: ReadOptions) => Promise<T>,
-  ): Promise<{ identity: string; value: T } | undefined> {
-    const log = await openLog(path, signal);
-    if (log === undefined) return undefined;
+  ): Promise<{ value: T } | undefined> {
+    throwIfAborted(signal);
+    const file = await openLog(path);
+    if (file === undefined) return undefined;
     try {
-      const value = await withPath(path, () => read(fileChunks(log.file, path, first), { ...this.options, signal }));
-      return { identity: log.identity, value };
+      return { value: await withPath(path, () => read(fileChunks(file, path, first), { ...this.options, signal })) };
     } finally {
-      await log.file.close().catch(() => {});
+      await file.close().catch(() => {});
     }
   }
 }
