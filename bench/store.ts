@@ -308,7 +308,7 @@ async function benchRss(dir: string, hooks: StoreBenchHooks): Promise<void> {
 }
 
 /** Writes `count` small sessions in dsh layout (zstd, one frame per batch) under `root`. */
-function smallStore(dir: string, root: string, count: number, bytes: number, zstd: boolean): string[] {
+export function smallStore(dir: string, root: string, count: number, bytes: number, zstd: boolean): string[] {
   const jobs: Array<{ src: string; dst: string; frames: 'dsh' }> = [];
   const paths: string[] = [];
   for (let i = 0; i < count; i++) {
