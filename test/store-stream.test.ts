@@ -6,9 +6,9 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createObjectStoreSessionQuery, parseSessionLog, parseSessionLogHeader, readSessionLog, type SessionLog } from '../src/store/index.js';
+import { createMemorySessionQuery, createObjectStoreSessionQuery, parseSessionLog, parseSessionLogHeader, readSessionLog, type SessionLog } from '../src/store/index.js';
 import { concatBytes } from './fixtures/base64.js';
-import { fakeBucket, realLogZstd, zstdLog } from './fixtures/object-store.js';
+import { fakeBucket, keptForSnapshot, realLogZstd, zstdLog } from './fixtures/object-store.js';
 import { rleFrame, skippableFrame, storedFrame } from './fixtures/zstd-build.js';
 import { expectCode, expectRejectCode } from './helpers.js';
 
@@ -283,5 +283,43 @@ describe('readSessionLog: sources that fail (SPEC §10)', () => {
     expect(error.message).toContain('maxLogBytes (65536 bytes)');
     expect(returned).toBe(true);
     expect(pulled).toBeGreaterThan(100);
+  });
+});
+
+describe('folding as the lines go by (SPEC §8.2, §11.2.2)', () => {
+  const kinds = ['user/message', 'assistant/message', 'tool/result', 'tool/call', 'step/start'] as const;
+  /** A log of `count` events with appends, replaces of earlier runs (compactions) and events off the surface. */
+  function foldingLog(random: () => number, count: number, repeatSeqs: boolean): string {
+    const lines = [line(HEADER)];
+    for (let seq = 0; seq < count; seq++) {
+      const type = kinds[Math.floor(random() * kinds.length)]!;
+      const roll = random();
+      const start = Math.floor(random() * seq);
+      const surfaceOp =
+        type === 'tool/call' || type === 'step/start' ? undefined : roll < 0.02 ? { op: 'replace', start, end: start + Math.floor(random() * (seq - start)) } : 'append';
+      const data =
+        type === 'user/message'
+          ? { id: `u${seq}`, role: 'user', content: [{ type: 'text', text: `q${seq}` }], source: { kind: roll < 0.5 ? 'user' : 'plugin', plugin: 'compact' } }
+          : type === 'assistant/message'
+            ? { turn: 1, step: 1, message: { role: 'assistant', content: [{ type: 'reasoning', text: 'r' }, { type: 'text', text: `a${seq}` }] } }
+            : { n: seq };
+      const written = repeatSeqs && random() < 0.05 ? Math.max(0, seq - 3) : seq;
+      lines.push(line(surfaceOp === undefined ? { type, seq: written, time: seq, data } : { type, seq: written, time: seq, data, surfaceOp }));
+    }
+    return lines.join('');
+  }
+
+  it('property: a store surface folded while reading equals the whole log folded at the end, repeated seqs too', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer(), fc.integer({ min: 4000, max: 12_000 }), fc.boolean(), async (seed, count, repeatSeqs) => {
+        let state = seed | 1;
+        const random = () => ((state = (Math.imul(state, 1103515245) + 12345) | 0) >>> 0) / 2 ** 32;
+        const text = foldingLog(random, count, repeatSeqs);
+        const expected = keptForSnapshot(await createMemorySessionQuery([parseSessionLog(text)]).readSurface('stream'));
+        const { bucket } = fakeBucket({ log: zstdLog(text, 64) });
+        expect(await createObjectStoreSessionQuery(bucket).readSurface('stream')).toEqual(expected);
+      }),
+      { numRuns: 8 },
+    );
   });
 });

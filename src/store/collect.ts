@@ -13,6 +13,9 @@ import type { LineSink } from './lines.js';
  */
 export type KeepEvent = ((event: SessionEvent) => SessionEvent) | undefined;
 
+/** Kept events at which a collector with `compact` first compacts them. */
+export const COMPACT_AT = 4096;
+
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -111,12 +114,23 @@ export class LogCollector implements LineSink {
   lastSeq: number | null = null;
   /** The latest `session/title`. */
   title: string | undefined;
+  /** Every seq so far was larger than the one before (so folding may run as the lines go by). */
+  private increasing = true;
+  /** `events.length` at which {@link LogCollector.compact} runs next. */
+  private nextCompaction = COMPACT_AT;
 
   /**
    * @param keep What to keep of each event; `'header'` reads line 1 only (a listing), where a torn
    *   first line (no `\n`, not JSON) leaves {@link LogCollector.header} `undefined` instead of failing.
+   * @param compact Shrinks the kept events as the lines go by (a surface read folds them, SPEC
+   *   §8.2, dropping shadowed and non-surface events); it must return a new array, and
+   *   `compact(compact(a).concat(b))` must equal `compact(a.concat(b))`, which folding does while
+   *   seqs keep increasing (no seq repeats). Runs when the kept events double.
    */
-  constructor(private readonly keep: KeepEvent | 'header') {}
+  constructor(
+    private readonly keep: KeepEvent | 'header',
+    private readonly compact?: (events: SessionEvent[]) => SessionEvent[],
+  ) {}
 
   /** Reads line 1 only. */
   get headerOnly(): boolean {
@@ -136,10 +150,15 @@ export class LogCollector implements LineSink {
     }
     const event = readEventLine(text, number, terminated);
     if (event === undefined) return true;
+    if (this.lastSeq !== null && !(event.seq > this.lastSeq)) this.increasing = false;
     this.lastSeq = event.seq;
     const title = eventTitle(event);
     if (title !== undefined) this.title = title;
     if (typeof this.keep === 'function') this.events.push(this.keep(event));
+    if (this.events.length >= this.nextCompaction && this.compact && this.increasing) {
+      this.events = this.compact(this.events);
+      this.nextCompaction = Math.max(COMPACT_AT, 2 * this.events.length);
+    }
     return true;
   }
 
@@ -154,11 +173,13 @@ export class LogCollector implements LineSink {
 
   /** A restore point: calling the result takes back everything collected since. */
   mark(): () => void {
-    const { header, lastSeq, title } = this;
-    const length = this.events.length;
+    // Compaction replaces the array and never changes an earlier one: the marked array, cut back
+    // to its marked length, is the state at the mark.
+    const { header, lastSeq, title, increasing, nextCompaction, events } = this;
+    const length = events.length;
     return () => {
-      Object.assign(this, { header, lastSeq, title });
-      this.events.length = length;
+      Object.assign(this, { header, lastSeq, title, increasing, nextCompaction, events });
+      events.length = length;
     };
   }
 }

@@ -9,6 +9,7 @@
  */
 import { raceAbort, throwIfAborted } from '../abort.js';
 import { describeValue, fail, SessionReferenceError } from '../errors.js';
+import type { SessionEvent } from '../types.js';
 import { LogCollector, type KeepEvent } from './collect.js';
 import { LineSplitter, splitTextLines, type LineLimits } from './lines.js';
 import type { ZstdStream, ZstdStreamOptions } from './zstd.js';
@@ -290,11 +291,17 @@ export async function collect(source: SessionLogSource | string, collector: LogC
 }
 
 /**
- * Reads a log source, keeping `keep` of each event (see {@link KeepEvent}; `'header'`: line 1 only).
+ * Reads a log source, keeping `keep` of each event (see {@link KeepEvent}; `'header'`: line 1 only),
+ * shrunk by `compact` as it goes (see {@link LogCollector}).
  * @returns The collector, input ended (its `header` is `undefined` for a log without a complete header).
  */
-export async function collectLog(source: SessionLogSource | string, keep: KeepEvent | 'header', options: ReadOptions = {}): Promise<LogCollector> {
-  const collector = new LogCollector(keep);
+export async function collectLog(
+  source: SessionLogSource | string,
+  keep: KeepEvent | 'header',
+  options: ReadOptions = {},
+  compact?: (events: SessionEvent[]) => SessionEvent[],
+): Promise<LogCollector> {
+  const collector = new LogCollector(keep, compact);
   await collect(source, collector, options);
   return collector;
 }

@@ -117,7 +117,8 @@ function surfaceEntry(event: SessionEvent): SessionEvent {
 
 /** Reads a log's surface and title, keeping only what projection and retention can use (SPEC §8). */
 export async function readSessionSurface(source: SessionLogSource, options: ReadOptions): Promise<SessionRead> {
-  const collector = await collectLog(source, surfaceEntry, options);
+  // Folded as the lines go by, so shadowed events (a compacted history) are not held to the end.
+  const collector = await collectLog(source, surfaceEntry, options, foldSurface);
   const header = collector.finish();
   return { header, capturedThroughSeq: collector.lastSeq, events: foldSurface(collector.events), title: collector.title };
 }
