@@ -3,7 +3,7 @@
  * measured side by side", in one process. Prints one table row per measured ratio next to its
  * target and exits with status 1 when any ratio misses its target.
  *
- * Flags: `--only parse,retention,discovery,codec` (sections), `--quick` (fewer samples, for a
+ * Flags: `--only parse,retention,discovery,codec,dsh` (sections; `dsh`: ours vs the dsh host's own plugin), `--quick` (fewer samples, for a
  * smoke run; not for RESULTS.md), `--write` (rewrite bench/RESULTS.md with the table).
  *
  * Run through bench/run.mjs (bundles this file with esbuild and runs it with `node --expose-gc`).
@@ -18,6 +18,7 @@ import {
   encodeSessionReferenceUri,
   parseSessionReferenceText,
   type ConversationItem,
+  type SessionQuery,
   type SessionSurface,
 } from '../src/index.js';
 import { serializeReference, type ReferenceHead } from '../src/render.js';
@@ -25,6 +26,7 @@ import { retainConversation } from '../src/retention.js';
 import {
   codecIds,
   conversationItems,
+  conversationSurface,
   countingExactSizes,
   listingHost,
   MIB,
@@ -336,6 +338,101 @@ async function benchCodec(): Promise<void> {
 }
 
 // ---------------------------------------------------------------------------------------------
+// The dsh host's own plugin, side by side (issue 13, SPEC §14.6)
+
+/** The published plugin a dsh 0.1.0-rc.8 host mounts in its `session-reference` row. */
+const HOST_PLUGIN = '@deepseek-ai/dsh-session-reference@0.1.0-rc.8';
+
+/** One row of ours against the host's plugin: tiny ratios keep two significant digits. */
+function hostRow(name: string, ours: number, host: number, detail: string): void {
+  const value = ours / host;
+  rows.push({
+    section: 'dsh',
+    name,
+    detail: `${formatMs(ours)} / ${formatMs(host)}; the host's plugin ${Math.round(host / ours)}× slower; ${detail}`,
+    value,
+    shown: `${value < 0.1 ? value.toPrecision(2) : value.toFixed(2)}×`,
+    target: '≤ 0.1×',
+    ok: value <= 0.1,
+  });
+  printRow(rows.at(-1)!);
+}
+
+/** The part of the host's resolver the bench calls (its own types want a whole dsh `Agent`). */
+interface HostResolver {
+  prepare(
+    agent: { id: string },
+    content: Array<{ type: 'text'; text: string }>,
+    references: Array<{ sessionId: string }>,
+  ): Promise<{ additionalContext?: { source: { references?: Array<{ originalMessages: number; retainedMessages: number }> } } }>;
+}
+
+/** The host's resolver as a dsh host mounts it: a Cordis plugin over `ctx.sessionQuery`. */
+async function mountHostResolver(sessionQuery: SessionQuery): Promise<HostResolver> {
+  const [{ Context }, { default: SessionReferenceResolver }] = await Promise.all([
+    import('@deepseek-ai/cordis'),
+    import('@deepseek-ai/dsh-session-reference'),
+  ]);
+  const ctx = new Context();
+  ctx.provide('sessionQuery');
+  ctx.set('sessionQuery', sessionQuery);
+  await ctx.plugin(SessionReferenceResolver, {});
+  const resolver = ctx.get('sessionReferenceResolver');
+  if (resolver === undefined) throw new Error(`${HOST_PLUGIN} did not provide sessionReferenceResolver`);
+  return resolver as unknown as HostResolver;
+}
+
+async function benchDsh(): Promise<void> {
+  console.log(`\nThe dsh host's own plugin — ours vs ${HOST_PLUGIN} on the same inputs (SPEC §14.6)`);
+  const { parseSessionReferenceText: hostParse } = await import('@deepseek-ai/dsh-session-reference');
+  // Every host sample takes seconds (its costs are quadratic): 3 samples, one calibration run.
+  const samples = quick ? 1 : 3;
+  const hostile: Array<[string, string]> = [
+    ['80 KB of "@["', '@['.repeat(40 * 1024)],
+    ['340 KB of "@[a](dsh-session:"', '@[a](dsh-session:'.repeat(20 * 1024)],
+  ];
+  for (const [name, text] of hostile) {
+    if (JSON.stringify(hostParse(text)) !== JSON.stringify(parseSessionReferenceText(text))) {
+      throw new Error(`${name}: the host's parse and ours disagree`);
+    }
+    const times = await measure(
+      [
+        { name: 'ours', op: () => parseSessionReferenceText(text) },
+        { name: 'host', op: () => hostParse(text) },
+      ],
+      { samples },
+    );
+    hostRow(`parse ${name}: ours vs host`, times.get('ours')!, times.get('host')!, `${text.length} UTF-16 units, no reference`);
+  }
+
+  // Retention through each `prepare`, over one fake sessionQuery serving the same surface.
+  const source = conversationSurface('bench-source', SEED, 2000, 1000);
+  const sessionQuery = snapshotsHost(new Map([[source.session.id, source]]));
+  const host = await mountHostResolver(sessionQuery);
+  const ours = createSessionReferences({ sessionQuery });
+  const agent = { id: 'bench-agent', cwd: '/work/repo' };
+  const content = [{ type: 'text' as const, text: 'What did we decide about the schema?' }];
+  const references = [{ sessionId: source.session.id }];
+  const hostStats = (await host.prepare(agent, content, references)).additionalContext?.source.references?.[0];
+  const ourStats = (await ours.prepare(agent, content, references)).context?.metadata.references[0];
+  if (hostStats?.originalMessages !== 2000 || ourStats?.originalMessages !== 2000) throw new Error('prepare did not project 2,000 messages');
+  const times = await measure(
+    [
+      { name: 'ours', op: () => ours.prepare(agent, content, references), async: true },
+      { name: 'host', op: () => host.prepare(agent, content, references), async: true },
+    ],
+    { samples },
+  );
+  const bytes = new TextEncoder().encode(JSON.stringify(source)).length;
+  hostRow(
+    'prepare, 2,000 messages of ~1 KB: ours vs host',
+    times.get('ours')!,
+    times.get('host')!,
+    `${(bytes / 1e6).toFixed(1)} MB surface; kept ${ourStats.retainedMessages} (host ${hostStats.retainedMessages})`,
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
 
 function machine(): string[] {
   const cpuModel = (() => {
@@ -424,6 +521,14 @@ ${table()}
   \`'dsh-session:' + Buffer.from(JSON.stringify(id)).toString('base64url')\` and
   \`JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'))\` (which does not check
   canonicity; ours does).
+- **The dsh host's own plugin** (SPEC §14.6, \`--only dsh\`): the published
+  \`${HOST_PLUGIN}\` (a devDependency for the bench only) against ours on the same inputs, 3
+  samples each (a host sample takes seconds). Hostile mention text — 80 KB of \`@[\` and 340 KB of
+  \`@[a](dsh-session:\` — through each \`parseSessionReferenceText\` (both return the same
+  result); retention of a folded surface of 2,000 user and assistant messages of 0.8–1.2 KB
+  through each \`prepare\`, over one in-memory \`sessionQuery\`: the host's resolver mounted as a
+  Cordis plugin in a Cordis \`Context\`, ours through \`createSessionReferences\`. Both project
+  2,000 messages; the detail column gives how many each keeps.
 `;
 }
 
@@ -434,6 +539,7 @@ async function main(): Promise<void> {
   if (wants('retention')) await benchRetention();
   if (wants('discovery')) await benchDiscovery();
   if (wants('codec')) await benchCodec();
+  if (wants('dsh')) await benchDsh();
   const misses = rows.filter((row) => row.ok === false);
   console.log(`\n${table()}\n`);
   console.log(`${rows.filter((row) => row.ok === true).length} within target, ${misses.length} missed; ${((performance.now() - started) / 1000).toFixed(0)} s`);
