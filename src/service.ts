@@ -40,8 +40,10 @@ export interface SessionReferences {
   readonly config: Readonly<ResolvedSessionReferenceConfig>;
   /**
    * Sessions the user may cite, for `@` autocomplete (SPEC §6): every session but `agent.id`,
-   * filtered by a case-insensitive substring of id or cwd, ordered same cwd → no cwd → other cwd
-   * (stable), the first `limit` (default `candidateLimit`) with their latest titles as labels.
+   * filtered by a case-insensitive substring of id or cwd (with `matchTitles`, also of the label,
+   * titles read in batches in rank order, §6.7), ordered same cwd → no cwd → other cwd (stable),
+   * the first `limit` (default `candidateLimit`), labelled with their latest titles cleaned as
+   * §6.6 says (one line, at most 120 code points) or their ids.
    * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_ARGUMENT` (agent without string id,
    * non-string query, limit not a positive safe integer, bad signal), `SESSION_REFERENCE_READ_FAILED`
    * (`listSessions` failed or answered malformed records; cause kept), `SESSION_REFERENCE_CANCELLED`.
@@ -99,7 +101,7 @@ export function createSessionReferences(options: SessionReferencesOptions): Sess
     return Object.freeze({
       config: resolved,
       listCandidates: guarded((agent: unknown, query: unknown, limit: unknown, signal: unknown) =>
-        listCandidates(sessionQuery, resolved.candidateLimit, agent, query, limit, signal),
+        listCandidates(sessionQuery, resolved, agent, query, limit, signal),
       ),
       prepare: guarded((agent: unknown, content: unknown, references: unknown, signal: unknown) =>
         prepare(sessionQuery, resolved, agent, content, references, signal),
