@@ -109,15 +109,7 @@ export function createSessionReferences(options: SessionReferencesOptions): Sess
       referenceUserMessage: guarded(async (agent: unknown, message: unknown, signal: unknown) => {
         checkAgent(agent);
         checkMessage(message);
-        const references: SessionReference[] = [];
-        // Every text block's text becomes its readable form; other entries, null and primitives
-        // included, are kept as they are (SPEC §4: permissive).
-        const readable = message.content.map((block) => {
-          if (block?.type !== 'text' || typeof block.text !== 'string') return block;
-          const parsed = parseSessionReferenceText(block.text);
-          for (const reference of parsed.references) references.push(reference);
-          return { ...block, text: parsed.text };
-        });
+        const { content: readable, references } = parseContentMentions(message.content);
         const prepared = await prepare(sessionQuery, resolved, agent, readable, references, signal);
         return composePromptMessage({ ...message, content: prepared.content }, prepared.context);
       }),
@@ -125,6 +117,23 @@ export function createSessionReferences(options: SessionReferencesOptions): Sess
   } catch (error) {
     throw argumentError(error, 'INVALID_CONFIG');
   }
+}
+
+/**
+ * The mentions of every text block (SPEC §3.2): each text block's text becomes its readable form
+ * (`@label`), other entries — null and primitives included — are kept as they are (SPEC §4:
+ * permissive); the references in order of appearance, duplicates included.
+ * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_REFERENCE` for a malformed mention.
+ */
+export function parseContentMentions(content: readonly ContentBlock[]): { content: ContentBlock[]; references: SessionReference[] } {
+  const references: SessionReference[] = [];
+  const readable = content.map((block) => {
+    if (block?.type !== 'text' || typeof block.text !== 'string') return block;
+    const parsed = parseSessionReferenceText(block.text);
+    for (const reference of parsed.references) references.push(reference);
+    return { ...block, text: parsed.text };
+  });
+  return { content: readable, references };
 }
 
 /**
