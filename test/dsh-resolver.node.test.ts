@@ -3,7 +3,8 @@
  * own SessionStore, SessionQueryEngine and compaction marker (§14.5), the plugin mounted in a real
  * Cordis Context, prompts rewritten by the real `agent/pre-step` waterfall.
  */
-import { Context } from '@deepseek-ai/cordis';
+import { Context, symbols } from '@deepseek-ai/cordis';
+import { remoteMethods } from '@deepseek-ai/dsh-typert-protocol';
 import { describe, expect, it } from 'vitest';
 import SessionReferenceResolverDefault, * as dsh from '../src/dsh/index.js';
 import * as root from '../src/index.js';
@@ -300,6 +301,33 @@ describe('the service methods (SPEC §14.3)', () => {
       expect(row).toEqual({ sessionId: session.id, label: row.label, cwd: '/repo', createdAt: session.session.header.createdAt, mention: formatSessionReferenceMention({ sessionId: session.id, label: row.label }) });
     }
     await expectRejection(host.resolver.remoteExportCandidates(target.agent, 'topic', AbortSignal.abort()), 'SESSION_REFERENCE_CANCELLED');
+  });
+
+  it('exposes remoteExportCandidates as the remote method candidates, the way dsh\'s Typert gateway discovers it', async () => {
+    const { host } = await scene();
+    // The gateway reads the service itself (cordis' original object, not the context's proxy).
+    const proxy = host.ctx.get('sessionReferenceResolver');
+    const service = proxy[symbols.original] ?? proxy;
+    // What the gateway's SRC discovery reads: the visible binding, the @Remote marker, and the
+    // method's parameter names (agent is bound from the wire's agentId, signal is cancellation).
+    const { typertRemote } = service;
+    expect([typertRemote.service === service, typertRemote.serviceKey, typertRemote.namespace]).toEqual([true, 'sessionReferenceResolver', 'sessionReferenceResolver']);
+    expect(remoteMethods(service)).toEqual([{ method: 'remoteExportCandidates', exportName: 'candidates', invocation: { kind: 'direct' } }]);
+    const source = Function.prototype.toString.call(Object.getPrototypeOf(service).remoteExportCandidates);
+    expect(source.slice(source.indexOf('(') + 1, source.indexOf(')')).split(',').map((name) => name.trim())).toEqual(['agent', 'query', 'signal']);
+  });
+
+  it('an agent/pre-step listener mounted before the plugin still runs inside it (prepend)', async () => {
+    const host = await mountHost();
+    const source = new Conversation(host, '/repo').say('q', 'a');
+    const seen: string[] = [];
+    host.ctx.on('agent/pre-step' as never, (async ({ messages }: { messages: UserMessage[] }, next: () => Promise<unknown>) => {
+      seen.push(...messages.map(textOf));
+      return next();
+    }) as never);
+    const decision = (await preStep(host, new Conversation(host).agent, [prompt(mention(source, 'S'))])) as { messages: UserMessage[] };
+    expect(seen).toEqual([mention(source, 'S')]);
+    expect(decision.messages.map(textOf)[0]).toBe('@S');
   });
 
   it('reads ctx.sessionQuery when called', async () => {
