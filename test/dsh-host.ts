@@ -40,12 +40,15 @@ export interface Host {
   resolver: any;
 }
 
-/** Mounts SessionStore, a query engine and the plugin in a fresh Cordis Context. */
-export async function mountHost(config?: SessionReferenceConfig, Query: typeof MemorySessionQuery = MemorySessionQuery): Promise<Host> {
+/**
+ * Mounts SessionStore, a query engine and a session-reference plugin (default: ours) in a fresh
+ * Cordis Context.
+ */
+export async function mountHost(config?: SessionReferenceConfig, Query: typeof MemorySessionQuery = MemorySessionQuery, plugin: unknown = SessionReferenceResolver): Promise<Host> {
   const ctx = new Context() as Context & Record<string, any>;
   await ctx.plugin(SessionStore);
   await ctx.plugin(Query);
-  await ctx.plugin(SessionReferenceResolver, config);
+  await ctx.plugin(plugin as typeof SessionReferenceResolver, config);
   return { ctx, sessions: ctx.sessions, resolver: ctx.sessionReferenceResolver };
 }
 
