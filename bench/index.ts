@@ -358,8 +358,8 @@ function hostRow(name: string, ours: number, host: number, detail: string): void
   printRow(rows.at(-1)!);
 }
 
-/** The part of the host's resolver the bench calls (its own types want a whole dsh `Agent`). */
-interface HostResolver {
+/** The part of a resolver service the bench calls (the host's own types want a whole dsh `Agent`). */
+interface Resolver {
   prepare(
     agent: { id: string },
     content: Array<{ type: 'text'; text: string }>,
@@ -367,24 +367,24 @@ interface HostResolver {
   ): Promise<{ additionalContext?: { source: { references?: Array<{ originalMessages: number; retainedMessages: number }> } } }>;
 }
 
-/** The host's resolver as a dsh host mounts it: a Cordis plugin over `ctx.sessionQuery`. */
-async function mountHostResolver(sessionQuery: SessionQuery): Promise<HostResolver> {
-  const [{ Context }, { default: SessionReferenceResolver }] = await Promise.all([
-    import('@deepseek-ai/cordis'),
-    import('@deepseek-ai/dsh-session-reference'),
-  ]);
+/**
+ * A `SessionReferenceResolver` plugin mounted as a dsh host mounts it: in a Cordis `Context`
+ * whose `sessionQuery` service is `sessionQuery`; returns its `ctx.sessionReferenceResolver`.
+ */
+async function mountResolver(plugin: unknown, sessionQuery: SessionQuery): Promise<Resolver> {
+  const { Context } = await import('@deepseek-ai/cordis');
   const ctx = new Context();
   ctx.provide('sessionQuery');
   ctx.set('sessionQuery', sessionQuery);
-  await ctx.plugin(SessionReferenceResolver, {});
+  await ctx.plugin(plugin as Parameters<typeof ctx.plugin>[0], {});
   const resolver = ctx.get('sessionReferenceResolver');
-  if (resolver === undefined) throw new Error(`${HOST_PLUGIN} did not provide sessionReferenceResolver`);
-  return resolver as unknown as HostResolver;
+  if (resolver === undefined) throw new Error('the plugin did not provide sessionReferenceResolver');
+  return resolver as unknown as Resolver;
 }
 
 async function benchDsh(): Promise<void> {
-  console.log(`\nThe dsh host's own plugin — ours vs ${HOST_PLUGIN} on the same inputs (SPEC §14.6)`);
-  const { parseSessionReferenceText: hostParse } = await import('@deepseek-ai/dsh-session-reference');
+  console.log(`\nThe dsh host's own plugin — ours (dsh-session-reference/dsh) vs ${HOST_PLUGIN} on the same inputs (SPEC §14.6)`);
+  const [hostPlugin, ourPlugin] = await Promise.all([import('@deepseek-ai/dsh-session-reference'), import('../src/dsh/index.js')]);
   // Every host sample takes seconds (its costs are quadratic): 3 samples, one calibration run.
   const samples = quick ? 1 : 3;
   const hostile: Array<[string, string]> = [
@@ -392,29 +392,30 @@ async function benchDsh(): Promise<void> {
     ['340 KB of "@[a](dsh-session:"', '@[a](dsh-session:'.repeat(20 * 1024)],
   ];
   for (const [name, text] of hostile) {
-    if (JSON.stringify(hostParse(text)) !== JSON.stringify(parseSessionReferenceText(text))) {
+    if (JSON.stringify(hostPlugin.parseSessionReferenceText(text)) !== JSON.stringify(ourPlugin.parseSessionReferenceText(text))) {
       throw new Error(`${name}: the host's parse and ours disagree`);
     }
     const times = await measure(
       [
-        { name: 'ours', op: () => parseSessionReferenceText(text) },
-        { name: 'host', op: () => hostParse(text) },
+        { name: 'ours', op: () => ourPlugin.parseSessionReferenceText(text) },
+        { name: 'host', op: () => hostPlugin.parseSessionReferenceText(text) },
       ],
       { samples },
     );
     hostRow(`parse ${name}: ours vs host`, times.get('ours')!, times.get('host')!, `${text.length} UTF-16 units, no reference`);
   }
 
-  // Retention through each `prepare`, over one fake sessionQuery serving the same surface.
+  // Retention through each plugin's `prepare`, both mounted over one fake sessionQuery.
   const source = conversationSurface('bench-source', SEED, 2000, 1000);
   const sessionQuery = snapshotsHost(new Map([[source.session.id, source]]));
-  const host = await mountHostResolver(sessionQuery);
-  const ours = createSessionReferences({ sessionQuery });
+  const host = await mountResolver(hostPlugin.default, sessionQuery);
+  const ours = await mountResolver(ourPlugin.default, sessionQuery);
   const agent = { id: 'bench-agent', cwd: '/work/repo' };
   const content = [{ type: 'text' as const, text: 'What did we decide about the schema?' }];
   const references = [{ sessionId: source.session.id }];
-  const hostStats = (await host.prepare(agent, content, references)).additionalContext?.source.references?.[0];
-  const ourStats = (await ours.prepare(agent, content, references)).context?.metadata.references[0];
+  const [hostStats, ourStats] = await Promise.all(
+    [host, ours].map(async (resolver) => (await resolver.prepare(agent, content, references)).additionalContext?.source.references?.[0]),
+  );
   if (hostStats?.originalMessages !== 2000 || ourStats?.originalMessages !== 2000) throw new Error('prepare did not project 2,000 messages');
   const times = await measure(
     [
@@ -522,13 +523,14 @@ ${table()}
   \`JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'))\` (which does not check
   canonicity; ours does).
 - **The dsh host's own plugin** (SPEC §14.6, \`--only dsh\`): the published
-  \`${HOST_PLUGIN}\` (a devDependency for the bench only) against ours on the same inputs, 3
-  samples each (a host sample takes seconds). Hostile mention text — 80 KB of \`@[\` and 340 KB of
-  \`@[a](dsh-session:\` — through each \`parseSessionReferenceText\` (both return the same
-  result); retention of a folded surface of 2,000 user and assistant messages of 0.8–1.2 KB
-  through each \`prepare\`, over one in-memory \`sessionQuery\`: the host's resolver mounted as a
-  Cordis plugin in a Cordis \`Context\`, ours through \`createSessionReferences\`. Both project
-  2,000 messages; the detail column gives how many each keeps.
+  \`${HOST_PLUGIN}\` (a devDependency for the bench only) against ours,
+  \`dsh-session-reference/dsh\`, on the same inputs, 3 samples each (a host sample takes
+  seconds). Hostile mention text — 80 KB of \`@[\` and 340 KB of \`@[a](dsh-session:\` — through
+  each plugin's \`parseSessionReferenceText\` (both return the same result). Retention: a folded
+  surface of 2,000 user and assistant messages of 0.8–1.2 KB through each plugin's \`prepare\`,
+  both plugins mounted as a dsh host mounts them, each in its own Cordis \`Context\` over one
+  in-memory \`sessionQuery\`; both project 2,000 messages, and the detail column gives how many
+  each keeps.
 `;
 }
 
