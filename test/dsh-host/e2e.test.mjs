@@ -211,13 +211,20 @@ function twoTurns(plugin) {
     assert.ok(!raw.includes('dsh-session:'), 'no mention URI reaches the model');
   });
 
-  it('dsh wrote zstd logs (header version 0) that our CLI lists with their titles', () => {
+  it('dsh wrote zstd logs (header version 0) that our CLI lists with their titles', async () => {
+    const { parseSessionLog } = await import(pathToFileURL(join(ROOT, 'dist', 'store', 'index.js')).href);
     const logs = sessionLogs(state.sessions);
     assert.equal(logs.length, 2, `two session logs: ${logs.join(', ')}`);
+    const titles = new Map();
     for (const log of logs) {
       assert.match(log, /session\.jsonl\.zstd$/);
-      assert.ok(readFileSync(log).subarray(0, 4).equals(ZSTD_MAGIC), `${log} starts with the zstd magic`);
+      const bytes = readFileSync(log);
+      assert.ok(bytes.subarray(0, 4).equals(ZSTD_MAGIC), `${log} starts with the zstd magic`);
+      const { header, events } = parseSessionLog(bytes);
+      assert.equal(header.version, 0);
+      titles.set(header.id, events.findLast((event) => event.type === 'session/title')?.data.title);
     }
+    assert.equal(titles.get(state.first.sessionId), TITLE_1, "dsh's first-prompt title of session 1");
     const rows = JSON.parse(ourCli(['candidates', '--store', state.sessions, '--as', state.secondId, '--json']));
     assert.deepEqual(
       rows.map(({ sessionId, label, cwd }) => ({ sessionId, label, cwd })),
@@ -226,16 +233,34 @@ function twoTurns(plugin) {
     assert.equal(rows[0].mention, state.first.mention);
   });
 
+  it('our CLI prepare projects the cited session from its zstd log', () => {
+    const out = JSON.parse(ourCli(['prepare', '--store', state.sessions, '--as', state.secondId, '--json', `Again: ${state.first.mention}`]));
+    const [reference] = referencedJson(out.message.content[0].text.split('\n\n## My request:\n\n')[0]);
+    assert.deepEqual(reference, {
+      sessionId: state.first.sessionId,
+      label: TITLE_1,
+      cwd: state.workspace,
+      conversation: [
+        { role: 'user', text: PROMPT_1 },
+        { role: 'assistant', text: REPLY_1 },
+      ],
+    });
+  });
+
   it('our CLI prepare projects the citing session and leaves its recall context out', () => {
     const mention = `@[turn two](${ourCli(['encode', state.secondId]).trim()})`;
     const out = JSON.parse(ourCli(['prepare', '--store', state.sessions, '--as', state.first.sessionId, '--json', `Compare ${mention}`]));
-    const [reference] = referencedJson(out.message.content[0].text.split('\n\n## My request:\n\n')[0]);
+    const text = out.message.content[0].text;
+    const [reference] = referencedJson(text.split('\n\n## My request:\n\n')[0]);
     assert.equal(reference.sessionId, state.secondId);
     assert.deepEqual(reference.conversation, [
       { role: 'user', text: `What was the secret word in @${TITLE_1}?` },
       { role: 'assistant', text: REPLY_2 },
     ]);
     assert.equal(out.metadata.references[0].originalMessages, 2);
+    // The recall message in the cited log (session 1's snapshot) is never copied again.
+    assert.equal(text.split('<referenced-sessions>').length, 2, 'one <referenced-sessions> block, no nested one');
+    assert.ok(!text.includes(REPLY_1), "session 1's text does not come along");
   });
 
   return state;
