@@ -64,12 +64,11 @@ export async function listCandidates(
   const signal = checkSignal(signalInput);
   throwIfAborted(signal);
   const records = await callHost(() => sessionQuery.listSessions(signal), signal, LIST_SESSIONS);
-  const ranked = rankRecords(records, agent);
   const needle = (query ?? '').toLowerCase();
   const selected =
     options.matchTitles && needle
-      ? await selectByTitle(sessionQuery, ranked, needle, limit, signal)
-      : await labelled(sessionQuery, firstMatches(ranked, needle, limit), signal);
+      ? await selectByTitle(sessionQuery, rankRecords(records, agent, () => true, Infinity), needle, limit, signal)
+      : await labelled(sessionQuery, rankRecords(records, agent, (header) => matchesIdOrCwd(header, needle), limit), signal);
   throwIfAborted(signal);
   return selected.map(({ header: { id: sessionId, cwd, createdAt }, label }) =>
     // Keys in SPEC §6.5 order; `cwd` only when it is a non-empty string.
@@ -78,10 +77,12 @@ export async function listCandidates(
 }
 
 /**
- * Every record but the agent's, checked, in the three cwd groups of SPEC §6.3 (same cwd, no cwd
- * — `undefined`, `null` or `''` —, other cwd), `listSessions()` order inside each.
+ * The records `accept` keeps, the agent's dropped, in the three cwd groups of SPEC §6.3 (same
+ * cwd, no cwd — `undefined`, `null` or `''` —, other cwd), `listSessions()` order inside each, at
+ * most `cap` per group and `cap` in all. Every record is checked, but `accept` is skipped once
+ * its group holds `cap`: later ones of that group can never be among the first `cap`.
  */
-function rankRecords(records: unknown, agent: TargetAgent): SessionHeader[] {
+function rankRecords(records: unknown, agent: TargetAgent, accept: (header: SessionHeader) => boolean, cap: number): SessionHeader[] {
   check(Array.isArray(records), 'READ_FAILED', `${LIST_SESSIONS} must resolve to an array`, records);
   // The agent's cwd (SPEC §4.6); it ranks only when it is a non-empty string.
   const ownCwd = agent.cwd ?? agent.session?.header?.cwd;
@@ -99,23 +100,15 @@ function rankRecords(records: unknown, agent: TargetAgent): SessionHeader[] {
     );
     if (header.id === agent.id) continue;
     const cwd = header.cwd;
-    groups[isNonEmptyString(ownCwd) && cwd === ownCwd ? 0 : cwd == null || cwd === '' ? 1 : 2]!.push(header);
+    const group = groups[isNonEmptyString(ownCwd) && cwd === ownCwd ? 0 : cwd == null || cwd === '' ? 1 : 2]!;
+    if (group.length < cap && accept(header)) group.push(header);
   }
-  return groups.flat();
+  return groups.flat().slice(0, cap);
 }
 
 /** True when the id or the cwd contains `needle` (already lowercased), lowercased with `toLowerCase()` (SPEC §6.2). */
 function matchesIdOrCwd({ id, cwd }: SessionHeader, needle: string): boolean {
   return id.toLowerCase().includes(needle) || (typeof cwd === 'string' && cwd.toLowerCase().includes(needle));
-}
-
-/** The first `limit` ranked records matching by id or cwd (SPEC §6.2–§6.4); the rest are never tested. */
-function firstMatches(ranked: readonly SessionHeader[], needle: string, limit: number): SessionHeader[] {
-  const kept: SessionHeader[] = [];
-  for (let index = 0; index < ranked.length && kept.length < limit; index++) {
-    if (matchesIdOrCwd(ranked[index]!, needle)) kept.push(ranked[index]!);
-  }
-  return kept;
 }
 
 /** `headers` with their labels, from one title read for exactly those (SPEC §6.4). */
