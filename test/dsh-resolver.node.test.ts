@@ -330,6 +330,20 @@ describe('the service methods (SPEC §14.3)', () => {
     expect(decision.messages.map(textOf)[0]).toBe('@S');
   });
 
+  it('unloading the plugin withdraws the service and the listener', async () => {
+    // The host stack with a no-op plugin in the plugin's place, then ours mounted by hand.
+    const host = await mountHost(undefined, undefined, () => {});
+    const source = new Conversation(host, '/repo').say('q', 'a');
+    const fiber = host.ctx.plugin(SessionReferenceResolver);
+    await fiber;
+    expect(host.ctx.get('sessionReferenceResolver')).toBeDefined();
+    const message = prompt(mention(source, 'S'));
+    expect(((await preStep(host, new Conversation(host).agent, [message])) as { messages: UserMessage[] }).messages).toHaveLength(2);
+    await fiber.dispose();
+    expect(host.ctx.get('sessionReferenceResolver')).toBeUndefined();
+    expect(((await preStep(host, new Conversation(host).agent, [message])) as { messages: UserMessage[] }).messages).toEqual([message]);
+  });
+
   it('reads ctx.sessionQuery when called', async () => {
     const { host, target } = await scene();
     const later = new Conversation(host, '/repo').say('made after the plugin started', 'ok').title('Later');
