@@ -4,7 +4,7 @@
  */
 import { argumentError, check } from './errors.js';
 import { joinTextBlocks } from './projection.js';
-import type { HookContext, UserMessage } from './types.js';
+import type { ContentBlock, HookContext, PromptEnvelopeMention, UserMessage } from './types.js';
 
 /** Separates the referenced-sessions prefix from the user's own request (SPEC §9.4). */
 export const MY_REQUEST_SEPARATOR = '\n\n## My request:\n\n';
@@ -14,33 +14,95 @@ export const MY_REQUEST_SEPARATOR = '\n\n## My request:\n\n';
  *
  * With a context: model-visible `content` is one text block `context text + "\n\n## My
  * request:\n\n"` followed by the original content blocks, and the model-hidden `envelope` is
- * `{ version: 1, display: <original content>, contexts: [{ source, placement, metadata }] }`.
+ * `{ version: 1, display: <original content>, mentions?, contexts: [{ source, placement, metadata }] }`.
  * Without a context: a deep copy of `message`. Id, source and other fields are kept; the inputs
  * are never modified.
+ *
+ * `mentions` (optional) says where each mention stands in the readable content, in the order
+ * typed: `{ block, start, end, sessionId }` with `message.content[block].text.slice(start, end)`
+ * the `@label` (UTF-16 offsets). It is copied to `envelope.mentions` so a UI can redraw each chip
+ * exactly there (SPEC §9.4, §15.4); without it the envelope has no `mentions`.
+ * `referenceUserMessage` passes the positions it found while parsing; a host that parses and
+ * prepares itself gets them from its own parse.
  * @example
  * const { content, context } = await refs.prepare(agent, message.content, references);
  * await agent.followup(composePromptMessage({ ...message, content }, context));
+ * @example
+ * // `content` is [{ type: 'text', text: 'ask @Schema' }]; the mention's `@Schema` is text[4, 11).
+ * composePromptMessage({ ...message, content }, context, [{ block: 0, start: 4, end: 11, sessionId: 'session-434' }]);
  * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_ARGUMENT` when `message` is not an
  * object with a `content` array, already carries an `envelope` (a prompt is baked once), cannot
  * be read or cloned (a throwing getter, a revoked proxy, a function inside; the original error
- * is the `cause`), or `context` is not a HookContext with text content.
+ * is the `cause`), `context` is not a HookContext with text content, or `mentions` is not an array
+ * of such positions in order, each on a text block, starting at an `@`, inside the text, and
+ * naming a session of `context.metadata.references` (a non-empty `mentions` without a context
+ * included).
  */
-export function composePromptMessage(message: UserMessage, context?: HookContext): UserMessage {
+export function composePromptMessage(
+  message: UserMessage,
+  context?: HookContext | undefined,
+  mentions?: readonly PromptEnvelopeMention[] | undefined,
+): UserMessage {
   try {
     checkMessage(message);
     const copy = structuredClone(message);
-    if (context === undefined) return copy;
+    if (context === undefined) {
+      check(mentions === undefined || (Array.isArray(mentions) && mentions.length === 0), 'INVALID_ARGUMENT', 'mentions need a context', mentions);
+      return copy;
+    }
     const text = joinTextBlocks((context as HookContext | null)?.content);
     check(text, 'INVALID_ARGUMENT', 'context must have text content', context);
     const { source, placement, metadata } = context;
+    const cited = new Set((metadata?.references ?? []).map((reference) => reference?.sessionId));
+    const positions = mentions === undefined ? undefined : checkMentions(mentions, copy.content, cited);
     return {
       ...copy,
       content: [{ type: 'text', text: text + MY_REQUEST_SEPARATOR }, ...structuredClone(copy.content)],
-      envelope: { version: 1, display: copy.content, contexts: [structuredClone({ source, placement, metadata })] },
+      envelope: {
+        version: 1,
+        display: copy.content,
+        ...(positions === undefined ? {} : { mentions: positions }),
+        contexts: [structuredClone({ source, placement, metadata })],
+      },
     };
   } catch (error) {
     throw argumentError(error);
   }
+}
+
+/**
+ * Validates and copies the mention positions of {@link composePromptMessage} against the readable
+ * content they point into (SPEC §9.4). One pass; each entry is read once.
+ * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_ARGUMENT` naming the first bad entry.
+ */
+function checkMentions(mentions: unknown, display: ContentBlock[], cited: Set<unknown>): PromptEnvelopeMention[] {
+  check(Array.isArray(mentions), 'INVALID_ARGUMENT', 'mentions must be an array', mentions);
+  const copies: PromptEnvelopeMention[] = [];
+  let previous = { block: 0, end: 0 };
+  // Array.from visits the holes of a sparse array too (as undefined, which fails the check).
+  Array.from(mentions as unknown[], (mention, index) => {
+    const { block, start, end, sessionId } = (mention ?? {}) as Record<string, unknown>;
+    const target = Number.isInteger(block) ? display[block as number] : undefined;
+    const text = target?.type === 'text' && typeof target.text === 'string' ? target.text : undefined;
+    check(
+      text !== undefined &&
+        Number.isInteger(start) &&
+        Number.isInteger(end) &&
+        (start as number) < (end as number) &&
+        (end as number) <= text.length &&
+        text.charCodeAt(start as number) === 0x40 && // '@'
+        (block as number) >= previous.block &&
+        (block !== previous.block || (start as number) >= previous.end) &&
+        typeof sessionId === 'string' &&
+        cited.has(sessionId),
+      'INVALID_ARGUMENT',
+      `mentions[${index}] must be { block, start, end, sessionId } of an @label in a text block of the content, in order, citing a session of the context`,
+      mention,
+    );
+    previous = { block: block as number, end: end as number };
+    copies.push({ block: block as number, start: start as number, end: end as number, sessionId: sessionId as string });
+  });
+  return copies;
 }
 
 /**

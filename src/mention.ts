@@ -47,6 +47,15 @@ export interface SessionReferenceScan {
   tokens: SessionReferenceToken[];
 }
 
+/**
+ * A reference found in prompt text with where its `@label` stands in the readable text: UTF-16
+ * offsets, `end - start === 1 + label.length` (SPEC §9.4 `envelope.mentions`).
+ */
+export interface PlacedSessionReference extends SessionReference {
+  start: number;
+  end: number;
+}
+
 /** Result of {@link parseSessionReferenceText}. */
 export interface ParsedSessionReferenceText {
   /** The readable text: every match replaced by `@label`. */
@@ -133,10 +142,24 @@ export function formatSessionReferenceMention(reference: SessionReferenceMention
  * candidate that is not canonical; `SESSION_REFERENCE_INVALID_ARGUMENT` when `text` is not a string.
  */
 export function parseSessionReferenceText(text: string): ParsedSessionReferenceText {
+  const parsed = parsePlacedReferences(text);
+  return { text: parsed.text, references: parsed.references.map(({ sessionId, label }) => ({ sessionId, label })) };
+}
+
+/**
+ * {@link parseSessionReferenceText} that also says where each `@label` stands in the readable text
+ * (SPEC §9.4): the positions are recorded while the readable text is built, in the same pass.
+ * @throws SessionReferenceError as {@link parseSessionReferenceText}.
+ */
+export function parsePlacedReferences(text: string): { text: string; references: PlacedSessionReference[] } {
+  const readableStarts: number[] = [];
   // Stops at the first malformed match: a text full of them costs one error, not one per match.
-  const scanned = scan(text, true);
-  // Every token is then valid, with both fields.
-  const references = scanned.tokens.map(({ sessionId, label }) => ({ sessionId: sessionId!, label: label! }));
+  const scanned = scan(text, true, readableStarts);
+  // Every token is then valid, with both fields, and has its readable start.
+  const references = scanned.tokens.map((token, i) => {
+    const start = readableStarts[i]!;
+    return { sessionId: token.sessionId!, label: token.label!, start, end: start + 1 + token.label!.length };
+  });
   return { text: scanned.text, references };
 }
 
@@ -171,8 +194,12 @@ export function scanSessionReferenceText(text: string): SessionReferenceScan {
   return scan(text, false);
 }
 
-/** The scan of {@link scanSessionReferenceText}; with `throwOnError`, the first malformed match throws its error. */
-function scan(text: string, throwOnError: boolean): SessionReferenceScan {
+/**
+ * The scan of {@link scanSessionReferenceText}; with `throwOnError`, the first malformed match
+ * throws its error. `readableStarts`, when given, receives for each valid token the offset of its
+ * `@label` in the readable text, in token order.
+ */
+function scan(text: string, throwOnError: boolean, readableStarts?: number[]): SessionReferenceScan {
   check(typeof text === 'string', 'INVALID_ARGUMENT', 'text must be a string', text);
   const n = text.length;
   const tokens: SessionReferenceToken[] = [];
@@ -207,7 +234,9 @@ function scan(text: string, throwOnError: boolean): SessionReferenceScan {
       return;
     }
     token.label = label ?? token.sessionId;
-    readable += text.slice(copied, start) + '@' + token.label;
+    readable += text.slice(copied, start);
+    readableStarts?.push(readable.length);
+    readable += '@' + token.label;
     copied = end;
   };
 

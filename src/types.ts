@@ -94,11 +94,31 @@ export interface HookContext {
   metadata: SessionReferenceMetadata;
 }
 
+/**
+ * Where one mention or bare URI stood in the readable content (SPEC §9.4 `envelope.mentions`): the
+ * `@label` that replaced it is `display[block].text.slice(start, end)`.
+ */
+export interface PromptEnvelopeMention {
+  /** Index of the text block in `envelope.display`. */
+  block: number;
+  /** UTF-16 offset of the `@` in that block's text. */
+  start: number;
+  /** UTF-16 offset just after the label. */
+  end: number;
+  /** The cited session. */
+  sessionId: string;
+}
+
 /** The model-hidden envelope of a composed prompt, for UI replay (SPEC §9.4). */
 export interface PromptEnvelope {
   version: 1;
   /** The readable content as the user wrote it (mentions already turned into `@label`). */
   display: ContentBlock[];
+  /**
+   * Where each mention stands in `display`, in the order typed. Absent when the composer was not
+   * told (`composePromptMessage` without its `mentions` argument, or an older envelope).
+   */
+  mentions?: PromptEnvelopeMention[] | undefined;
   contexts: Array<Pick<HookContext, 'source' | 'placement' | 'metadata'>>;
 }
 
