@@ -2,9 +2,10 @@
  * Baking a prepared context into the user message a host sends (SPEC §9.4).
  * @module
  */
+import { checkEnvelopeMentions } from './envelope.js';
 import { argumentError, check } from './errors.js';
 import { joinTextBlocks } from './projection.js';
-import type { ContentBlock, HookContext, PromptEnvelopeMention, UserMessage } from './types.js';
+import type { HookContext, PromptEnvelopeMention, UserMessage } from './types.js';
 
 /** Separates the referenced-sessions prefix from the user's own request (SPEC §9.4). */
 export const MY_REQUEST_SEPARATOR = '\n\n## My request:\n\n';
@@ -54,7 +55,7 @@ export function composePromptMessage(
     check(text, 'INVALID_ARGUMENT', 'context must have text content', context);
     const { source, placement, metadata } = context;
     const cited = new Set((metadata?.references ?? []).map((reference) => reference?.sessionId));
-    const positions = mentions === undefined ? undefined : checkMentions(mentions, copy.content, cited);
+    const positions = mentions === undefined ? undefined : checkEnvelopeMentions(mentions, copy.content, cited);
     return {
       ...copy,
       content: [{ type: 'text', text: text + MY_REQUEST_SEPARATOR }, ...structuredClone(copy.content)],
@@ -68,41 +69,6 @@ export function composePromptMessage(
   } catch (error) {
     throw argumentError(error);
   }
-}
-
-/**
- * Validates and copies the mention positions of {@link composePromptMessage} against the readable
- * content they point into (SPEC §9.4). One pass; each entry is read once.
- * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_ARGUMENT` naming the first bad entry.
- */
-function checkMentions(mentions: unknown, display: ContentBlock[], cited: Set<unknown>): PromptEnvelopeMention[] {
-  check(Array.isArray(mentions), 'INVALID_ARGUMENT', 'mentions must be an array', mentions);
-  const copies: PromptEnvelopeMention[] = [];
-  let previous = { block: 0, end: 0 };
-  // Array.from visits the holes of a sparse array too (as undefined, which fails the check).
-  Array.from(mentions as unknown[], (mention, index) => {
-    const { block, start, end, sessionId } = (mention ?? {}) as Record<string, unknown>;
-    const target = Number.isInteger(block) ? display[block as number] : undefined;
-    const text = target?.type === 'text' && typeof target.text === 'string' ? target.text : undefined;
-    check(
-      text !== undefined &&
-        Number.isInteger(start) &&
-        Number.isInteger(end) &&
-        (start as number) < (end as number) &&
-        (end as number) <= text.length &&
-        text.charCodeAt(start as number) === 0x40 && // '@'
-        (block as number) >= previous.block &&
-        (block !== previous.block || (start as number) >= previous.end) &&
-        typeof sessionId === 'string' &&
-        cited.has(sessionId),
-      'INVALID_ARGUMENT',
-      `mentions[${index}] must be { block, start, end, sessionId } of an @label in a text block of the content, in order, citing a session of the context`,
-      mention,
-    );
-    previous = { block: block as number, end: end as number };
-    copies.push({ block: block as number, start: start as number, end: end as number, sessionId: sessionId as string });
-  });
-  return copies;
 }
 
 /**

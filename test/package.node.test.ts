@@ -77,6 +77,8 @@ describe('the npm package (npm pack → npm install → import)', () => {
         'dist/index.d.ts',
         'dist/store/index.js',
         'dist/store/index.d.ts',
+        'dist/editor/index.js',
+        'dist/editor/index.d.ts',
         'dist/node/index.js',
         'dist/node/index.d.ts',
         'dist/node/cli.js',
@@ -102,14 +104,16 @@ describe('the npm package (npm pack → npm install → import)', () => {
     expect(manifest.sideEffects).toBe(false);
     expect(manifest.exports['.']).toEqual({ types: './dist/index.d.ts', import: './dist/index.js' });
     expect(manifest.exports['./store']).toEqual({ types: './dist/store/index.d.ts', import: './dist/store/index.js' });
+    expect(manifest.exports['./editor']).toEqual({ types: './dist/editor/index.d.ts', import: './dist/editor/index.js' });
     expect(manifest.exports['./node']).toEqual({ types: './dist/node/index.d.ts', import: './dist/node/index.js' });
     expect(manifest.bin).toEqual({ 'dsh-session-reference': './dist/node/cli.js' });
     expect(Object.keys(manifest.dependencies ?? {})).toEqual(['fzstd']);
   });
 
-  it('imports the root, ./store and ./node entries in Node', () => {
+  it('imports the root, ./store, ./editor and ./node entries in Node', () => {
     const script = `
       import { encodeSessionReferenceUri, decodeSessionReferenceUri, parseSessionReferenceText, createSessionReferences } from 'dsh-session-reference';
+      import { findMentionTrigger, insertMention, describeReferencedMessage } from 'dsh-session-reference/editor';
       import { parseSessionLog, createMemorySessionQuery } from 'dsh-session-reference/store';
       import { createDshStoreSessionQuery, sampleStoreRoot } from 'dsh-session-reference/node';
       import { readFileSync } from 'node:fs';
@@ -119,12 +123,16 @@ describe('the npm package (npm pack → npm install → import)', () => {
       const refs = createSessionReferences({ sessionQuery: createMemorySessionQuery([log]) });
       const memory = await refs.listCandidates({ id: 'me' });
       const disk = await createDshStoreSessionQuery({ root: sampleStoreRoot() }).listSessions();
+      const typed = 'see @bu';
+      const edited = insertMention(typed, findMentionTrigger(typed, typed.length), memory[0].mention).text;
+      const composed = await refs.referenceUserMessage({ id: 'me' }, { id: 'm', role: 'user', source: { kind: 'user' }, content: [{ type: 'text', text: edited }] });
       console.log(JSON.stringify({
         uri,
         decoded: decodeSessionReferenceUri(uri),
         parsed: parseSessionReferenceText('see ' + uri).text,
         memory: memory.map((c) => c.label),
         diskHasSample: disk.some((r) => r.header.id === '${SAMPLE_ID}'),
+        replay: describeReferencedMessage(composed).mentions,
         fromNodeModules: import.meta.resolve('dsh-session-reference').includes('/node_modules/dsh-session-reference/dist/'),
       }));
     `;
@@ -135,6 +143,7 @@ describe('the npm package (npm pack → npm install → import)', () => {
       parsed: 'see @session-434',
       memory: ['Bu projeyi gemini ile geliştiriyorduk'],
       diskHasSample: true,
+      replay: [{ block: 0, start: 4, end: 42, sessionId: SAMPLE_ID }],
       fromNodeModules: true,
     });
   }, 30_000);
