@@ -20,24 +20,42 @@ export interface SessionReference {
 export interface SessionReferenceMentionInput {
   sessionId: string;
   /** Shown text; defaults to `sessionId`. */
-  label?: string;
+  label?: string | undefined;
 }
 
-/** One match found by {@link scanSessionReferenceText} (SPEC §3.6). */
-export interface SessionReferenceToken {
+/** What every token of {@link scanSessionReferenceText} has (SPEC §3.6). */
+interface SessionReferenceTokenBase {
   /** `mention` for `@[label](uri)`, `bare` for a bare `dsh-session:` URI. */
   kind: 'mention' | 'bare';
   /** UTF-16 offset of the first character of the match in the input. */
   start: number;
   /** UTF-16 offset just after the match in the input. */
   end: number;
-  /** The decoded id; absent when `error` is set. */
-  sessionId?: string;
-  /** The unescaped label (for a bare URI: the id); absent for a bare URI that failed. */
-  label?: string;
-  /** Why this match is not a valid reference (`SESSION_REFERENCE_INVALID_REFERENCE`). */
-  error?: SessionReferenceError;
 }
+
+/** A match that is a valid reference: its id and label, no `error`. */
+export interface ValidSessionReferenceToken extends SessionReferenceTokenBase {
+  /** The decoded id. */
+  sessionId: string;
+  /** The unescaped label (for a bare URI: the id). */
+  label: string;
+  error?: undefined;
+}
+
+/** A match whose URI does not decode: the `error`, and the label of an explicit mention. */
+export interface MalformedSessionReferenceToken extends SessionReferenceTokenBase {
+  sessionId?: undefined;
+  /** The unescaped label of an explicit mention; absent for a bare URI. */
+  label?: string | undefined;
+  /** Why this match is not a valid reference (`SESSION_REFERENCE_INVALID_REFERENCE`). */
+  error: SessionReferenceError;
+}
+
+/**
+ * One match found by {@link scanSessionReferenceText} (SPEC §3.6), valid or malformed:
+ * `token.error === undefined` (or `!token.error`) narrows it to a {@link ValidSessionReferenceToken}.
+ */
+export type SessionReferenceToken = ValidSessionReferenceToken | MalformedSessionReferenceToken;
 
 /** Result of {@link scanSessionReferenceText}. */
 export interface SessionReferenceScan {
@@ -155,10 +173,10 @@ export function parsePlacedReferences(text: string): { text: string; references:
   const readableStarts: number[] = [];
   // Stops at the first malformed match: a text full of them costs one error, not one per match.
   const scanned = scan(text, true, readableStarts);
-  // Every token is then valid, with both fields, and has its readable start.
-  const references = scanned.tokens.map((token, i) => {
+  // Every token is then valid and has its readable start.
+  const references = (scanned.tokens as ValidSessionReferenceToken[]).map(({ sessionId, label }, i) => {
     const start = readableStarts[i]!;
-    return { sessionId: token.sessionId!, label: token.label!, start, end: start + 1 + token.label!.length };
+    return { sessionId, label, start, end: start + 1 + label.length };
   });
   return { text: scanned.text, references };
 }
@@ -223,17 +241,17 @@ function scan(text: string, throwOnError: boolean, readableStarts?: number[]): S
    * in the readable text (a bare URI's label is its id).
    */
   const record = (kind: 'mention' | 'bare', start: number, end: number, uri: string, label?: string): void => {
-    const token: SessionReferenceToken = { kind, start, end };
-    tokens.push(token);
+    let sessionId: string;
     try {
-      token.sessionId = decodeSessionReferenceUri(uri);
+      sessionId = decodeSessionReferenceUri(uri);
     } catch (error) {
       if (throwOnError) throw error;
-      if (label !== undefined) token.label = label;
-      token.error = error as SessionReferenceError;
+      const reason = error as SessionReferenceError;
+      tokens.push(label === undefined ? { kind, start, end, error: reason } : { kind, start, end, label, error: reason });
       return;
     }
-    token.label = label ?? token.sessionId;
+    const token = { kind, start, end, sessionId, label: label ?? sessionId };
+    tokens.push(token);
     readable += text.slice(copied, start);
     readableStarts?.push(readable.length);
     readable += '@' + token.label;

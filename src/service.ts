@@ -23,7 +23,7 @@ export interface SessionReferencesOptions {
   /** The host's session store (`ctx.sessionQuery`, SPEC §4.2). */
   sessionQuery: SessionQuery;
   /** Limits; see {@link SessionReferenceConfig} (SPEC §5). */
-  config?: SessionReferenceConfig;
+  config?: SessionReferenceConfig | undefined;
 }
 
 /** Result of `prepare` (SPEC §7.4). */
@@ -31,7 +31,7 @@ export interface PreparedSessionReferences {
   /** A deep copy of the input content. */
   content: ContentBlock[];
   /** The aggregated prompt-prefix context; absent when there are no references. */
-  context?: HookContext;
+  context?: HookContext | undefined;
 }
 
 /** The service returned by {@link createSessionReferences}. */
@@ -57,7 +57,7 @@ export interface SessionReferences {
   prepare(
     agent: TargetAgent,
     content: ContentBlock[],
-    references: Array<{ sessionId: string; label?: string }>,
+    references: Array<{ sessionId: string; label?: string | undefined }>,
     signal?: AbortSignal,
   ): Promise<PreparedSessionReferences>;
   /**

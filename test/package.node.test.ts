@@ -173,6 +173,65 @@ describe('the npm package (npm pack → npm install → import)', () => {
     expect(() => sh(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', '.'], consumer)).not.toThrow();
   }, 60_000);
 
+  it('type-checks a strict front-end consumer (strict, exactOptionalPropertyTypes): the public types narrow (issue 15)', () => {
+    writeFileSync(
+      join(consumer, 'front-end.ts'),
+      `import { createSessionReferences, scanSessionReferenceText, type ContentBlock, type SessionReferenceToken } from 'dsh-session-reference';
+       import { createMemorySessionQuery } from 'dsh-session-reference/store';
+       import { describeReferencedMessage, findMentionTrigger, insertMention, mentionRangeAt } from 'dsh-session-reference/editor';
+
+       // block.type === 'text' narrows a ContentBlock: block.text is a string.
+       export function render(blocks: readonly ContentBlock[]): string {
+         return blocks.map((block) => (block.type === 'text' ? block.text.toUpperCase() : \`[\${block.type}]\`)).join('');
+       }
+       declare const block: ContentBlock;
+       // @ts-expect-error without narrowing, text is not known to be a string
+       export const unnarrowed: string = block.text;
+
+       // Filtering out errors narrows a scan token to the valid variant.
+       const tokens: SessionReferenceToken[] = scanSessionReferenceText('see dsh-session:ImEi').tokens;
+       export const ids: string[] = tokens.filter((token) => token.error === undefined).map((token) => token.sessionId);
+       export const labels: string[] = tokens.flatMap((token) => (token.error ? [] : [token.label]));
+       export const codes: string[] = tokens.filter((token) => token.error !== undefined).map((token) => token.error.code);
+       // @ts-expect-error a token that may be malformed has no sessionId for sure
+       export const unchecked: string = tokens[0]!.sessionId;
+
+       // Optional properties accept undefined under exactOptionalPropertyTypes.
+       declare const label: string | undefined;
+       declare const cwd: string | undefined;
+       const refs = createSessionReferences({ sessionQuery: createMemorySessionQuery([]), config: { maxReferences: undefined } });
+       export const prepared = refs.prepare({ id: 'me', cwd }, [{ type: 'text', text: 'x' }], [{ sessionId: 'a', label }]);
+
+       // The editor kit.
+       const text = 'ask @a';
+       const trigger = findMentionTrigger(text, text.length);
+       export const edited: { text: string; caret: number } | undefined = trigger && insertMention(text, trigger, { sessionId: 'a', label });
+       const range = mentionRangeAt(text, 0);
+       export const chipId: string | undefined = range && !range.token.error ? range.token.sessionId : undefined;
+       const described = describeReferencedMessage({});
+       export const replay: string = described?.display ? render(described.display) : '';
+       export const seqs: Array<number | null> = described?.references.map((row) => row.capturedThroughSeq) ?? [];
+      `,
+    );
+    writeFileSync(
+      join(consumer, 'tsconfig.strict.json'),
+      JSON.stringify({
+        compilerOptions: {
+          module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', strict: true, exactOptionalPropertyTypes: true,
+          noUncheckedIndexedAccess: true, noEmit: true, types: [], lib: ['es2023', 'dom'],
+        },
+        files: ['front-end.ts'],
+      }),
+    );
+    let output = '';
+    try {
+      sh(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.strict.json'], consumer);
+    } catch (error) {
+      output = String((error as { stdout?: unknown }).stdout ?? error);
+    }
+    expect(output).toBe('');
+  }, 60_000);
+
   it('installs a working dsh-session-reference bin', () => {
     const bin = join(consumer, 'node_modules/.bin/dsh-session-reference');
     expect(sh(bin, ['encode', 'session-434'], consumer).trim()).toBe('dsh-session:InNlc3Npb24tNDM0Ig');

@@ -123,12 +123,12 @@ export function insertMention(
 function canonicalMention(mention: unknown): string {
   if (typeof mention !== 'string') return formatSessionReferenceMention(mention as SessionReferenceMentionInput);
   const { tokens } = scanSessionReferenceText(mention);
-  const token = tokens[0];
+  const [token] = tokens;
   check(
-    tokens.length === 1 && token!.start === 0 && token!.end === mention.length && token!.error === undefined,
+    tokens.length === 1 && token?.start === 0 && token.end === mention.length && token.error === undefined,
     'INVALID_REFERENCE',
     'mention must be exactly one valid mention',
     mention,
   );
-  return formatSessionReferenceMention({ sessionId: token!.sessionId!, label: token!.label! });
+  return formatSessionReferenceMention(token);
 }
