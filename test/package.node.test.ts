@@ -107,6 +107,8 @@ describe('the npm package (npm pack → npm install → import)', () => {
     expect(manifest.exports['./editor']).toEqual({ types: './dist/editor/index.d.ts', import: './dist/editor/index.js' });
     // Node-only: a `node` condition and nothing for browsers, so bundlers refuse it at build time.
     expect(manifest.exports['./node']).toEqual({ types: './dist/node/index.d.ts', node: './dist/node/index.js' });
+    // The bundled sample logs, for web apps (README "Install and use").
+    expect(manifest.exports['./samples/*']).toBe('./samples/store/*');
     expect(manifest.bin).toEqual({ 'dsh-session-reference': './dist/node/cli.js' });
     expect(Object.keys(manifest.dependencies ?? {})).toEqual(['fzstd']);
   });
@@ -255,6 +257,33 @@ describe('the npm package (npm pack → npm install → import)', () => {
       (error: unknown) => String((error as Error).message).replace(/\u001b\[[0-9;]*m/g, ''),
     );
     expect(refused).toMatch(/"\.\/node" is not exported under the conditions \[[^\]]*"browser"/);
+  }, 60_000);
+
+  it('a Vite web app bundles ./editor and loads a bundled sample log through ./samples/* (README front-end example)', async () => {
+    const { build } = await import('vite');
+    const dir = join(consumer, 'browser-editor');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'index.html'), '<!doctype html><script type="module" src="./main.js"></script>');
+    writeFileSync(
+      join(dir, 'main.js'),
+      `import { findMentionTrigger, insertMention, describeReferencedMessage } from 'dsh-session-reference/editor';
+       import { parseSessionLog } from 'dsh-session-reference/store';
+       import sampleUrl from 'dsh-session-reference/samples/77-Dumen/${SAMPLE_ID}/session.v3.jsonl?url';
+       const log = parseSessionLog(new Uint8Array(await (await fetch(sampleUrl)).arrayBuffer()));
+       const trigger = findMentionTrigger('see @bu', 7);
+       document.title = insertMention('see @bu', trigger, { sessionId: log.header.id }).text + typeof describeReferencedMessage;`,
+    );
+    const result = await build({ root: dir, logLevel: 'silent', configFile: false, build: { write: false, minify: false, assetsInlineLimit: 0 } });
+    const output = (Array.isArray(result) ? result : [result]).flatMap((r) => ('output' in r ? r.output : []));
+    const sample = readFileSync(join(ROOT, 'samples/store/77-Dumen', SAMPLE_ID, 'session.v3.jsonl'));
+    const asset = output.find((file) => file.type === 'asset' && file.fileName.endsWith('.jsonl'));
+    expect(asset && Buffer.from(asset.source as Uint8Array | string).equals(sample)).toBe(true);
+    const code = output.map((file) => (file.type === 'chunk' ? file.code : '')).join('');
+    expect(code).toContain(asset!.fileName);
+    expect(code).toContain('function findMentionTrigger');
+    // The same path resolves in Node (and so in any bundler that follows the exports map).
+    const resolved = sh(process.execPath, ['--input-type=module', '-e', `console.log(import.meta.resolve('dsh-session-reference/samples/77-Dumen/${SAMPLE_ID}/session.v3.jsonl'))`], consumer).trim();
+    expect(readFileSync(fileURLToPath(resolved)).equals(sample)).toBe(true);
   }, 60_000);
 
   it('installs a working dsh-session-reference bin', () => {
