@@ -82,6 +82,7 @@ describe('insertMention (SPEC §15.2)', () => {
     ['ask @sch\nnow', { start: 4, end: 8 }, SCHEMA, `ask ${SCHEMA}\nnow`, 4 + SCHEMA.length],
     ['ask @schnow', { start: 4, end: 8 }, SCHEMA, `ask ${SCHEMA} now`, 4 + SCHEMA.length + 1],
     ['', { start: 0, end: 0 }, SCHEMA, `${SCHEMA} `, SCHEMA.length + 1],
+    ['see', { start: 3, end: 3 }, { sessionId: 'session-434' }, `see@[session-434](${encodeSessionReferenceUri('session-434')}) `, 50],
     // Rewritten in canonical form: needless escapes go, a bare URI becomes a mention.
     ['@', { start: 0, end: 1 }, `@[\\S\\chema](${encodeSessionReferenceUri('session-434')})`, `${SCHEMA} `, SCHEMA.length + 1],
     ['@', { start: 0, end: 1 }, BARE, `@[a](${BARE}) `, BARE.length + 7],

@@ -286,6 +286,41 @@ describe('the npm package (npm pack → npm install → import)', () => {
     expect(readFileSync(fileURLToPath(resolved)).equals(sample)).toBe(true);
   }, 60_000);
 
+  it('the README front-end example type-checks (strict, exactOptionalPropertyTypes) and builds with Vite', async () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const marker = readme.indexOf('<!-- front-end:code -->');
+    expect(marker).toBeGreaterThanOrEqual(0);
+    const open = readme.indexOf('\n', readme.indexOf('```ts', marker)) + 1;
+    const dir = join(consumer, 'browser-readme');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'main.ts'), readme.slice(open, readme.indexOf('```', open)));
+    writeFileSync(join(dir, 'url.d.ts'), "declare module '*?url' { const url: string; export default url; }\n");
+    writeFileSync(join(dir, 'index.html'), '<!doctype html><form><textarea></textarea><ul></ul><output></output></form><script type="module" src="./main.ts"></script>');
+    writeFileSync(
+      join(dir, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          module: 'esnext', moduleResolution: 'bundler', target: 'es2022', strict: true, exactOptionalPropertyTypes: true,
+          noUncheckedIndexedAccess: true, noEmit: true, types: [], lib: ['es2023', 'dom', 'dom.iterable'],
+        },
+        files: ['main.ts', 'url.d.ts'],
+      }),
+    );
+    let output = '';
+    try {
+      sh(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', '.'], dir);
+    } catch (error) {
+      output = String((error as { stdout?: unknown }).stdout ?? error);
+    }
+    expect(output).toBe('');
+    const { build } = await import('vite');
+    const result = await build({ root: dir, logLevel: 'silent', configFile: false, build: { write: false, minify: false, assetsInlineLimit: 0 } });
+    const files = (Array.isArray(result) ? result : [result]).flatMap((r) => ('output' in r ? r.output : []));
+    // Both sample logs are copied into the build as assets.
+    const assets = files.filter((file) => file.type === 'asset' && file.fileName !== 'index.html').map((file) => file.fileName);
+    expect(assets.sort()).toEqual([expect.stringMatching(/^assets\/session\.v3-.*\.jsonl$/), expect.stringMatching(/^assets\/session\.v3\.jsonl-.*\.zstd$/)]);
+  }, 60_000);
+
   it('installs a working dsh-session-reference bin', () => {
     const bin = join(consumer, 'node_modules/.bin/dsh-session-reference');
     expect(sh(bin, ['encode', 'session-434'], consumer).trim()).toBe('dsh-session:InNlc3Npb24tNDM0Ig');

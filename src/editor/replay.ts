@@ -35,13 +35,14 @@ type Data = Record<string, unknown>;
  * The result is a copy (the message is read once, with `structuredClone`); every row and position
  * is checked, so a UI can render it as is. Linear in the size of the message.
  * @example
+ * // The quickstart's session (README), cited as `Apply ${candidate.mention}`:
  * const composed = await refs.referenceUserMessage(agent, message);
  * describeReferencedMessage(composed);
  * // { display: [{ type: 'text', text: 'Apply @Schema migration' }],
  * //   mentions: [{ block: 0, start: 6, end: 23, sessionId: 'session-schema' }],
  * //   references: [{ sessionId: 'session-schema', label: 'Schema migration', capturedThroughSeq: 3,
  * //                  compacted: false, originalMessages: 2, retainedMessages: 2, omittedMessages: 0,
- * //                  omittedBytes: 0, truncated: false, serializedBytes: 187, budgetBytes: 65536 }] }
+ * //                  omittedBytes: 0, truncated: false, serializedBytes: 228, budgetBytes: 65536 }] }
  * describeReferencedMessage({ role: 'user', content: [] }); // undefined
  */
 export function describeReferencedMessage(message: unknown): ReferencedMessageDescription | undefined {
