@@ -19,6 +19,7 @@ import {
   formatSessionReferenceMention,
   parseSessionReferenceText,
   scanSessionReferenceText,
+  type ContentBlock,
   type ConversationItem,
   type PromptEnvelope,
   type SessionSurface,
@@ -244,7 +245,7 @@ function naiveRetain(head: ReferenceHead, items: readonly ConversationItem[], bu
 async function benchRetention(): Promise<void> {
   console.log('\nRetention — prepare of one source (SPEC §8.3)');
   const agent = { id: 'bench-agent', cwd: '/work/repo' };
-  const content = [{ type: 'text', text: 'What did we decide about the schema?' }];
+  const content: ContentBlock[] = [{ type: 'text', text: 'What did we decide about the schema?' }];
   const sizes = quick ? [10_000_000] : [10_000_000, 100_000_000];
   const snapshots = new Map<string, SessionSurface>();
   for (const size of sizes) {
