@@ -203,6 +203,20 @@ describe('playground (built site, real Chromium)', { timeout: 60_000 }, () => {
     await page.getByTestId('target').selectOption('__draft__');
   });
 
+  it('the matchTitles checkbox (on by default) lets @ title words find a session (SPEC §6.7)', async () => {
+    const checkbox = page.getByTestId('match-titles');
+    expect(await checkbox.isChecked()).toBe(true);
+    const candidates = () => page.getByTestId('candidate').evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-session-id')));
+    await typeFresh('@gemini');
+    await poll(candidates).toEqual([REAL_ID]);
+    await page.getByTestId('composer').press('Escape');
+    await checkbox.uncheck();
+    await typeFresh('@gemini');
+    await poll(() => page.getByTestId('candidate').count()).toBe(0);
+    await checkbox.check();
+    await typeFresh('');
+  });
+
   it('dropped real dsh files (plain and zstd) and a picked file replace the store and can be cited', async () => {
     await page.getByTestId('clear-sessions').click();
     await poll(() => page.getByTestId('session').count()).toBe(0);
