@@ -195,10 +195,18 @@ async function benchEditor(): Promise<void> {
     const perMiB = times.get('keystroke 4 × 1 MiB')! / 4;
     const k4 = times.get('keystroke 4 MiB')!;
     ratioRow('editor', `${name}: keystroke vs 3 scans, 1 MiB`, k1, times.get('three scans 1 MiB')!, 3);
-    ratioRow('editor', `${name}: keystroke 4 MiB vs 1 MiB`, k4, perMiB, 5, `${formatMs(k4)} / ${formatMs(perMiB)} per MiB over 4 inputs`);
+    // Growth is held against the scans' own growth on the same inputs: with tens of thousands of
+    // tokens per MiB the scanner's garbage makes both grow past 4× at 4 MiB on this VM, alike.
     const s4 = times.get('three scans 4 MiB')!;
     const sPerMiB = times.get('three scans 4 × 1 MiB')! / 4;
-    ratioRow('editor', `${name}: (reference) 3 scans 4 MiB vs 1 MiB`, s4, sPerMiB, undefined, `${formatMs(s4)} / ${formatMs(sPerMiB)} per MiB over 4 inputs`);
+    ratioRow(
+      'editor',
+      `${name}: keystroke growth vs scan growth, 4 MiB vs 1 MiB`,
+      k4 / perMiB,
+      s4 / sPerMiB,
+      1.5,
+      `keystroke ${formatMs(k4)} / ${formatMs(perMiB)} per MiB = ${(k4 / perMiB).toFixed(2)}×; scans ${formatMs(s4)} / ${formatMs(sPerMiB)} = ${(s4 / sPerMiB).toFixed(2)}×`,
+    );
   }
   const prose = proseBaseline(SEED, MIB, 0, false);
   const small = envelopeMessage(prose);
@@ -494,6 +502,14 @@ ${table()}
   one 4 MiB input with four different 1 MiB inputs of the family parsed back to back (time per
   MiB): both walk 4 MiB of input and output, so both meet the same caches; the detail column also
   gives the time of one lone 1 MiB input, whose working set stays in the CPU caches.
+- **Editor kit** (SPEC §15.5): each parsing family (1 MiB, four different 1 MiB inputs, 4 MiB)
+  followed by \`\\n@schema\`; a keystroke is \`findMentionTrigger\` at the end, \`mentionRangeAt\` in
+  the middle and \`insertMention\` at the trigger (or the end), compared with three
+  \`scanSessionReferenceText\` calls on the same text (each helper scans once; the trigger scans
+  a copy with a probe mention in the \`@\`'s place, which costs one string copy on top). Growth is
+  the keystroke's 4 MiB time over its time per MiB of four 1 MiB inputs, held against the same
+  growth of the three scans. \`describeReferencedMessage\` of an envelope with one 1 MiB (4 MiB)
+  prose block is compared with \`structuredClone\` of that envelope.
 - **Retention** (SPEC §8.3): a dsh-shaped raw log (user message; assistant message with
   reasoning, text and a tool call; tool result; final assistant text; three \`assistant/chunk\`
   events per turn; every 250 turns a compact checkpoint replacing the two turns before it; 1 in 8
