@@ -29,6 +29,7 @@ export const BUDGETS = [
     budget: 2.5 * 1024,
   },
   { name: './store', entry: 'src/store/index.ts', budget: 14 * 1024 },
+  { name: './editor', entry: 'src/editor/index.ts', budget: 3.5 * 1024 },
   // What a front end that reads only plain .jsonl logs ships: the whole root, the in-memory query
   // and the streaming reader; the zstd decoder and checksum are a lazy chunk (loaded on the first
   // zstd log). Issue 14 asked for 8 KB; the root alone is 6 KB (budget 7.5 KB), so the row holds
