@@ -14,7 +14,7 @@ import type { LineSink } from './lines.js';
 export type KeepEvent = ((event: SessionEvent) => SessionEvent) | undefined;
 
 /** Kept events at which a collector with `compact` first compacts them. */
-export const COMPACT_AT = 4096;
+const COMPACT_AT = 4096;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

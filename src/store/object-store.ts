@@ -98,28 +98,32 @@ interface Index {
  * their keys. The session id is the `id` of the log's header, never the key.
  *
  * - `listSessions(signal?)` lists the keys (following `cursor` while `truncated`) and reads **only
- *   each log's header**: ranged reads that grow until the first `\n` of a JSON Lines log, or until
- *   the end of the first zstd frame(s) holding the header line (found from the frame and block
- *   headers, without decompressing anything else). A store that ignores ranges answers with whole
- *   objects; they are kept so that no object is fetched twice. Records are newest first
+ *   each log's header** (SPEC §11.2.1): ranged reads of 4 KiB, then doubling, through the store
+ *   pipeline, stopping once line 1 is decoded (at most 1 MiB of it), whatever the zstd frame
+ *   layout. A store that ignores ranges answers with whole objects; one of at most 16 MiB is kept
+ *   so that it is not fetched twice. Records are newest first
  *   (`createdAt` descending, then id ascending by UTF-16 code units). An object without a complete
  *   header (empty, torn first line, truncated first frame: a log being created) is not listed; two
  *   objects with one id: the key that sorts first (code units) is used.
- * - `readSurface(id, signal?)` fetches and parses that session's whole log (SPEC §11.1, §11.2):
- *   `{ session: header, capturedThroughSeq: seq of the last event (null without events),
- *   events: folded surface (SPEC §8.2) }`.
+ * - `readSurface(id, signal?)` streams that session's whole log (from `body` when the store gives
+ *   one; SPEC §11.1, §11.2, §11.2.2): `{ session: header, capturedThroughSeq: seq of the last event
+ *   (null without events), events: folded surface (SPEC §8.2) }`, events projection never reads
+ *   kept as placeholders `{ type, seq, time, surfaceOp? }`.
  * - `readTitleSnapshots(ids, signal?)`: one row per id from the last `session/title` event of its
  *   log, `rejected` (with the error as `reason`) for an unknown id or a failed read.
  * - `readHeader(id, signal?)`: one session's header, from the listing.
  *
  * An instance lists the store once, on first use, and caches what it reads (the key of every id,
- * headers, parsed logs): create one per request, as a Worker does, to see new sessions.
+ * headers, each read surface and title, never whole logs): create one per request, as a Worker
+ * does, to see new sessions.
  * @param bucket An R2 bucket binding or any {@link ObjectStoreBucket}.
- * @param options `{ prefix?, rangeReads?, concurrency? }`.
+ * @param options `{ prefix?, rangeReads?, concurrency?, maxLogBytes?, verifyChecksums? }`
+ *   (`maxLogBytes`: decoded bytes a whole read may pass, default 4 GiB; `verifyChecksums`: zstd
+ *   content checksums, default `true`).
  * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_CONFIG` naming the problem when `bucket`
  * lacks `list`/`get` or an option is unknown or malformed. The methods reject with
  * `SESSION_REFERENCE_NOT_FOUND` (unknown id), `SESSION_REFERENCE_INVALID_LOG` (an object that is
- * not a dsh log, naming its key), `SESSION_REFERENCE_READ_FAILED` (a failing or malformed store
+ * not a dsh log or is past `maxLogBytes`, naming its key), `SESSION_REFERENCE_READ_FAILED` (a failing or malformed store
  * call; cause kept), `SESSION_REFERENCE_INVALID_ARGUMENT` (bad id, id list or signal) and
  * `SESSION_REFERENCE_CANCELLED` (cause `signal.reason`).
  * @example
