@@ -54,6 +54,8 @@ export interface Outcome {
   composedText?: string;
   /** The `## Referenced sessions … </referenced-sessions>` prefix (absent without references). */
   block?: string;
+  /** Each reference's serialization as it stands in the block (SPEC §8.1), in block order. */
+  referenceTexts?: string[];
   metadata?: SessionReferenceMetadata;
   error?: ErrorInfo;
   /** Milliseconds the library took. */
@@ -86,12 +88,25 @@ export async function compute(
     const first = composed.content[0];
     if (context && first?.type === 'text' && typeof first.text === 'string' && first.text.endsWith(MY_REQUEST_SEPARATOR)) {
       outcome.block = first.text.slice(0, -MY_REQUEST_SEPARATOR.length);
+      outcome.referenceTexts = referenceTexts(outcome.block);
       outcome.metadata = context.metadata;
     }
     return outcome;
   } catch (error) {
     return { scan, error: toErrorInfo(error), ms: performance.now() - started };
   }
+}
+
+const OPEN_TAG = '\n<referenced-sessions>\n';
+const CLOSE_TAG = '\n</referenced-sessions>';
+
+/**
+ * The serialized references of a block: its JSON array parsed and each object written back
+ * compact and tag-safe, which gives the block's own bytes (SPEC §8.1, §9.2-§9.3).
+ */
+function referenceTexts(block: string): string[] {
+  const json = block.slice(block.indexOf(OPEN_TAG) + OPEN_TAG.length, block.lastIndexOf(CLOSE_TAG));
+  return (JSON.parse(json) as unknown[]).map((reference) => JSON.stringify(reference).replaceAll('<', '\\u003c'));
 }
 
 /** UTF-8 bytes of a text: the library's own counter (a lone surrogate counts 3). */
