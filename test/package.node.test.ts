@@ -102,7 +102,8 @@ describe('the npm package (npm pack → npm install → import)', () => {
     expect(manifest.sideEffects).toBe(false);
     expect(manifest.exports['.']).toEqual({ types: './dist/index.d.ts', import: './dist/index.js' });
     expect(manifest.exports['./store']).toEqual({ types: './dist/store/index.d.ts', import: './dist/store/index.js' });
-    expect(manifest.exports['./node']).toEqual({ types: './dist/node/index.d.ts', import: './dist/node/index.js' });
+    // Node-only: a `node` condition and nothing for browsers, so bundlers refuse it at build time.
+    expect(manifest.exports['./node']).toEqual({ types: './dist/node/index.d.ts', node: './dist/node/index.js' });
     expect(manifest.bin).toEqual({ 'dsh-session-reference': './dist/node/cli.js' });
     expect(Object.keys(manifest.dependencies ?? {})).toEqual(['fzstd']);
   });
@@ -162,6 +163,30 @@ describe('the npm package (npm pack → npm install → import)', () => {
       }),
     );
     expect(() => sh(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', '.'], consumer)).not.toThrow();
+  }, 60_000);
+
+  it('builds a browser consumer of the Web entries with Vite, and refuses ./node at build time', async () => {
+    const { build } = await import('vite');
+    const bundle = async (name: string, code: string) => {
+      const dir = join(consumer, name);
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, 'index.html'), '<!doctype html><script type="module" src="./main.js"></script>');
+      writeFileSync(join(dir, 'main.js'), code);
+      return build({ root: dir, logLevel: 'silent', configFile: false, build: { write: false, minify: false } });
+    };
+    const web = await bundle(
+      'browser-web',
+      `import { encodeSessionReferenceUri } from 'dsh-session-reference';
+       import { parseSessionLog } from 'dsh-session-reference/store';
+       document.title = encodeSessionReferenceUri('x') + typeof parseSessionLog;`,
+    );
+    const chunks = (Array.isArray(web) ? web : [web]).flatMap((result) => ('output' in result ? result.output : []));
+    expect(chunks.some((chunk) => chunk.type === 'chunk' && chunk.code.includes('dsh-session:'))).toBe(true);
+    const refused = await bundle('browser-node', `import { createDshStoreSessionQuery } from 'dsh-session-reference/node'; console.log(createDshStoreSessionQuery);`).then(
+      () => undefined,
+      (error: unknown) => String((error as Error).message).replace(/\u001b\[[0-9;]*m/g, ''),
+    );
+    expect(refused).toMatch(/"\.\/node" is not exported under the conditions \[[^\]]*"browser"/);
   }, 60_000);
 
   it('installs a working dsh-session-reference bin', () => {
