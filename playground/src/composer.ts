@@ -125,6 +125,12 @@ interface CandidateList {
 
 export function Composer(props: ComposerProps) {
   const { text, onText, service, serviceError, agent, knownIds, insertRequest } = props;
+  /**
+   * The newest text, for handlers: a `selectionchange` can arrive before the effects of a render
+   * have re-registered their listeners, and must never read the text of an older render.
+   */
+  const latest = useRef(text);
+  latest.current = text;
   const editor = useRef<HTMLDivElement>(null);
   const box = useRef<HTMLDivElement>(null);
   const pieces = useRef<Piece[]>([]);
@@ -153,6 +159,7 @@ export function Composer(props: ComposerProps) {
    * is never missed.
    */
   function syncSelection(): Selection {
+    const text = latest.current;
     const root = editor.current;
     const dom = document.getSelection();
     if (!root || !dom || dom.rangeCount === 0 || !root.contains(dom.anchorNode)) return selection.current;
@@ -168,6 +175,7 @@ export function Composer(props: ComposerProps) {
   }
 
   function updateTrigger(sel: Selection) {
+    const text = latest.current;
     const next = sel.start === sel.end ? findMentionTrigger(text, sel.start) : undefined;
     setTrigger((old) => (old?.start === next?.start && old?.query === next?.query ? old : next));
     if (next === undefined || next.start !== dismissedAt) setDismissedAt(undefined);
@@ -195,6 +203,7 @@ export function Composer(props: ComposerProps) {
 
   /** Applies an edit to the model: one undo step, then the text goes up and the caret is placed after the draw. */
   function apply(edit: Edit) {
+    const text = latest.current;
     if (edit.text === text) {
       pendingCaret.current = edit.caret;
       placeCaret(edit.caret);
@@ -265,7 +274,21 @@ export function Composer(props: ComposerProps) {
     listElement.current?.querySelector<HTMLElement>('[aria-selected="true"]')?.scrollIntoView({ block: 'nearest' });
   }, [active, current]);
 
+  /**
+   * The mouse highlights a row only when it really moves: Chromium sends mouse events to a
+   * pointer that stands still when the list opens or scrolls under it, and those must not take
+   * the highlight away from the keyboard.
+   */
+  const pointer = useRef('');
+  function hover(event: MouseEvent, index: number) {
+    const at = `${event.screenX},${event.screenY}`;
+    if (at === pointer.current) return;
+    pointer.current = at;
+    setActive(index);
+  }
+
   function choose(candidate: SessionCandidate) {
+    const text = latest.current;
     if (!trigger) return;
     setTrigger(undefined);
     apply(insertMention(text, trigger, candidate.mention));
@@ -274,6 +297,7 @@ export function Composer(props: ComposerProps) {
   // Insertions requested by the page (a session row's "Cite" button): at the caret, with a space after.
   useEffect(() => {
     if (!insertRequest) return;
+    const text = latest.current;
     editor.current?.focus();
     const at = selection.current;
     const inserted = /^\s/.test(text.slice(at.end)) ? insertRequest.text : `${insertRequest.text} `;
@@ -281,6 +305,7 @@ export function Composer(props: ComposerProps) {
   }, [insertRequest?.nonce]);
 
   function undo(stack: Edit[], other: Edit[]) {
+    const text = latest.current;
     const step = stack.pop();
     if (!step) return;
     other.push({ text, caret: selection.current.start });
@@ -289,6 +314,7 @@ export function Composer(props: ComposerProps) {
   }
 
   function onBeforeInput(event: InputEvent) {
+    const text = latest.current;
     if (event.inputType === 'insertCompositionText') return; // IME: applied at compositionend
     event.preventDefault();
     const sel = syncSelection();
@@ -328,6 +354,7 @@ export function Composer(props: ComposerProps) {
   }
 
   function onKeyDown(event: KeyboardEvent) {
+    const text = latest.current;
     if (open && event.key === 'Escape') {
       event.preventDefault();
       setDismissedAt(trigger!.start);
@@ -340,6 +367,15 @@ export function Composer(props: ComposerProps) {
       if (event.key === 'ArrowDown') setActive((index) => (index + 1) % candidates.length);
       else if (event.key === 'ArrowUp') setActive((index) => (index - 1 + candidates.length) % candidates.length);
       else choose(candidates[Math.min(active, candidates.length - 1)]!);
+      return;
+    }
+    // Undo and redo (Chromium sends no historyUndo input event when its own history is empty, and
+    // it is: every edit here is the model's).
+    const command = (event.ctrlKey || event.metaKey) && !event.altKey;
+    if (command && (event.key === 'z' || event.key === 'Z' || event.key === 'y')) {
+      event.preventDefault();
+      if (event.key === 'z' && !event.shiftKey) undo(history.current, future.current);
+      else undo(future.current, history.current);
       return;
     }
     const plain = !event.shiftKey && !event.altKey && !event.ctrlKey && !event.metaKey;
@@ -360,6 +396,7 @@ export function Composer(props: ComposerProps) {
   }
 
   function onPaste(event: ClipboardEvent) {
+    const text = latest.current;
     event.preventDefault();
     const pasted = normalizePastedText(event.clipboardData?.getData('text/plain') ?? '');
     apply(replaceSelection(text, syncSelection(), pasted));
@@ -367,6 +404,7 @@ export function Composer(props: ComposerProps) {
 
   /** Copy and cut put the canonical markup on the clipboard, so a copied chip pastes as a chip. */
   function onCopy(event: ClipboardEvent, cut: boolean) {
+    const text = latest.current;
     const { start, end } = syncSelection();
     if (start === end || !event.clipboardData) return;
     event.preventDefault();
@@ -379,6 +417,7 @@ export function Composer(props: ComposerProps) {
   }
 
   function onCompositionEnd(event: CompositionEvent) {
+    const text = latest.current;
     const at = composing.current ?? selection.current;
     composing.current = undefined;
     const edit = replaceSelection(text, at, event.data);
@@ -468,7 +507,7 @@ export function Composer(props: ComposerProps) {
                 event.preventDefault();
                 choose(candidate);
               }}
-              onMouseEnter=${() => setActive(index)}
+              onMouseMove=${(event: MouseEvent) => hover(event, index)}
             >
               <div class="candidate-label">${candidate.label}</div>
               <div class="candidate-meta">
