@@ -4,8 +4,8 @@
  * Every edit keeps chips atomic (SPEC §15.3): a selection that touches a chip is widened to the
  * whole chip, Backspace/Delete next to a chip remove it whole, and a caret is never left inside one.
  */
+import { mentionRangeAt } from '../../src/editor/index.js';
 import { scanSessionReferenceText } from '../../src/index.js';
-import { mentionRangeAt } from './kit.js';
 
 /** How a chip is drawn. */
 export type ChipState = 'ok' | 'unknown' | 'malformed';
@@ -77,7 +77,7 @@ export interface Edit {
   caret: number;
 }
 
-/** The chip that strictly contains `offset` (start < offset < end), if any. */
+/** The chip that strictly contains `offset` (start < offset < end), if any (SPEC §15.3). */
 function chipAround(text: string, offset: number) {
   const range = mentionRangeAt(text, offset);
   return range && range.start < offset ? range : undefined;
@@ -85,6 +85,7 @@ function chipAround(text: string, offset: number) {
 
 /** `offset` moved out of any chip, to the chip's nearer edge (its end when `towardEnd`). */
 export function snapOffset(text: string, offset: number, towardEnd = true): number {
+  offset = Math.max(0, Math.min(offset, text.length));
   const range = chipAround(text, offset);
   if (!range) return offset;
   return towardEnd ? range.end : range.start;

@@ -12,7 +12,8 @@
 import { h } from 'preact';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import htm from 'htm';
-import type { SessionCandidate, SessionReferences, TargetAgent } from '../../src/index.js';
+import { findMentionTrigger, insertMention, type MentionTrigger } from '../../src/editor/index.js';
+import type { SessionCandidate, SessionReferenceMentionInput, SessionReferences, TargetAgent } from '../../src/index.js';
 import {
   deleteBackward,
   deleteForward,
@@ -25,7 +26,6 @@ import {
   type Segment,
   type Selection,
 } from './chips.js';
-import { findMentionTrigger, insertMention, type MentionTrigger } from './kit.js';
 import { toErrorInfo, type ErrorInfo } from './sessions.js';
 
 const html = htm.bind(h);
@@ -111,8 +111,8 @@ export interface ComposerProps {
   agent: TargetAgent;
   /** Ids of the sessions in the store: a well-formed mention of any other id is drawn as a warning. */
   knownIds: ReadonlySet<string>;
-  /** Set by the page to insert text at the caret (e.g. "cite" on a session row). */
-  insertRequest?: { text: string; nonce: number };
+  /** Set by the page to insert a mention at the caret (a session row's "Cite" button). */
+  insertRequest?: { mention: SessionReferenceMentionInput; nonce: number };
 }
 
 /** The candidates answering one query, so rows of an older query are never shown for a newer one. */
@@ -299,9 +299,7 @@ export function Composer(props: ComposerProps) {
     if (!insertRequest) return;
     const text = latest.current;
     editor.current?.focus();
-    const at = selection.current;
-    const inserted = /^\s/.test(text.slice(at.end)) ? insertRequest.text : `${insertRequest.text} `;
-    apply(replaceSelection(text, at, inserted));
+    apply(insertMention(text, selection.current, insertRequest.mention));
   }, [insertRequest?.nonce]);
 
   function undo(stack: Edit[], other: Edit[]) {

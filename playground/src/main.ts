@@ -7,8 +7,8 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import htm from 'htm';
 import {
   DEFAULT_SESSION_REFERENCE_CONFIG,
-  formatSessionReferenceMention,
   REFERENCE_WARNING,
+  type SessionReferenceMentionInput,
   type SessionReferenceMetadataEntry,
   type TargetAgent,
 } from '../../src/index.js';
@@ -277,7 +277,7 @@ function App() {
   const [dragging, setDragging] = useState(false);
   const [showJson, setShowJson] = useState(false);
   const [replayInput, setReplayInput] = useState('');
-  const [insertRequest, setInsertRequest] = useState<{ text: string; nonce: number } | undefined>(undefined);
+  const [insertRequest, setInsertRequest] = useState<{ mention: SessionReferenceMentionInput; nonce: number } | undefined>(undefined);
 
   const loadDefaults = useCallback(async () => {
     setLoadState('loading');
@@ -434,8 +434,7 @@ function App() {
                 onCite=${() => {
                   const log = entry.log;
                   if (!log) return;
-                  const mention = formatSessionReferenceMention({ sessionId: log.header.id, label: titleOf(log)?.trim() || log.header.id });
-                  setInsertRequest({ text: mention, nonce: Date.now() });
+                  setInsertRequest({ mention: { sessionId: log.header.id, label: titleOf(log)?.trim() || log.header.id }, nonce: Date.now() });
                 }}
               />`,
             )}

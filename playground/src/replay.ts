@@ -7,7 +7,8 @@
  */
 import { h } from 'preact';
 import htm from 'htm';
-import { describeReferencedMessage, type DisplayMention, type ReferencedMessageDescription } from './kit.js';
+import { describeReferencedMessage, type ReferencedMessageDescription } from '../../src/editor/index.js';
+import type { ContentBlock, PromptEnvelopeMention } from '../../src/index.js';
 
 const html = htm.bind(h);
 
@@ -15,16 +16,13 @@ const numberFormat = new Intl.NumberFormat('en-US');
 const fmt = (value: number) => numberFormat.format(value);
 
 /** One block of `display` with its mentions drawn as chips at their recorded offsets. */
-function DisplayBlock({ block, mentions }: { block: unknown; mentions: readonly DisplayMention[] }) {
-  const { type, text } = (typeof block === 'object' && block !== null ? block : {}) as { type?: unknown; text?: unknown };
-  if (type !== 'text' || typeof text !== 'string') {
-    return html`<span class="replay-other">[${typeof type === 'string' ? type : 'unknown'} block]</span>`;
-  }
+function DisplayBlock({ block, mentions }: { block: ContentBlock; mentions: readonly PromptEnvelopeMention[] }) {
+  if (block.type !== 'text') return html`<span class="replay-other">[${block.type} block]</span>`;
+  const { text } = block;
+  // describeReferencedMessage checked every position: in order, inside the text, over an `@label`.
   const parts: unknown[] = [];
   let at = 0;
-  for (const mention of [...mentions].sort((a, b) => a.start - b.start)) {
-    // Offsets come from the envelope; ones that do not fit the text are not drawn.
-    if (mention.start < at || mention.end > text.length || mention.end <= mention.start) continue;
+  for (const mention of mentions) {
     parts.push(text.slice(at, mention.start));
     parts.push(html`<span class="chip chip-ok" data-testid="replay-chip" data-session-id=${mention.sessionId} title=${mention.sessionId}>${text.slice(mention.start, mention.end)}</span>`);
     at = mention.end;
