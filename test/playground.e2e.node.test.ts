@@ -216,6 +216,24 @@ describe('playground (built site, real Chromium)', { timeout: 60_000 }, () => {
     expect(await rawText()).toBe(`See ${formatSessionReferenceMention({ sessionId: ZSTD_ID, label: 'Dümen: seeds.py done, Annex XI dossier (compacted)' })} `);
   });
 
+  it('a pointer standing still over the candidates never takes the highlight from the keyboard (the old order-dependent failure)', async () => {
+    // Earlier tests used to leave the mouse where the candidate list opens: Chromium then sends
+    // mouse events to the rows that appear or scroll under it, and the highlight jumped there.
+    await typeFresh('');
+    await page.keyboard.type('@');
+    const ids = await candidatesFor('');
+    const box = (await page.getByTestId('candidate').nth(2).boundingBox())!;
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await poll(() => page.locator('[data-testid=candidate][aria-selected=true]').getAttribute('data-session-id')).toBe(ids[2]);
+    // The pointer stays put while the keyboard walks to the last row, which scrolls the list under it.
+    for (let i = 2; i < ids.length - 1; i++) await page.keyboard.press('ArrowDown');
+    await poll(() => page.locator('#candidate-list').evaluate((list) => list.scrollTop)).toBeGreaterThan(0);
+    await page.waitForTimeout(300);
+    expect(await page.locator('[data-testid=candidate][aria-selected=true]').getAttribute('data-session-id')).toBe(ids.at(-1));
+    await page.keyboard.press('Enter');
+    expect((await chips()).map(([state, id]) => [state, id])).toEqual([['ok', ids.at(-1)]]);
+  });
+
   it('chips are atomic: the caret steps over a chip, Backspace and Delete next to one remove it whole', async () => {
     await typeFresh('A ');
     await citeWithKeyboard('904b', REAL_ID);
