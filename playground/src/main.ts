@@ -469,6 +469,7 @@ function App() {
             ${outcome?.composed ? html`<${Replay} message=${outcome.composed} />` : html`<p class="muted">Nothing composed.</p>`}
           <//>
         </div>
+        <${TokenPane} outcome=${outcome} history=${history} hasTarget=${!!targetEntry} />
         <${Pane}
           title="Serialized <referenced-sessions> block"
           aside=${html`<span class="muted">${outcome?.block !== undefined ? `${fmt(utf8Length(outcome.block))} B` : ''}</span>`}
@@ -479,7 +480,7 @@ function App() {
           <pre class="output" data-testid="metadata">${outcome?.metadata ? JSON.stringify(outcome.metadata, null, 2) : ''}</pre>
         <//>
     `,
-    [outcome, busy, showJson],
+    [outcome, busy, showJson, history, !!targetEntry],
   );
 
   return html`<main class="page">
@@ -565,7 +566,6 @@ function App() {
 
       <div class="column">
         ${outputs}
-        <${TokenPane} outcome=${outcome} history=${history} hasTarget=${!!targetEntry} />
         <${Pane} title="Replay another message" class="replay-other-pane" aside=${html`<span class="muted">a composed message or a dsh recall message, as JSON</span>`}>
           <p class="muted small">Paste a message here (or drop a <code>.json</code> file anywhere on the page) to see it as a chat UI would.</p>
           <textarea data-testid="replay-input" class="replay-input" rows="4" spellcheck=${false} placeholder='{"role":"user","content":[…],"envelope":{…}}' value=${replayInput} onInput=${(event: Event) => setReplayInput((event.currentTarget as HTMLTextAreaElement).value)}></textarea>
