@@ -91,8 +91,12 @@ export function snapOffset(text: string, offset: number, towardEnd = true): numb
   return towardEnd ? range.end : range.start;
 }
 
-/** The selection widened so that it never cuts a chip. */
+/** The selection widened so that it never cuts a chip; a caret inside a chip moves to its end. */
 export function widen(text: string, selection: Selection): Selection {
+  if (selection.start === selection.end) {
+    const caret = snapOffset(text, selection.start, true);
+    return { start: caret, end: caret };
+  }
   return { start: snapOffset(text, selection.start, false), end: snapOffset(text, selection.end, true) };
 }
 
