@@ -266,6 +266,17 @@ describe('playground (built site, real Chromium)', { timeout: 60_000 }, () => {
     expect(await rawText()).toBe('A [] B');
   });
 
+  it("a session row's Cite button inserts its mention as a chip at the caret", async () => {
+    await typeFresh('see  now');
+    for (let i = 0; i < 4; i++) await page.keyboard.press('ArrowLeft');
+    await page.locator(`[data-testid=session][data-session-id="${REAL_ID}"]`).getByRole('button', { name: 'Cite' }).click();
+    await poll(rawText).toBe(`see ${REAL_MENTION} now`);
+    expect(await chips()).toEqual([['ok', REAL_ID, `@${REAL_TITLE}`]]);
+    // The caret is after the chip, in the composer: typing goes on there.
+    await page.keyboard.type('!');
+    expect(await rawText()).toBe(`see ${REAL_MENTION}! now`);
+  });
+
   it('pasted text with canonical mentions and a bare URI yields chips; unknown and malformed ones are marked', async () => {
     const unknown = formatSessionReferenceMention({ sessionId: 'session-not-in-store', label: 'Gone [old]' });
     const bare = encodeSessionReferenceUri(ZSTD_ID);

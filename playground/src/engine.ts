@@ -5,11 +5,9 @@
 import {
   createSessionReferences,
   MY_REQUEST_SEPARATOR,
-  scanSessionReferenceText,
   type SessionReferenceConfig,
   type SessionReferenceMetadata,
   type SessionReferences,
-  type SessionReferenceScan,
   type TargetAgent,
   type UserMessage,
 } from '../../src/index.js';
@@ -46,8 +44,6 @@ export function createService(
 }
 
 export interface Outcome {
-  /** Mentions found while typing (never throws; malformed ones carry their error). */
-  scan: SessionReferenceScan;
   /** The message handed to `followup()`/`steer()`. */
   composed?: UserMessage;
   /** Its model-visible text blocks, concatenated: exactly what the model reads. */
@@ -80,10 +76,9 @@ export async function compute(
   signal: AbortSignal,
 ): Promise<Outcome> {
   const started = performance.now();
-  const scan = scanSessionReferenceText(text);
   try {
     const composed = await service.referenceUserMessage(agent, draftMessage(text), signal);
-    const outcome: Outcome = { scan, composed, composedText: textOf(composed), ms: performance.now() - started };
+    const outcome: Outcome = { composed, composedText: textOf(composed), ms: performance.now() - started };
     const context = composed.envelope?.contexts[0];
     const first = composed.content[0];
     if (context && first?.type === 'text' && typeof first.text === 'string' && first.text.endsWith(MY_REQUEST_SEPARATOR)) {
@@ -93,7 +88,7 @@ export async function compute(
     }
     return outcome;
   } catch (error) {
-    return { scan, error: toErrorInfo(error), ms: performance.now() - started };
+    return { error: toErrorInfo(error), ms: performance.now() - started };
   }
 }
 

@@ -314,7 +314,7 @@ function App() {
   useEffect(() => {
     if (loadState !== 'ready') return;
     if (!service) {
-      setOutcome({ scan: { text, tokens: [] }, error: serviceError, ms: 0 });
+      setOutcome({ error: serviceError, ms: 0 });
       return;
     }
     const controller = new AbortController();
