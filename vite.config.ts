@@ -1,7 +1,8 @@
 import { cloudflareTest } from '@cloudflare/vitest-pool-workers';
 import { playwright } from '@vitest/browser-playwright';
 import { fileURLToPath } from 'node:url';
-import { configDefaults, defineConfig } from 'vitest/config';
+import { transform } from 'esbuild';
+import { configDefaults, defineConfig, type Plugin } from 'vitest/config';
 import { CHROMIUM_ARGS, chromiumExecutable } from './scripts/chromium.mjs';
 
 /**
@@ -37,6 +38,21 @@ declare module 'vitest' {
   }
 }
 
+/**
+ * The dsh host adapter (src/dsh, SPEC §14) uses a standard (TC39) method decorator, `@Remote`, as
+ * dsh's own plugins do; Vite's Oxc transform only knows legacy decorators, so those files are
+ * lowered by esbuild first (as `tsc` does for the build). Node-only: src/dsh never runs elsewhere.
+ */
+const standardDecorators: Plugin = {
+  name: 'standard-decorators',
+  enforce: 'pre',
+  async transform(code, id) {
+    if (!/[\\/]src[\\/]dsh[\\/][^\\/]+\.ts$/.test(id)) return null;
+    const { code: lowered, map } = await transform(code, { loader: 'ts', target: 'es2022', format: 'esm', sourcemap: true, sourcefile: id });
+    return { code: lowered, map };
+  },
+};
+
 export default defineConfig({
   // ── The playground app ──────────────────────────────────────────────────────────────────────
   root: PLAYGROUND_ROOT,
@@ -70,6 +86,7 @@ export default defineConfig({
     projects: [
       {
         root: REPO_ROOT,
+        plugins: [standardDecorators],
         test: {
           name: 'node',
           include: SHARED,

@@ -3,7 +3,7 @@
  * measured side by side", in one process. Prints one table row per measured ratio next to its
  * target and exits with status 1 when any ratio misses its target.
  *
- * Flags: `--only parse,retention,discovery,codec` (sections), `--quick` (fewer samples, for a
+ * Flags: `--only parse,editor,retention,discovery,codec` (sections), `--quick` (fewer samples, for a
  * smoke run; not for RESULTS.md), `--write` (rewrite bench/RESULTS.md with the table).
  *
  * Run through bench/run.mjs (bundles this file with esbuild and runs it with `node --expose-gc`).
@@ -16,10 +16,15 @@ import {
   createSessionReferences,
   decodeSessionReferenceUri,
   encodeSessionReferenceUri,
+  formatSessionReferenceMention,
   parseSessionReferenceText,
+  scanSessionReferenceText,
+  type ContentBlock,
   type ConversationItem,
+  type PromptEnvelope,
   type SessionSurface,
 } from '../src/index.js';
+import { describeReferencedMessage, findMentionTrigger, insertMention, mentionRangeAt } from '../src/editor/index.js';
 import { serializeReference, type ReferenceHead } from '../src/render.js';
 import { retainConversation } from '../src/retention.js';
 import {
@@ -131,6 +136,90 @@ async function benchParsing(): Promise<void> {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Editor kit (SPEC §15.5)
+
+const EDITOR_MENTION = formatSessionReferenceMention({ sessionId: 'session-434', label: 'Schema' });
+
+/**
+ * What an editor does per keystroke on `text`: look for a trigger at the end (there is none inside
+ * a label an unterminated `@[` leaves open), the chip in the middle, and insert a mention there.
+ */
+function editorKeystroke(text: string): void {
+  const trigger = findMentionTrigger(text, text.length) ?? { start: text.length, end: text.length };
+  mentionRangeAt(text, text.length >> 1);
+  insertMention(text, trigger, EDITOR_MENTION);
+}
+
+/** The reference of a keystroke: three scans of `text`, each result dropped like the editor's. */
+function threeScans(text: string): void {
+  for (let i = 0; i < 3; i++) scanSessionReferenceText(text);
+}
+
+/** A composed message's envelope whose one text block is `text`, citing one session. */
+function envelopeMessage(text: string): { envelope: PromptEnvelope } {
+  const row = {
+    sessionId: 'session-434', label: 'Schema', capturedThroughSeq: 9, compacted: false, originalMessages: 4, retainedMessages: 4,
+    omittedMessages: 0, omittedBytes: 0, truncated: false, serializedBytes: 900, budgetBytes: 65536,
+  };
+  return {
+    envelope: {
+      version: 1,
+      display: [{ type: 'text', text: `@Schema ${text}` }],
+      mentions: [{ block: 0, start: 0, end: 7, sessionId: 'session-434' }],
+      contexts: [{ source: { kind: 'plugin', plugin: 'session-reference' }, placement: 'prompt-prefix', metadata: { version: 1, references: [row] } }],
+    },
+  };
+}
+
+async function benchEditor(): Promise<void> {
+  console.log('\nEditor kit — findMentionTrigger + mentionRangeAt + insertMention, describeReferencedMessage (SPEC §15.5)');
+  const samples = quick ? 5 : 11;
+  for (const [name, family] of Object.entries(PARSE_FAMILIES)) {
+    // Each text ends in an `@query` the caret is typing, after a newline.
+    const typed = (seed: number, length: number) => `${family.make(seed, length).text}\n@schema`;
+    const one = typed(SEED, MIB);
+    const quarters = [one, ...[1, 2, 3].map((k) => typed(SEED + k, MIB))];
+    const four = typed(SEED, 4 * MIB);
+    const times = await measure(
+      [
+        { name: 'keystroke 1 MiB', op: () => editorKeystroke(one) },
+        { name: 'keystroke 4 × 1 MiB', op: () => quarters.forEach(editorKeystroke) },
+        { name: 'keystroke 4 MiB', op: () => editorKeystroke(four) },
+        { name: 'three scans 1 MiB', op: () => threeScans(one) },
+        { name: 'three scans 4 × 1 MiB', op: () => quarters.forEach(threeScans) },
+        { name: 'three scans 4 MiB', op: () => threeScans(four) },
+      ],
+      { samples, minSampleMs: 100 },
+    );
+    const k1 = times.get('keystroke 1 MiB')!;
+    const perMiB = times.get('keystroke 4 × 1 MiB')! / 4;
+    const k4 = times.get('keystroke 4 MiB')!;
+    ratioRow('editor', `${name}: keystroke vs 3 scans, 1 MiB`, k1, times.get('three scans 1 MiB')!, 3);
+    ratioRow('editor', `${name}: keystroke 4 MiB vs 1 MiB`, k4, perMiB, 5, `${formatMs(k4)} / ${formatMs(perMiB)} per MiB over 4 inputs`);
+    const s4 = times.get('three scans 4 MiB')!;
+    const sPerMiB = times.get('three scans 4 × 1 MiB')! / 4;
+    ratioRow('editor', `${name}: (reference) 3 scans 4 MiB vs 1 MiB`, s4, sPerMiB, undefined, `${formatMs(s4)} / ${formatMs(sPerMiB)} per MiB over 4 inputs`);
+  }
+  const prose = proseBaseline(SEED, MIB, 0, false);
+  const small = envelopeMessage(prose);
+  const quartersMessages = [1, 2, 3, 4].map((k) => envelopeMessage(proseBaseline(SEED + k, MIB, 0, false)));
+  const large = envelopeMessage(proseBaseline(SEED, 4 * MIB, 0, false));
+  if (describeReferencedMessage(large)?.mentions?.length !== 1) throw new Error('the bench envelope must describe');
+  const times = await measure(
+    [
+      { name: 'describe 1 MiB', op: () => describeReferencedMessage(small) },
+      { name: 'describe 4 × 1 MiB', op: () => quartersMessages.map(describeReferencedMessage) },
+      { name: 'describe 4 MiB', op: () => describeReferencedMessage(large) },
+      { name: 'structuredClone 1 MiB', op: () => structuredClone(small.envelope) },
+    ],
+    { samples, minSampleMs: 100 },
+  );
+  const perMiB = times.get('describe 4 × 1 MiB')! / 4;
+  ratioRow('editor', 'describeReferencedMessage vs structuredClone(envelope), 1 MiB', times.get('describe 1 MiB')!, times.get('structuredClone 1 MiB')!, 2);
+  ratioRow('editor', 'describeReferencedMessage 4 MiB vs 1 MiB', times.get('describe 4 MiB')!, perMiB, 5);
+}
+
+// ---------------------------------------------------------------------------------------------
 // Retention (SPEC §8.3)
 
 /** Reads one field of every event of a snapshot: what the memory system charges for a pass. */
@@ -156,7 +245,7 @@ function naiveRetain(head: ReferenceHead, items: readonly ConversationItem[], bu
 async function benchRetention(): Promise<void> {
   console.log('\nRetention — prepare of one source (SPEC §8.3)');
   const agent = { id: 'bench-agent', cwd: '/work/repo' };
-  const content = [{ type: 'text', text: 'What did we decide about the schema?' }];
+  const content: ContentBlock[] = [{ type: 'text', text: 'What did we decide about the schema?' }];
   const sizes = quick ? [10_000_000] : [10_000_000, 100_000_000];
   const snapshots = new Map<string, SessionSurface>();
   for (const size of sizes) {
@@ -300,6 +389,13 @@ async function benchDiscovery(): Promise<void> {
     ratioRow('discovery', `listCandidates vs plain filter, query ${JSON.stringify(query)}`, l, f, 3, `${formatMs(l)} / ${formatMs(f)}; ${matches} match`);
     countRow('discovery', `title reads, query ${JSON.stringify(query)} (limit ${limit})`, reads, limit, `${calls} call, ${found.length} candidates`);
   }
+  // Title matching (SPEC §6.7): the host's titles are `Title <position in its batch>`, so "title 4"
+  // matches 11 of every 50; 50 candidates need 5 batches of 50, never all 100,000 titles.
+  const titled = createSessionReferences({ sessionQuery: host, config: { matchTitles: true } });
+  host.titleReads = 0;
+  host.titleCalls = 0;
+  const found = await titled.listCandidates(agent, 'title 4', limit);
+  countRow('discovery', `title reads with matchTitles, query "title 4" (limit ${limit})`, host.titleReads, 5 * limit, `${host.titleCalls} calls, ${found.length} candidates`);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -431,6 +527,7 @@ async function main(): Promise<void> {
   const started = performance.now();
   console.log(machine().join('\n'));
   if (wants('parse')) await benchParsing();
+  if (wants('editor')) await benchEditor();
   if (wants('retention')) await benchRetention();
   if (wants('discovery')) await benchDiscovery();
   if (wants('codec')) await benchCodec();

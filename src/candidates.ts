@@ -6,6 +6,7 @@ import { checkSignal, throwIfAborted } from './abort.js';
 import { isPositiveSafeInteger } from './config.js';
 import { check } from './errors.js';
 import { callHost, checkAgent, isNonEmptyString } from './host.js';
+import { cleanTitleLabel } from './label.js';
 import { formatSessionReferenceMention } from './mention.js';
 import type { SessionHeader, SessionQuery, TargetAgent } from './types.js';
 
@@ -15,7 +16,7 @@ const LIST_SESSIONS = 'sessionQuery.listSessions()';
 /** A session a user may cite, as `listCandidates` returns it (SPEC §6.5). */
 export interface SessionCandidate {
   sessionId: string;
-  /** The latest title when it has non-whitespace content, else the session id. */
+  /** The latest title cleaned as SPEC §6.6 says (at most 120 code points, one line), or the session id when nothing is left. */
   label: string;
   /** Present when the session has a non-empty cwd. */
   cwd?: string;
@@ -25,16 +26,32 @@ export interface SessionCandidate {
   mention: string;
 }
 
+/** What `listCandidates` takes from the configuration (SPEC §5). */
+export interface CandidateOptions {
+  /** The default `limit`. */
+  candidateLimit: number;
+  /** A non-empty query also matches the cleaned title label (SPEC §6.7). */
+  matchTitles: boolean;
+}
+
+/** A ranked session and its label. */
+interface Labelled {
+  header: SessionHeader;
+  label: string;
+}
+
 /**
  * `listCandidates(agent, query?, limit?, signal?)` of SPEC §6: one `listSessions` call, the agent
  * dropped, a case-insensitive substring filter on id or cwd, three cwd groups (stable), the first
- * `limit` (default `defaultLimit`), labelled with titles read in one call for those only.
+ * `limit` (default `candidateLimit`), labelled with their cleaned titles (§6.6) read in one call
+ * for those only. With `matchTitles` and a non-empty query, the filter also matches the label,
+ * and titles are read in batches in rank order until `limit` candidates are found (§6.7).
  * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_ARGUMENT`, `SESSION_REFERENCE_READ_FAILED`
  * (cause kept; also a record without a string id or a finite `createdAt`), `SESSION_REFERENCE_CANCELLED`.
  */
 export async function listCandidates(
   sessionQuery: SessionQuery,
-  defaultLimit: number,
+  options: CandidateOptions,
   agentInput: unknown,
   query: unknown,
   limitInput: unknown,
@@ -42,48 +59,35 @@ export async function listCandidates(
 ): Promise<SessionCandidate[]> {
   const agent = checkAgent(agentInput);
   check(query == null || typeof query === 'string', 'INVALID_ARGUMENT', 'query must be a string', query);
-  const limit = limitInput ?? defaultLimit;
+  const limit = limitInput ?? options.candidateLimit;
   check(isPositiveSafeInteger(limit), 'INVALID_ARGUMENT', 'limit must be a positive safe integer', limitInput);
   const signal = checkSignal(signalInput);
   throwIfAborted(signal);
   const records = await callHost(() => sessionQuery.listSessions(signal), signal, LIST_SESSIONS);
-  const selected = selectCandidates(records, agent, query ?? '', limit);
-  const ids = selected.map((header) => header.id);
-  // Titles with non-whitespace content by session id, read in one call for the selected ids only
-  // (SPEC §6.4). A failed read only loses the titles, unless it is the signal's abort.
-  const titles = new Map<string, string>();
-  const rows: unknown =
-    ids.length && typeof sessionQuery.readTitleSnapshots === 'function'
-      ? await callHost(() => sessionQuery.readTitleSnapshots!(ids, signal), signal, 'readTitleSnapshots()').catch(() => throwIfAborted(signal))
-      : undefined;
-  // Rows are matched by sessionId, not position; a row for an id not asked for (or not a string)
-  // is never looked up.
-  if (Array.isArray(rows)) {
-    for (const row of rows as unknown[]) {
-      const { sessionId, status, value } = (row ?? {}) as { sessionId?: unknown; status?: unknown; value?: { title?: { title?: unknown } } };
-      const title = status === 'fulfilled' ? value?.title?.title : undefined;
-      if (typeof title === 'string' && title.trim()) titles.set(sessionId as string, title);
-    }
-  }
+  const needle = (query ?? '').toLowerCase();
+  const selected =
+    options.matchTitles && needle
+      ? await selectByTitle(sessionQuery, rankRecords(records, agent, () => true, Infinity), needle, limit, signal)
+      : await labelled(sessionQuery, rankRecords(records, agent, (header) => matchesIdOrCwd(header, needle), limit), signal);
   throwIfAborted(signal);
-  return selected.map(({ id: sessionId, cwd, createdAt }) => {
-    const label = titles.get(sessionId) ?? sessionId;
+  return selected.map(({ header: { id: sessionId, cwd, createdAt }, label }) =>
     // Keys in SPEC §6.5 order; `cwd` only when it is a non-empty string.
-    return { sessionId, label, ...(isNonEmptyString(cwd) && { cwd }), createdAt, mention: formatSessionReferenceMention({ sessionId, label }) };
-  });
+    ({ sessionId, label, ...(isNonEmptyString(cwd) && { cwd }), createdAt, mention: formatSessionReferenceMention({ sessionId, label }) }),
+  );
 }
 
-/** Filter, three cwd groups (stable), first `limit` (SPEC §6.1–§6.4). */
-function selectCandidates(records: unknown, agent: TargetAgent, query: string, limit: number): SessionHeader[] {
+/**
+ * The records `accept` keeps, the agent's dropped, in the three cwd groups of SPEC §6.3 (same
+ * cwd, no cwd — `undefined`, `null` or `''` —, other cwd), `listSessions()` order inside each, at
+ * most `cap` per group and `cap` in all. Every record is checked, but `accept` is skipped once
+ * its group holds `cap`: later ones of that group can never be among the first `cap`.
+ */
+function rankRecords(records: unknown, agent: TargetAgent, accept: (header: SessionHeader) => boolean, cap: number): SessionHeader[] {
   check(Array.isArray(records), 'READ_FAILED', `${LIST_SESSIONS} must resolve to an array`, records);
-  const needle = query.toLowerCase();
   // The agent's cwd (SPEC §4.6); it ranks only when it is a non-empty string.
   const ownCwd = agent.cwd ?? agent.session?.header?.cwd;
-  // Same cwd, no cwd (undefined, null or ''), other cwd.
   const groups: SessionHeader[][] = [[], [], []];
-  // An index loop, not forEach: a hole in a sparse array is a (malformed) record too. Every
-  // record is checked, but the substring test is skipped once its group holds `limit` records:
-  // later ones of that group can never be among the first `limit`.
+  // An index loop, not forEach: a hole in a sparse array is a (malformed) record too.
   const list = records as unknown[];
   for (let index = 0; index < list.length; index++) {
     const record = list[index];
@@ -96,11 +100,71 @@ function selectCandidates(records: unknown, agent: TargetAgent, query: string, l
     );
     if (header.id === agent.id) continue;
     const cwd = header.cwd;
-    const rank = isNonEmptyString(ownCwd) && cwd === ownCwd ? 0 : cwd == null || cwd === '' ? 1 : 2;
-    const group = groups[rank]!;
-    if (group.length < limit && (header.id.toLowerCase().includes(needle) || (typeof cwd === 'string' && cwd.toLowerCase().includes(needle)))) {
-      group.push(header);
+    const group = groups[isNonEmptyString(ownCwd) && cwd === ownCwd ? 0 : cwd == null || cwd === '' ? 1 : 2]!;
+    if (group.length < cap && accept(header)) group.push(header);
+  }
+  return groups.flat().slice(0, cap);
+}
+
+/** True when the id or the cwd contains `needle` (already lowercased), lowercased with `toLowerCase()` (SPEC §6.2). */
+function matchesIdOrCwd({ id, cwd }: SessionHeader, needle: string): boolean {
+  return id.toLowerCase().includes(needle) || (typeof cwd === 'string' && cwd.toLowerCase().includes(needle));
+}
+
+/** `headers` with their labels, from one title read for exactly those (SPEC §6.4). */
+async function labelled(sessionQuery: SessionQuery, headers: SessionHeader[], signal: AbortSignal | undefined): Promise<Labelled[]> {
+  const labels = await readTitleLabels(sessionQuery, headers, signal);
+  return headers.map((header) => ({ header, label: labels.get(header.id) ?? header.id }));
+}
+
+/**
+ * Title matching (SPEC §6.7): ranked records are examined in order, `limit` at a time, each batch
+ * labelled by one title read; a record is kept when its id, cwd or label contains `needle`, and
+ * the examination stops once `limit` are kept. So at most `limit − 1` titles are read past the
+ * last record examined.
+ */
+async function selectByTitle(
+  sessionQuery: SessionQuery,
+  ranked: readonly SessionHeader[],
+  needle: string,
+  limit: number,
+  signal: AbortSignal | undefined,
+): Promise<Labelled[]> {
+  const kept: Labelled[] = [];
+  for (let start = 0; start < ranked.length && kept.length < limit; start += limit) {
+    for (const row of await labelled(sessionQuery, ranked.slice(start, start + limit), signal)) {
+      if (kept.length < limit && (matchesIdOrCwd(row.header, needle) || row.label.toLowerCase().includes(needle))) kept.push(row);
     }
   }
-  return groups.flat().slice(0, limit);
+  return kept;
+}
+
+/**
+ * The cleaned labels (SPEC §6.6) of the sessions whose title read succeeded with a string title
+ * that is not empty once cleaned, by session id; one `readTitleSnapshots` call (none for no
+ * headers or without the method). A failed read only loses the labels, unless it is the signal's
+ * abort; rows are matched by `sessionId`, not position, and a row that cannot be read is skipped
+ * (SPEC §6.4, §10.1).
+ */
+async function readTitleLabels(sessionQuery: SessionQuery, headers: readonly SessionHeader[], signal: AbortSignal | undefined): Promise<Map<string, string>> {
+  const labels = new Map<string, string>();
+  if (headers.length === 0 || typeof sessionQuery.readTitleSnapshots !== 'function') return labels;
+  const ids = headers.map((header) => header.id);
+  const rows: unknown = await callHost(() => sessionQuery.readTitleSnapshots!(ids, signal), signal, 'readTitleSnapshots()').catch(() =>
+    throwIfAborted(signal),
+  );
+  throwIfAborted(signal);
+  if (!Array.isArray(rows)) return labels;
+  for (const row of rows as unknown[]) {
+    try {
+      const { sessionId, status, value } = (row ?? {}) as { sessionId?: unknown; status?: unknown; value?: { title?: { title?: unknown } } };
+      const title = status === 'fulfilled' ? value?.title?.title : undefined;
+      const label = typeof title === 'string' ? cleanTitleLabel(title) : '';
+      // An id not asked for (or not a string) is never looked up.
+      if (label) labels.set(sessionId as string, label);
+    } catch {
+      // Host data with a throwing getter or a revoked proxy: that row falls back to its id (SPEC §10.1).
+    }
+  }
+  return labels;
 }

@@ -23,8 +23,8 @@ export const MY_REQUEST_SEPARATOR = '\n\n## My request:\n\n';
  * typed: `{ block, start, end, sessionId }` with `message.content[block].text.slice(start, end)`
  * the `@label` (UTF-16 offsets). It is copied to `envelope.mentions` so a UI can redraw each chip
  * exactly there (SPEC §9.4, §15.4); without it the envelope has no `mentions`.
- * `referenceUserMessage` passes the positions it found while parsing; a host that parses and
- * prepares itself gets them from its own parse.
+ * `referenceUserMessage` passes the positions it found while parsing; a host that calls `prepare`
+ * and `composePromptMessage` itself passes positions of its own, or none.
  * @example
  * const { content, context } = await refs.prepare(agent, message.content, references);
  * await agent.followup(composePromptMessage({ ...message, content }, context));

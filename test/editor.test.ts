@@ -82,6 +82,7 @@ describe('insertMention (SPEC §15.2)', () => {
     ['ask @sch\nnow', { start: 4, end: 8 }, SCHEMA, `ask ${SCHEMA}\nnow`, 4 + SCHEMA.length],
     ['ask @schnow', { start: 4, end: 8 }, SCHEMA, `ask ${SCHEMA} now`, 4 + SCHEMA.length + 1],
     ['', { start: 0, end: 0 }, SCHEMA, `${SCHEMA} `, SCHEMA.length + 1],
+    ['see', { start: 3, end: 3 }, { sessionId: 'session-434' }, `see@[session-434](${encodeSessionReferenceUri('session-434')}) `, 50],
     // Rewritten in canonical form: needless escapes go, a bare URI becomes a mention.
     ['@', { start: 0, end: 1 }, `@[\\S\\chema](${encodeSessionReferenceUri('session-434')})`, `${SCHEMA} `, SCHEMA.length + 1],
     ['@', { start: 0, end: 1 }, BARE, `@[a](${BARE}) `, BARE.length + 7],
@@ -202,6 +203,15 @@ describe('describeReferencedMessage (SPEC §15.4)', () => {
     expect(composed.envelope!.contexts[0]!.metadata.references[0]!.label).toBe('A');
   });
 
+  it('copies binary data in display as it is (an image block with bytes)', () => {
+    const image = { type: 'image', data: new Uint8Array(1 << 20).fill(7), mediaType: 'image/png' };
+    const described = describeReferencedMessage(enveloped([row('A')], undefined, [{ type: 'text', text: 'see @A' }, image]))!;
+    const copy = described.display![1] as typeof image;
+    // Plain checks: vitest's deep equality on a megabyte of bytes takes seconds.
+    expect(copy === image || copy.data === image.data).toBe(false);
+    expect([copy.type, copy.mediaType, copy.data instanceof Uint8Array, copy.data.length, copy.data[0], copy.data[(1 << 20) - 1]]).toEqual(['image', 'image/png', true, 1 << 20, 7, 7]);
+  });
+
   it('describes an envelope without positions (no mentions) and a recall message (references only, no inputIndex)', () => {
     expect(describeReferencedMessage(enveloped([row('A')]))).toEqual({ display: [{ type: 'text', text: 'see @A' }], references: [row('A')] });
     const rows = [{ ...row('A', { capturedThroughSeq: null }), inputIndex: 0 }, { ...row('B', { label: 'Bee', compacted: true }), inputIndex: 1 }];
@@ -234,6 +244,8 @@ describe('describeReferencedMessage (SPEC §15.4)', () => {
     ['a row with a string flag', enveloped([row('A', { truncated: 'yes' as never })])],
     ['a null row', recall([null])],
     ['a sparse array of 2^32-1 rows', recall(sparse)],
+    ['a sparse array of 2^32-1 items deep in display', enveloped([row('A')], undefined, [{ type: 'tool-result', content: sparse }])],
+    ['a deep structure', enveloped([row('A')], undefined, [JSON.parse(`${'['.repeat(100_000)}${']'.repeat(100_000)}`)])],
     ['mentions past the text', enveloped([row('A')], [{ block: 0, start: 4, end: 9, sessionId: 'A' }])],
     ['mentions of an uncited session', enveloped([row('A')], [{ block: 0, start: 4, end: 6, sessionId: 'B' }])],
     ['mentions that are not an array', enveloped([row('A')], 'A')],

@@ -6,7 +6,7 @@
  * runs the `dsh-session-reference` bin.
  */
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -40,7 +40,7 @@ describe('the npm package (npm pack → npm install → import)', () => {
     for (const entry of ['package.json', 'LICENSE', 'README.md', 'samples', 'src', 'docs', 'examples', 'bench']) {
       if (existsSync(join(ROOT, entry))) cpSync(join(ROOT, entry), join(project, entry), { recursive: true });
     }
-    for (const entry of ['tsconfig.json', 'tsconfig.build.json', 'tsconfig.build.node.json']) {
+    for (const entry of ['tsconfig.json', 'tsconfig.build.json', 'tsconfig.build.node.json', 'tsconfig.build.dsh.json']) {
       cpSync(join(ROOT, entry), join(project, entry));
     }
     symlinkSync(join(ROOT, 'node_modules'), join(project, 'node_modules'), 'dir');
@@ -82,6 +82,8 @@ describe('the npm package (npm pack → npm install → import)', () => {
         'dist/node/index.js',
         'dist/node/index.d.ts',
         'dist/node/cli.js',
+        'dist/dsh/index.js',
+        'dist/dsh/index.d.ts',
         `samples/store/77-Dumen/${SAMPLE_ID}/session.v3.jsonl`,
       ]),
     );
@@ -109,6 +111,11 @@ describe('the npm package (npm pack → npm install → import)', () => {
     expect(manifest.exports['./node']).toEqual({ types: './dist/node/index.d.ts', node: './dist/node/index.js' });
     // The bundled sample logs, for web apps (README "Install and use").
     expect(manifest.exports['./samples/*']).toBe('./samples/store/*');
+    expect(manifest.exports['./dsh']).toEqual({ types: './dist/dsh/index.d.ts', import: './dist/dsh/index.js' });
+    // The dsh host packages are optional peers of ./dsh alone (SPEC §14.4): never installed for the core.
+    expect(Object.keys(manifest.peerDependencies).sort()).toEqual(['@deepseek-ai/cordis', '@deepseek-ai/dsh-llm', '@deepseek-ai/dsh-typert-protocol']);
+    expect(Object.values(manifest.peerDependenciesMeta)).toEqual([{ optional: true }, { optional: true }, { optional: true }]);
+    expect(existsSync(join(consumer, 'node_modules/@deepseek-ai'))).toBe(false);
     expect(manifest.bin).toEqual({ 'dsh-session-reference': './dist/node/cli.js' });
     expect(Object.keys(manifest.dependencies ?? {})).toEqual(['fzstd']);
   });
@@ -235,6 +242,33 @@ describe('the npm package (npm pack → npm install → import)', () => {
     expect(output).toBe('');
   }, 60_000);
 
+  it('imports ./dsh once the dsh host packages (its optional peers) are installed', () => {
+    const host = join(tmp, 'dsh-host');
+    mkdirSync(host);
+    writeFileSync(join(host, 'package.json'), JSON.stringify({ name: 'dsh-host', private: true, type: 'module' }));
+    const pins = ['@deepseek-ai/cordis', '@deepseek-ai/dsh-llm', '@deepseek-ai/dsh-typert-protocol'].map((name) => `${name}@${manifest.devDependencies[name]}`);
+    sh(NPM, ['install', '--no-audit', '--no-fund', '--prefer-offline', '--no-save', join(tmp, readdirSync(tmp).find((f) => f.endsWith('.tgz'))!), ...pins], host);
+    const script = `
+      import SessionReferenceResolver, { encodeSessionReferenceUri, SessionReferenceError } from 'dsh-session-reference/dsh';
+      import { Context } from '@deepseek-ai/cordis';
+      const ctx = new Context();
+      ctx.provide('sessionQuery', { listSessions: async () => [], readSurface: async () => { throw new Error('none'); } });
+      await ctx.plugin(SessionReferenceResolver);
+      console.log(JSON.stringify({
+        uri: encodeSessionReferenceUri('session-434'),
+        error: typeof SessionReferenceError,
+        inject: SessionReferenceResolver.inject,
+        candidates: await ctx.sessionReferenceResolver.listCandidates({ id: 'me' }),
+      }));
+    `;
+    expect(JSON.parse(sh(process.execPath, ['--input-type=module', '-e', script], host))).toEqual({
+      uri: 'dsh-session:InNlc3Npb24tNDM0Ig',
+      error: 'function',
+      inject: ['sessionQuery'],
+      candidates: [],
+    });
+  }, 120_000);
+
   it('builds a browser consumer of the Web entries with Vite, and refuses ./node at build time', async () => {
     const { build } = await import('vite');
     const bundle = async (name: string, code: string) => {
@@ -284,6 +318,41 @@ describe('the npm package (npm pack → npm install → import)', () => {
     // The same path resolves in Node (and so in any bundler that follows the exports map).
     const resolved = sh(process.execPath, ['--input-type=module', '-e', `console.log(import.meta.resolve('dsh-session-reference/samples/77-Dumen/${SAMPLE_ID}/session.v3.jsonl'))`], consumer).trim();
     expect(readFileSync(fileURLToPath(resolved)).equals(sample)).toBe(true);
+  }, 60_000);
+
+  it('the README front-end example type-checks (strict, exactOptionalPropertyTypes) and builds with Vite', async () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const marker = readme.indexOf('<!-- front-end:code -->');
+    expect(marker).toBeGreaterThanOrEqual(0);
+    const open = readme.indexOf('\n', readme.indexOf('```ts', marker)) + 1;
+    const dir = join(consumer, 'browser-readme');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'main.ts'), readme.slice(open, readme.indexOf('```', open)));
+    writeFileSync(join(dir, 'url.d.ts'), "declare module '*?url' { const url: string; export default url; }\n");
+    writeFileSync(join(dir, 'index.html'), '<!doctype html><form><textarea></textarea><ul></ul><output></output></form><script type="module" src="./main.ts"></script>');
+    writeFileSync(
+      join(dir, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          module: 'esnext', moduleResolution: 'bundler', target: 'es2022', strict: true, exactOptionalPropertyTypes: true,
+          noUncheckedIndexedAccess: true, noEmit: true, types: [], lib: ['es2023', 'dom', 'dom.iterable'],
+        },
+        files: ['main.ts', 'url.d.ts'],
+      }),
+    );
+    let output = '';
+    try {
+      sh(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', '.'], dir);
+    } catch (error) {
+      output = String((error as { stdout?: unknown }).stdout ?? error);
+    }
+    expect(output).toBe('');
+    const { build } = await import('vite');
+    const result = await build({ root: dir, logLevel: 'silent', configFile: false, build: { write: false, minify: false, assetsInlineLimit: 0 } });
+    const files = (Array.isArray(result) ? result : [result]).flatMap((r) => ('output' in r ? r.output : []));
+    // Both sample logs are copied into the build as assets.
+    const assets = files.filter((file) => file.type === 'asset' && file.fileName !== 'index.html').map((file) => file.fileName);
+    expect(assets.sort()).toEqual([expect.stringMatching(/^assets\/session\.v3-.*\.jsonl$/), expect.stringMatching(/^assets\/session\.v3\.jsonl-.*\.zstd$/)]);
   }, 60_000);
 
   it('installs a working dsh-session-reference bin', () => {

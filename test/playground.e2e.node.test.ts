@@ -359,6 +359,19 @@ describe('playground (built site, real Chromium)', { timeout: 60_000 }, () => {
     await poll(() => page.getByTestId('candidates').count()).toBe(0);
   });
 
+  it('the matchTitles checkbox (on by default) lets @ title words find a session (SPEC §6.7)', async () => {
+    const checkbox = page.getByTestId('match-titles');
+    expect(await checkbox.isChecked()).toBe(true);
+    await typeFresh('@gemini');
+    expect(await candidatesFor('gemini')).toEqual([REAL_ID]);
+    // Unticked while the same query stays open: the list is asked again, with the new config.
+    await checkbox.uncheck();
+    await composer().click();
+    await page.keyboard.press('ControlOrMeta+End');
+    await poll(() => page.getByTestId('candidates').getAttribute('data-query')).toBe('gemini');
+    expect(await candidatesFor('gemini')).toEqual([]);
+  });
+
   it('dropped real dsh files (plain and zstd) and a picked file replace the store and can be cited', async () => {
     await page.getByTestId('clear-sessions').click();
     await poll(() => page.getByTestId('session').count()).toBe(0);

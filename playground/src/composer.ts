@@ -115,10 +115,15 @@ export interface ComposerProps {
   insertRequest?: { mention: SessionReferenceMentionInput; nonce: number };
 }
 
-/** The candidates answering one query, so rows of an older query are never shown for a newer one. */
+/**
+ * The candidates answering one query of one service for one agent, so rows of an older query,
+ * config or target are never shown for a newer one.
+ */
 interface CandidateList {
   query: string;
   at: number;
+  service: SessionReferences | undefined;
+  agent: TargetAgent;
   candidates: SessionCandidate[];
   error?: ErrorInfo;
 }
@@ -149,7 +154,8 @@ export function Composer(props: ComposerProps) {
   const [point, setPoint] = useState({ top: 0, left: 0, height: 20 });
   const open = trigger !== undefined && trigger.start !== dismissedAt;
   // Only the rows that answer the query being typed count: while they load, nothing is selectable.
-  const current = open && list && list.at === trigger.start && list.query === trigger.query ? list : undefined;
+  const current =
+    open && list && list.at === trigger.start && list.query === trigger.query && list.service === service && list.agent === agent ? list : undefined;
   const candidates = current?.candidates ?? [];
   const agentCwd = typeof agent.cwd === 'string' && agent.cwd !== '' ? agent.cwd : undefined;
 
@@ -248,18 +254,18 @@ export function Composer(props: ComposerProps) {
     if (!open || !trigger) return;
     const { query, start: at } = trigger;
     if (!service) {
-      setList({ query, at, candidates: [], error: serviceError });
+      setList({ query, at, service, agent, candidates: [], error: serviceError });
       return;
     }
     const controller = new AbortController();
     service.listCandidates(agent, query, undefined, controller.signal).then(
       (found) => {
         if (controller.signal.aborted) return;
-        setList({ query, at, candidates: found });
+        setList({ query, at, service, agent, candidates: found });
       },
       (error: unknown) => {
         if (controller.signal.aborted) return;
-        setList({ query, at, candidates: [], error: toErrorInfo(error) });
+        setList({ query, at, service, agent, candidates: [], error: toErrorInfo(error) });
       },
     );
     return () => controller.abort();

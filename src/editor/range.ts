@@ -30,7 +30,7 @@ export interface MentionRange {
  * @example
  * const text = 'ask @[Schema](dsh-session:InNlc3Npb24tNDM0Ig) now';
  * mentionRangeAt(text, 10);
- * // { start: 4, end: 46, token: { kind: 'mention', start: 4, end: 46, sessionId: 'session-434', label: 'Schema' } }
+ * // { start: 4, end: 45, token: { kind: 'mention', start: 4, end: 45, sessionId: 'session-434', label: 'Schema' } }
  * mentionRangeAt(text, 2); // undefined
  * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_ARGUMENT` when `text` is not a string or
  * `offset` is not an integer from 0 to `text.length`.

@@ -32,27 +32,46 @@ type Data = Record<string, unknown>;
  * anything else — other messages, malformed shapes, non-objects, throwing getters, proxies —
  * `undefined` (SPEC §15.4). Never throws.
  *
- * The result is a copy (the message is read once, with `structuredClone`); every row and position
- * is checked, so a UI can render it as is. Linear in the size of the message.
+ * The result is a copy (the envelope or source is read with `structuredClone`, after a walk that
+ * refuses arrays with holes); every row and position is checked, so a UI can render it as is.
+ * Linear in the size of the message.
  * @example
+ * // The quickstart's session (README), cited as `Apply ${candidate.mention}`:
  * const composed = await refs.referenceUserMessage(agent, message);
  * describeReferencedMessage(composed);
  * // { display: [{ type: 'text', text: 'Apply @Schema migration' }],
  * //   mentions: [{ block: 0, start: 6, end: 23, sessionId: 'session-schema' }],
  * //   references: [{ sessionId: 'session-schema', label: 'Schema migration', capturedThroughSeq: 3,
  * //                  compacted: false, originalMessages: 2, retainedMessages: 2, omittedMessages: 0,
- * //                  omittedBytes: 0, truncated: false, serializedBytes: 187, budgetBytes: 65536 }] }
+ * //                  omittedBytes: 0, truncated: false, serializedBytes: 228, budgetBytes: 65536 }] }
  * describeReferencedMessage({ role: 'user', content: [] }); // undefined
  */
 export function describeReferencedMessage(message: unknown): ReferencedMessageDescription | undefined {
   try {
     if (typeof message !== 'object' || message === null) return undefined;
     const { envelope, source } = message as Data;
-    // A clone is plain data: no getter, proxy or sparse-array trick survives it.
-    return envelope !== undefined ? describeEnvelope(structuredClone(envelope)) : describeRecall(structuredClone(source));
+    return envelope !== undefined ? describeEnvelope(plainCopy(envelope)) : describeRecall(plainCopy(source));
   } catch {
     return undefined;
   }
+}
+
+/**
+ * A copy of `value` as plain data (`structuredClone`: getters are read once, a proxy or a function
+ * throws), or `undefined` when an array inside it has holes. Holes are refused first because
+ * cloning a sparse array can cost its length rather than what it holds (JavaScriptCore takes
+ * seconds for `length` 2³²−1), and a message never has them (JSON cannot write them).
+ */
+function plainCopy(value: unknown): unknown {
+  return hasNoHoles(value, new Set()) ? structuredClone(value) : undefined;
+}
+
+/** Every array reachable from `value` through own enumerable keys is dense; binary data is not walked. */
+function hasNoHoles(value: unknown, seen: Set<object>): boolean {
+  if (!isData(value) || seen.has(value) || ArrayBuffer.isView(value) || value instanceof ArrayBuffer) return true;
+  seen.add(value);
+  const keys = Object.keys(value);
+  return (!Array.isArray(value) || keys.length === value.length) && keys.every((key) => hasNoHoles(value[key], seen));
 }
 
 /** An envelope of SPEC §9.4 with a `session-reference` context, else `undefined`. */
