@@ -324,6 +324,35 @@ describe('properties (SPEC §15): generated prompt texts', () => {
     expect(triggered).toBeGreaterThan(30);
   });
 
+  /** The nearest `@` before the caret by the rules of SPEC §15.1 alone, written independently. */
+  function nearestAt(text: string, caret: number): number | undefined {
+    let at = caret - 1;
+    while (at >= 0 && !/[\s()[\]{}@]/.test(text[at]!)) at--;
+    if (at < 0 || text[at] !== '@' || text[at + 1] === '[') return undefined;
+    return at === 0 || /[\s([{"'`“‘«„]/.test(text[at - 1]!) ? at : undefined;
+  }
+
+  it('a trigger is found exactly where the rules allow one and a mention put there would stand as itself (oracle)', () => {
+    fc.assert(
+      fc.property(promptText(true), canonicalMention, (text, mention) => {
+        const tokens = scanSessionReferenceText(text).tokens;
+        for (let caret = 0; caret <= text.length; caret++) {
+          const at = nearestAt(text, caret);
+          // The oracle: no mention or bare URI of the text overlaps the `@query`, and the mention
+          // replacing it (with the rest of the text after it) scans as itself.
+          const stands =
+            at !== undefined &&
+            tokens.every((t) => !(t.start < caret && t.end > at)) &&
+            scanSessionReferenceText(`${text.slice(0, at)}${mention} ${text.slice(caret)}`).tokens.some(
+              (t) => t.start === at && t.end === at + mention.length && t.error === undefined,
+            );
+          expect(findMentionTrigger(text, caret)?.start).toBe(stands ? at : undefined);
+        }
+      }),
+      { numRuns: 150 },
+    );
+  });
+
   it('replay rows equal the metadata and the chips stand where the mentions were typed', async () => {
     const refs = createSessionReferences({
       sessionQuery: fakeQuery(CITED_IDS.map((id) => ({ header: { id, createdAt: 1 }, events: [userMessage(1, `in ${id}`)] }))),
