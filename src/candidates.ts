@@ -4,10 +4,10 @@
  */
 import { checkSignal, throwIfAborted } from './abort.js';
 import { isPositiveSafeInteger } from './config.js';
-import { check } from './errors.js';
-import { callHost, checkAgent, isNonEmptyString } from './host.js';
+import { check, fail } from './errors.js';
+import { callHost, checkAgent, isNonEmptyString, presentEntries, readTitleRows } from './host.js';
 import { formatSessionReferenceMention } from './mention.js';
-import type { SessionHeader, SessionQuery, TargetAgent } from './types.js';
+import type { SessionHeader, SessionQuery } from './types.js';
 
 /** How messages name the host's listing call. */
 const LIST_SESSIONS = 'sessionQuery.listSessions()';
@@ -46,25 +46,22 @@ export async function listCandidates(
   check(isPositiveSafeInteger(limit), 'INVALID_ARGUMENT', 'limit must be a positive safe integer', limitInput);
   const signal = checkSignal(signalInput);
   throwIfAborted(signal);
-  const records = await callHost(() => sessionQuery.listSessions(signal), signal, LIST_SESSIONS);
-  const selected = selectCandidates(records, agent, query ?? '', limit);
+  // The agent's cwd (SPEC §4.6), read before the host answers: it ranks only when it is a non-empty string.
+  const ownCwd = agent.cwd ?? agent.session?.header?.cwd;
+  const { id: agentId } = agent;
+  const selected = await callHost(() => sessionQuery.listSessions(signal), signal, LIST_SESSIONS, (records) =>
+    selectCandidates(records, agentId, ownCwd, query ?? '', limit),
+  );
   const ids = selected.map((header) => header.id);
   // Titles with non-whitespace content by session id, read in one call for the selected ids only
   // (SPEC §6.4). A failed read only loses the titles, unless it is the signal's abort.
   const titles = new Map<string, string>();
-  const rows: unknown =
+  const rows =
     ids.length && typeof sessionQuery.readTitleSnapshots === 'function'
-      ? await callHost(() => sessionQuery.readTitleSnapshots!(ids, signal), signal, 'readTitleSnapshots()').catch(() => throwIfAborted(signal))
+      ? await callHost(() => sessionQuery.readTitleSnapshots!(ids, signal), signal, 'readTitleSnapshots()', readTitleRows).catch(() => throwIfAborted(signal))
       : undefined;
-  // Rows are matched by sessionId, not position; a row for an id not asked for (or not a string)
-  // is never looked up.
-  if (Array.isArray(rows)) {
-    for (const row of rows as unknown[]) {
-      const { sessionId, status, value } = (row ?? {}) as { sessionId?: unknown; status?: unknown; value?: { title?: { title?: unknown } } };
-      const title = status === 'fulfilled' ? value?.title?.title : undefined;
-      if (typeof title === 'string' && title.trim()) titles.set(sessionId as string, title);
-    }
-  }
+  // Rows are matched by sessionId, not position; a row for an id not asked for is never looked up.
+  for (const [sessionId, title] of rows ?? []) if (title.trim()) titles.set(sessionId, title);
   throwIfAborted(signal);
   return selected.map(({ id: sessionId, cwd, createdAt }) => {
     const label = titles.get(sessionId) ?? sessionId;
@@ -73,34 +70,38 @@ export async function listCandidates(
   });
 }
 
-/** Filter, three cwd groups (stable), first `limit` (SPEC §6.1–§6.4). */
-function selectCandidates(records: unknown, agent: TargetAgent, query: string, limit: number): SessionHeader[] {
+/**
+ * Filter, three cwd groups (stable), first `limit` (SPEC §6.1–§6.4), over the host's answer: each
+ * record's header fields are read once, and the kept ones copied.
+ * @throws SessionReferenceError `SESSION_REFERENCE_READ_FAILED` for an answer that is not an
+ * array, a hole, or a record without a header with a string id and a finite `createdAt`.
+ */
+function selectCandidates(records: unknown, agentId: string, ownCwd: unknown, query: string, limit: number): SessionHeader[] {
   check(Array.isArray(records), 'READ_FAILED', `${LIST_SESSIONS} must resolve to an array`, records);
   const needle = query.toLowerCase();
-  // The agent's cwd (SPEC §4.6); it ranks only when it is a non-empty string.
-  const ownCwd = agent.cwd ?? agent.session?.header?.cwd;
   // Same cwd, no cwd (undefined, null or ''), other cwd.
   const groups: SessionHeader[][] = [[], [], []];
-  // An index loop, not forEach: a hole in a sparse array is a (malformed) record too. Every
-  // record is checked, but the substring test is skipped once its group holds `limit` records:
-  // later ones of that group can never be among the first `limit`.
-  const list = records as unknown[];
-  for (let index = 0; index < list.length; index++) {
-    const record = list[index];
-    const header = (record as { header?: unknown } | null)?.header as SessionHeader | undefined;
+  // A hole in a sparse array is a (malformed) record too, found without visiting the rest
+  // (SPEC §10.3). Every record is checked, but the substring test is skipped once its group holds
+  // `limit` records: later ones of that group can never be among the first `limit`.
+  const list = presentEntries(records, (index) => {
+    throw fail('READ_FAILED', `${LIST_SESSIONS} record ${index} is missing (a hole in a sparse array)`);
+  });
+  list.forEach((record, index) => {
+    const header: unknown = Object(record).header;
+    const { id, createdAt, cwd } = Object(header) as Record<string, unknown>;
     check(
-      typeof header?.id === 'string' && Number.isFinite(header.createdAt),
+      typeof id === 'string' && Number.isFinite(createdAt),
       'READ_FAILED',
       `${LIST_SESSIONS} record ${index} must have a header { id: string, createdAt: number }`,
       record,
     );
-    if (header.id === agent.id) continue;
-    const cwd = header.cwd;
+    if (id === agentId) return;
     const rank = isNonEmptyString(ownCwd) && cwd === ownCwd ? 0 : cwd == null || cwd === '' ? 1 : 2;
     const group = groups[rank]!;
-    if (group.length < limit && (header.id.toLowerCase().includes(needle) || (typeof cwd === 'string' && cwd.toLowerCase().includes(needle)))) {
-      group.push(header);
+    if (group.length < limit && (id.toLowerCase().includes(needle) || (typeof cwd === 'string' && cwd.toLowerCase().includes(needle)))) {
+      group.push({ id, createdAt: createdAt as number, cwd: cwd as string | null | undefined });
     }
-  }
+  });
   return groups.flat().slice(0, limit);
 }

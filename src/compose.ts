@@ -20,9 +20,9 @@ export const MY_REQUEST_SEPARATOR = '\n\n## My request:\n\n';
  * @example
  * const { content, context } = await refs.prepare(agent, message.content, references);
  * await agent.followup(composePromptMessage({ ...message, content }, context));
- * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_ARGUMENT` when `message` is not an
- * object with a `content` array, already carries an `envelope` (a prompt is baked once), cannot
- * be read or cloned (a throwing getter, a revoked proxy, a function inside; the original error
+ * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_ARGUMENT` when `message` is not a
+ * user message (`role: 'user'`; the error names any other role) with a `content` array, already
+ * carries an `envelope` (a prompt is baked once), cannot be read or cloned (a throwing getter, a revoked proxy, a function inside; the original error
  * is the `cause`), or `context` is not a HookContext with text content.
  */
 export function composePromptMessage(message: UserMessage, context?: HookContext): UserMessage {
@@ -44,11 +44,14 @@ export function composePromptMessage(message: UserMessage, context?: HookContext
 }
 
 /**
- * A user message that can be composed: an object with a content array and no envelope (SPEC §9.4).
+ * A user message that can be composed: an object with `role: 'user'`, a content array and no
+ * envelope (SPEC §9.4). Only user messages are composed: an assistant's or any other role is
+ * refused, naming the role.
  * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_ARGUMENT` otherwise.
  */
 export function checkMessage(message: unknown): asserts message is UserMessage {
   const m = message as UserMessage | null;
   check(Array.isArray(m?.content), 'INVALID_ARGUMENT', 'message must have a content array', message);
+  check(m.role === 'user', 'INVALID_ARGUMENT', "message must be a user message (role 'user'), got role", m.role);
   check(m.envelope === undefined, 'INVALID_ARGUMENT', 'message already has an envelope', m.id);
 }

@@ -2,6 +2,7 @@
  * Folding a session's events into its current surface (SPEC §8.2, first rule).
  * @module
  */
+import { presentEntries } from './host.js';
 import type { SessionEvent } from './types.js';
 
 /** Event types that carry a message and so sit on the surface even without a `surfaceOp` (SPEC §4.3). */
@@ -22,10 +23,12 @@ const MESSAGE_BEARING_TYPES: ReadonlySet<string> = new Set([
  * so the two do not delimit a run — nothing is removed and the event is appended. Any other
  * `surfaceOp` value counts as `'append'`. Message-bearing events (SPEC §4.3) without `surfaceOp`
  * count as `'append'`; other events are not on the surface. Entries that are not objects with a
- * string `type` are skipped. Folding a folded surface returns it unchanged. Linear in
- * `events.length` plus the number of removed nodes.
+ * string `type` are skipped, and so are the holes of a sparse array. Folding a folded surface
+ * returns it unchanged. Linear in the number of events present (not `events.length`: SPEC §10.3)
+ * plus the number of removed nodes.
  */
-export function foldSurface(events: readonly unknown[]): SessionEvent[] {
+export function foldSurface(eventsInput: readonly unknown[]): SessionEvent[] {
+  const events = presentEntries(eventsInput);
   // One pass. The surface is a linked list over slots: an appended event takes a new slot at the
   // end, a replacing event the slot of the first node it replaces, so slot order is surface order
   // and comparing two slots compares their positions. Slots live in typed arrays (event indices,
@@ -67,7 +70,8 @@ export function foldSurface(events: readonly unknown[]): SessionEvent[] {
       next[slot] = ++slots;
     }
     entry[slot] = i;
-    if (typeof event.seq === 'number') slotOfSeq[event.seq] = slot;
+    const seq: unknown = event.seq;
+    if (typeof seq === 'number') slotOfSeq[seq] = slot;
   }
   const surface: SessionEvent[] = [];
   for (let slot = 0; slot < slots; slot = next[slot]!) surface.push(events[entry[slot]!] as SessionEvent);
