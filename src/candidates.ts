@@ -87,7 +87,8 @@ function selectCandidates(records: unknown, agentId: string, ownCwd: unknown, qu
   const list = presentEntries(records, (index) => {
     throw fail('READ_FAILED', `${LIST_SESSIONS} record ${index} is missing (a hole in a sparse array)`);
   });
-  list.forEach((record, index) => {
+  for (let index = 0; index < list.count; index++) {
+    const record = list.at(index);
     const header: unknown = Object(record).header;
     const { id, createdAt, cwd } = Object(header) as Record<string, unknown>;
     check(
@@ -96,12 +97,12 @@ function selectCandidates(records: unknown, agentId: string, ownCwd: unknown, qu
       `${LIST_SESSIONS} record ${index} must have a header { id: string, createdAt: number }`,
       record,
     );
-    if (id === agentId) return;
+    if (id === agentId) continue;
     const rank = isNonEmptyString(ownCwd) && cwd === ownCwd ? 0 : cwd == null || cwd === '' ? 1 : 2;
     const group = groups[rank]!;
     if (group.length < limit && (id.toLowerCase().includes(needle) || (typeof cwd === 'string' && cwd.toLowerCase().includes(needle)))) {
       group.push({ id, createdAt: createdAt as number, cwd: cwd as string | null | undefined });
     }
-  });
+  }
   return groups.flat().slice(0, limit);
 }

@@ -47,36 +47,48 @@ export function callHost<R>(call: () => unknown, signal: AbortSignal | undefined
   });
 }
 
-/**
- * The entries of a host array that are present, in index order, as a new dense array (SPEC
- * §10.3). `length` is read once and every entry once. The work is proportional to the entries
- * actually present: a dense array is read by index, and from its first hole on (`onHole` is
- * called with that index) only the indices it has are visited, so a sparse array with `length`
- * 2³²−1 and three entries costs three.
- */
-export function presentEntries<T>(array: readonly T[], onHole?: (index: number) => void): T[] {
-  const length = array.length;
-  const entries: T[] = [];
-  for (let index = 0; index < length; index++) {
-    const entry = array[index]!;
-    if (entry === undefined && !Object.hasOwn(array, index)) {
-      onHole?.(index);
-      return sparseEntries(array, length);
-    }
-    entries.push(entry);
-  }
-  return entries;
+/** The entries a host array holds, as {@link presentEntries} finds them: `count`, and the `k`-th by `at(k)`. */
+export interface PresentEntries<T> {
+  readonly count: number;
+  at(k: number): T;
 }
 
-/** The present entries of a sparse array, through its own keys (any order for a proxy). */
-function sparseEntries<T>(array: readonly T[], length: number): T[] {
+/**
+ * The entries a host array holds, in index order (SPEC §10.3). `length` is read once. A dense
+ * array is walked by index; from its first hole on (`onHole` is called with that index) only the
+ * indices it has are visited, so a sparse array with `length` 2³²−1 and three entries has a
+ * `count` of 3 and costs three. `at(k)` reads the entry from the array each time it is called,
+ * so a throwing getter meets the caller where it can be blamed; such an entry counts as present.
+ */
+export function presentEntries<T>(array: readonly T[], onHole?: (index: number) => void): PresentEntries<T> {
+  const length = Number(array.length);
+  for (let index = 0; index < length; index++) {
+    if (isHole(array, index)) {
+      onHole?.(index);
+      const indices = ownIndices(array, length);
+      return { count: indices.length, at: (k) => array[indices[k]!]! };
+    }
+  }
+  return { count: length, at: (k) => array[k]! };
+}
+
+function isHole(array: readonly unknown[], index: number): boolean {
+  try {
+    return array[index] === undefined && !Object.hasOwn(array, index);
+  } catch {
+    return false;
+  }
+}
+
+/** The array indices below `length` among the own keys of `array`, ascending (a proxy's keys come in any order). */
+function ownIndices(array: readonly unknown[], length: number): number[] {
   const indices: number[] = [];
   for (const key of Object.getOwnPropertyNames(array)) {
-    // Canonical array indices below `length` only: not "length", "-1", "1.5" or "01".
+    // Canonical array indices only: not "length", "-1", "1.5" or "01".
     const index = Number(key);
     if (index >>> 0 === index && index < length && String(index) === key) indices.push(index);
   }
-  return indices.sort((a, b) => a - b).map((index) => array[index]!);
+  return indices.sort((a, b) => a - b);
 }
 
 /**
@@ -88,15 +100,15 @@ function sparseEntries<T>(array: readonly T[], length: number): T[] {
  */
 export function readTitleRows(answer: unknown): Array<[sessionId: string, title: string]> {
   const titles: Array<[string, string]> = [];
-  let rows: unknown[] = [];
+  let rows: PresentEntries<unknown> = { count: 0, at: () => undefined };
   try {
     if (Array.isArray(answer)) rows = presentEntries(answer);
   } catch {
     // An unreadable answer: no titles.
   }
-  for (const row of rows) {
+  for (let k = 0; k < rows.count; k++) {
     try {
-      const { sessionId, status, value } = Object(row) as { sessionId?: unknown; status?: unknown; value?: unknown };
+      const { sessionId, status, value } = Object(rows.at(k)) as { sessionId?: unknown; status?: unknown; value?: unknown };
       const title: unknown = status === 'fulfilled' ? Object(Object(value).title).title : undefined;
       if (typeof sessionId === 'string' && typeof title === 'string') titles.push([sessionId, title]);
     } catch {

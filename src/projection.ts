@@ -74,7 +74,9 @@ function messageText({ envelope, content }: Record<string, unknown>, stringConte
 export function joinTextBlocks(content: unknown): string {
   const texts: string[] = [];
   if (Array.isArray(content)) {
-    for (const block of presentEntries(content)) {
+    const blocks = presentEntries(content);
+    for (let k = 0; k < blocks.count; k++) {
+      const block = blocks.at(k);
       const text: unknown = isRecord(block) && block.type === 'text' ? block.text : undefined;
       if (typeof text === 'string') texts.push(text);
     }
