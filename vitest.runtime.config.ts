@@ -8,7 +8,7 @@ import { configDefaults, defineConfig } from 'vitest/config';
 const g = globalThis as { Deno?: unknown; Bun?: unknown };
 const runtime = g.Deno !== undefined ? 'deno' : g.Bun !== undefined ? 'bun' : undefined;
 if (runtime === undefined) {
-  throw new Error('vitest.runtime.config.ts is for Deno and Bun; use vitest.config.ts (project "node") under Node');
+  throw new Error('vitest.runtime.config.ts is for Deno and Bun; use vite.config.ts (project "node") under Node');
 }
 
 export default defineConfig({

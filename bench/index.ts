@@ -300,6 +300,13 @@ async function benchDiscovery(): Promise<void> {
     ratioRow('discovery', `listCandidates vs plain filter, query ${JSON.stringify(query)}`, l, f, 3, `${formatMs(l)} / ${formatMs(f)}; ${matches} match`);
     countRow('discovery', `title reads, query ${JSON.stringify(query)} (limit ${limit})`, reads, limit, `${calls} call, ${found.length} candidates`);
   }
+  // Title matching (SPEC §6.7): the host's titles are `Title <position in its batch>`, so "title 4"
+  // matches 11 of every 50; 50 candidates need 5 batches of 50, never all 100,000 titles.
+  const titled = createSessionReferences({ sessionQuery: host, config: { matchTitles: true } });
+  host.titleReads = 0;
+  host.titleCalls = 0;
+  const found = await titled.listCandidates(agent, 'title 4', limit);
+  countRow('discovery', `title reads with matchTitles, query "title 4" (limit ${limit})`, host.titleReads, 5 * limit, `${host.titleCalls} calls, ${found.length} candidates`);
 }
 
 // ---------------------------------------------------------------------------------------------

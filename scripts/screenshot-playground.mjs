@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 // Regenerates docs/playground.png, the playground screenshot shown in the README: builds the
-// playground (playground/dist), serves it on 127.0.0.1, drives Debian's Chromium through
+// playground (playground/dist), serves it on 127.0.0.1, drives the project's Chromium through
 // Playwright (a prompt citing two sample sessions, a lowered budget, the @ candidates open) and
 // saves the viewport.
 //
-// Usage: npm run screenshot   (needs /usr/bin/chromium; CJK/emoji glyphs need fonts such as
-// fonts-wqy-microhei and fonts-noto-color-emoji, otherwise they render as boxes)
+// Usage: npm run screenshot   (the Chromium of scripts/chromium.mjs; CJK/emoji glyphs need fonts such
+// as fonts-wqy-microhei and fonts-noto-color-emoji, otherwise they render as boxes)
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import { accessSync, constants, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CHROMIUM_PATH as CHROMIUM } from './chromium.mjs';
+import { chromiumExecutable } from './chromium.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const RESULTS = join(ROOT, 'test-results');
@@ -28,10 +28,7 @@ const RUNTIMES = [
     name: 'chromium',
     command: process.execPath,
     args: [VITEST, 'run', '--project', 'chromium'],
-    precheck: () =>
-      isExecutable(CHROMIUM)
-        ? undefined
-        : `${CHROMIUM} is missing: install it with \`apt-get update && apt-get install -y chromium\` (never \`playwright install\`)`,
+    precheck: chromiumProblem,
   },
   { name: 'workerd', command: process.execPath, args: [VITEST, 'run', '--project', 'workerd'] },
   {
@@ -54,6 +51,16 @@ function isExecutable(path) {
     return true;
   } catch {
     return false;
+  }
+}
+
+/** Unpacks the packaged Chromium before vitest starts (once), so a broken install fails here, clearly. */
+function chromiumProblem() {
+  try {
+    chromiumExecutable();
+    return undefined;
+  } catch (error) {
+    return String(error?.message ?? error);
   }
 }
 

@@ -6,6 +6,7 @@ import { checkSignal, throwIfAborted } from './abort.js';
 import { isPositiveSafeInteger } from './config.js';
 import { check, fail } from './errors.js';
 import { callHost, checkAgent, isNonEmptyString, presentEntries, readTitleRows } from './host.js';
+import { cleanTitleLabel } from './label.js';
 import { formatSessionReferenceMention } from './mention.js';
 import type { SessionHeader, SessionQuery } from './types.js';
 
@@ -15,7 +16,7 @@ const LIST_SESSIONS = 'sessionQuery.listSessions()';
 /** A session a user may cite, as `listCandidates` returns it (SPEC §6.5). */
 export interface SessionCandidate {
   sessionId: string;
-  /** The latest title when it has non-whitespace content, else the session id. */
+  /** The latest title cleaned as SPEC §6.6 says (at most 120 code points, one line), or the session id when nothing is left. */
   label: string;
   /** Present when the session has a non-empty cwd. */
   cwd?: string;
@@ -25,16 +26,32 @@ export interface SessionCandidate {
   mention: string;
 }
 
+/** What `listCandidates` takes from the configuration (SPEC §5). */
+export interface CandidateOptions {
+  /** The default `limit`. */
+  candidateLimit: number;
+  /** A non-empty query also matches the cleaned title label (SPEC §6.7). */
+  matchTitles: boolean;
+}
+
+/** A ranked session and its label. */
+interface Labelled {
+  header: SessionHeader;
+  label: string;
+}
+
 /**
  * `listCandidates(agent, query?, limit?, signal?)` of SPEC §6: one `listSessions` call, the agent
  * dropped, a case-insensitive substring filter on id or cwd, three cwd groups (stable), the first
- * `limit` (default `defaultLimit`), labelled with titles read in one call for those only.
+ * `limit` (default `candidateLimit`), labelled with their cleaned titles (§6.6) read in one call
+ * for those only. With `matchTitles` and a non-empty query, the filter also matches the label,
+ * and titles are read in batches in rank order until `limit` candidates are found (§6.7).
  * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_ARGUMENT`, `SESSION_REFERENCE_READ_FAILED`
  * (cause kept; also a record without a string id or a finite `createdAt`), `SESSION_REFERENCE_CANCELLED`.
  */
 export async function listCandidates(
   sessionQuery: SessionQuery,
-  defaultLimit: number,
+  options: CandidateOptions,
   agentInput: unknown,
   query: unknown,
   limitInput: unknown,
@@ -42,48 +59,42 @@ export async function listCandidates(
 ): Promise<SessionCandidate[]> {
   const agent = checkAgent(agentInput);
   check(query == null || typeof query === 'string', 'INVALID_ARGUMENT', 'query must be a string', query);
-  const limit = limitInput ?? defaultLimit;
+  const limit = limitInput ?? options.candidateLimit;
   check(isPositiveSafeInteger(limit), 'INVALID_ARGUMENT', 'limit must be a positive safe integer', limitInput);
   const signal = checkSignal(signalInput);
   throwIfAborted(signal);
-  // The agent's cwd (SPEC §4.6), read before the host answers: it ranks only when it is a non-empty string.
-  const ownCwd = agent.cwd ?? agent.session?.header?.cwd;
+  // The agent's id and cwd (SPEC §4.6), read before the host answers: they are the caller's.
   const { id: agentId } = agent;
-  const selected = await callHost(() => sessionQuery.listSessions(signal), signal, LIST_SESSIONS, (records) =>
-    selectCandidates(records, agentId, ownCwd, query ?? '', limit),
+  const ownCwd = agent.cwd ?? agent.session?.header?.cwd;
+  const needle = (query ?? '').toLowerCase();
+  const byTitle = options.matchTitles && needle !== '';
+  // With title matching, every record stays a candidate until its label is known (SPEC §6.7).
+  const accept = byTitle ? () => true : (header: SessionHeader) => matchesIdOrCwd(header, needle);
+  // The listing is read inside callHost (SPEC §10.1): ranked records are plain copies of ours.
+  const ranked = await callHost(() => sessionQuery.listSessions(signal), signal, LIST_SESSIONS, (records) =>
+    rankRecords(records, agentId, ownCwd, accept, byTitle ? Infinity : limit),
   );
-  const ids = selected.map((header) => header.id);
-  // Titles with non-whitespace content by session id, read in one call for the selected ids only
-  // (SPEC §6.4). A failed read only loses the titles, unless it is the signal's abort.
-  const titles = new Map<string, string>();
-  const rows =
-    ids.length && typeof sessionQuery.readTitleSnapshots === 'function'
-      ? await callHost(() => sessionQuery.readTitleSnapshots!(ids, signal), signal, 'readTitleSnapshots()', readTitleRows).catch(() => throwIfAborted(signal))
-      : undefined;
-  // Rows are matched by sessionId, not position; a row for an id not asked for is never looked up.
-  for (const [sessionId, title] of rows ?? []) if (title.trim()) titles.set(sessionId, title);
+  const selected = byTitle ? await selectByTitle(sessionQuery, ranked, needle, limit, signal) : await labelled(sessionQuery, ranked, signal);
   throwIfAborted(signal);
-  return selected.map(({ id: sessionId, cwd, createdAt }) => {
-    const label = titles.get(sessionId) ?? sessionId;
+  return selected.map(({ header: { id: sessionId, cwd, createdAt }, label }) =>
     // Keys in SPEC §6.5 order; `cwd` only when it is a non-empty string.
-    return { sessionId, label, ...(isNonEmptyString(cwd) && { cwd }), createdAt, mention: formatSessionReferenceMention({ sessionId, label }) };
-  });
+    ({ sessionId, label, ...(isNonEmptyString(cwd) && { cwd }), createdAt, mention: formatSessionReferenceMention({ sessionId, label }) }),
+  );
 }
 
 /**
- * Filter, three cwd groups (stable), first `limit` (SPEC §6.1–§6.4), over the host's answer: each
- * record's header fields are read once, and the kept ones copied.
+ * The records `accept` keeps, the agent's dropped, in the three cwd groups of SPEC §6.3 (same
+ * cwd, no cwd — `undefined`, `null` or `''` —, other cwd), `listSessions()` order inside each, at
+ * most `cap` per group and `cap` in all, as plain copies `{ id, createdAt, cwd }` of their headers
+ * (each field read once). Every record is checked, but `accept` is skipped once its group holds
+ * `cap`: later ones of that group can never be among the first `cap`.
  * @throws SessionReferenceError `SESSION_REFERENCE_READ_FAILED` for an answer that is not an
  * array, a hole, or a record without a header with a string id and a finite `createdAt`.
  */
-function selectCandidates(records: unknown, agentId: string, ownCwd: unknown, query: string, limit: number): SessionHeader[] {
+function rankRecords(records: unknown, agentId: string, ownCwd: unknown, accept: (header: SessionHeader) => boolean, cap: number): SessionHeader[] {
   check(Array.isArray(records), 'READ_FAILED', `${LIST_SESSIONS} must resolve to an array`, records);
-  const needle = query.toLowerCase();
-  // Same cwd, no cwd (undefined, null or ''), other cwd.
   const groups: SessionHeader[][] = [[], [], []];
-  // A hole in a sparse array is a (malformed) record too, found without visiting the rest
-  // (SPEC §10.3). Every record is checked, but the substring test is skipped once its group holds
-  // `limit` records: later ones of that group can never be among the first `limit`.
+  // A hole in a sparse array is a (malformed) record too, found without visiting the rest (SPEC §10.3).
   const list = presentEntries(records, (index) => {
     throw fail('READ_FAILED', `${LIST_SESSIONS} record ${index} is missing (a hole in a sparse array)`);
   });
@@ -98,11 +109,65 @@ function selectCandidates(records: unknown, agentId: string, ownCwd: unknown, qu
       record,
     );
     if (id === agentId) continue;
-    const rank = isNonEmptyString(ownCwd) && cwd === ownCwd ? 0 : cwd == null || cwd === '' ? 1 : 2;
-    const group = groups[rank]!;
-    if (group.length < limit && (id.toLowerCase().includes(needle) || (typeof cwd === 'string' && cwd.toLowerCase().includes(needle)))) {
-      group.push({ id, createdAt: createdAt as number, cwd: cwd as string | null | undefined });
+    const copy: SessionHeader = { id, createdAt: createdAt as number, cwd: cwd as string | null | undefined };
+    const group = groups[isNonEmptyString(ownCwd) && cwd === ownCwd ? 0 : cwd == null || cwd === '' ? 1 : 2]!;
+    if (group.length < cap && accept(copy)) group.push(copy);
+  }
+  return groups.flat().slice(0, cap);
+}
+
+/** True when the id or the cwd contains `needle` (already lowercased), lowercased with `toLowerCase()` (SPEC §6.2). */
+function matchesIdOrCwd({ id, cwd }: SessionHeader, needle: string): boolean {
+  return id.toLowerCase().includes(needle) || (typeof cwd === 'string' && cwd.toLowerCase().includes(needle));
+}
+
+/** `headers` with their labels, from one title read for exactly those (SPEC §6.4). */
+async function labelled(sessionQuery: SessionQuery, headers: SessionHeader[], signal: AbortSignal | undefined): Promise<Labelled[]> {
+  const labels = await readTitleLabels(sessionQuery, headers, signal);
+  return headers.map((header) => ({ header, label: labels.get(header.id) ?? header.id }));
+}
+
+/**
+ * Title matching (SPEC §6.7): ranked records are examined in order, `limit` at a time, each batch
+ * labelled by one title read; a record is kept when its id, cwd or label contains `needle`, and
+ * the examination stops once `limit` are kept. So at most `limit − 1` titles are read past the
+ * last record examined.
+ */
+async function selectByTitle(
+  sessionQuery: SessionQuery,
+  ranked: readonly SessionHeader[],
+  needle: string,
+  limit: number,
+  signal: AbortSignal | undefined,
+): Promise<Labelled[]> {
+  const kept: Labelled[] = [];
+  for (let start = 0; start < ranked.length && kept.length < limit; start += limit) {
+    for (const row of await labelled(sessionQuery, ranked.slice(start, start + limit), signal)) {
+      if (kept.length < limit && (matchesIdOrCwd(row.header, needle) || row.label.toLowerCase().includes(needle))) kept.push(row);
     }
   }
-  return groups.flat().slice(0, limit);
+  return kept;
+}
+
+/**
+ * The cleaned labels (SPEC §6.6) of the sessions whose title read succeeded with a string title
+ * that is not empty once cleaned, by session id; one `readTitleSnapshots` call (none for no
+ * headers or without the method). A failed read only loses the labels, unless it is the signal's
+ * abort; rows are matched by `sessionId`, not position, and a row that cannot be read is skipped
+ * (SPEC §6.4, §10.1).
+ */
+async function readTitleLabels(sessionQuery: SessionQuery, headers: readonly SessionHeader[], signal: AbortSignal | undefined): Promise<Map<string, string>> {
+  const labels = new Map<string, string>();
+  if (headers.length === 0 || typeof sessionQuery.readTitleSnapshots !== 'function') return labels;
+  const ids = headers.map((header) => header.id);
+  const rows = await callHost(() => sessionQuery.readTitleSnapshots!(ids, signal), signal, 'readTitleSnapshots()', readTitleRows).catch(() =>
+    throwIfAborted(signal),
+  );
+  throwIfAborted(signal);
+  // An id not asked for is never looked up.
+  for (const [sessionId, title] of rows ?? []) {
+    const label = cleanTitleLabel(title);
+    if (label) labels.set(sessionId, label);
+  }
+  return labels;
 }

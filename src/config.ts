@@ -12,6 +12,11 @@ export interface SessionReferenceConfig {
   candidateLimit?: number;
   /** Max UTF-8 bytes of one serialized reference object (SPEC §8.1); positive safe integer. Default 65536. */
   maxReferenceBytes?: number;
+  /**
+   * When `true`, a non-empty `listCandidates` query also matches the latest title (its cleaned
+   * label, SPEC §6.6–§6.7), reading titles in batches in rank order. Default `false`.
+   */
+  matchTitles?: boolean;
 }
 
 /** A validated configuration with every default filled in. */
@@ -22,13 +27,14 @@ export const DEFAULT_SESSION_REFERENCE_CONFIG: Readonly<ResolvedSessionReference
   maxReferences: 3,
   candidateLimit: 50,
   maxReferenceBytes: 65536,
+  matchTitles: false,
 });
 
 /**
  * Validates `config` and fills in defaults (SPEC §5). A key set to `undefined` takes its default.
- * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_CONFIG` naming the key for a value that
- * is not a positive safe integer (NaN, fractions, ≤ 0), `maxReferences > 3`, an unknown key, or a
- * `config` that is not a plain object.
+ * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_CONFIG` naming the key for a numeric
+ * value that is not a positive safe integer (NaN, fractions, ≤ 0), `maxReferences > 3`, a
+ * `matchTitles` that is not a boolean, an unknown key, or a `config` that is not a plain object.
  */
 export function resolveConfig(config: unknown): ResolvedSessionReferenceConfig {
   const resolved: ResolvedSessionReferenceConfig = { ...DEFAULT_SESSION_REFERENCE_CONFIG };
@@ -36,10 +42,14 @@ export function resolveConfig(config: unknown): ResolvedSessionReferenceConfig {
   // A key set to undefined takes its default, which the checks below accept (SPEC §5).
   for (const [key, value = resolved[key as keyof ResolvedSessionReferenceConfig]] of Object.entries(config ?? {})) {
     check(Object.hasOwn(resolved, key), 'INVALID_CONFIG', 'unknown config key', key);
-    // The default of maxReferences is also its hard upper bound (SPEC §5).
-    const max = key === 'maxReferences' ? 3 : Number.MAX_SAFE_INTEGER;
-    check(isPositiveSafeInteger(value) && value <= max, 'INVALID_CONFIG', `config.${key} must be an integer in 1..${max}`, value);
-    resolved[key as keyof ResolvedSessionReferenceConfig] = value;
+    if (key === 'matchTitles') {
+      check(typeof value === 'boolean', 'INVALID_CONFIG', 'config.matchTitles must be a boolean', value);
+    } else {
+      // The default of maxReferences is also its hard upper bound (SPEC §5).
+      const max = key === 'maxReferences' ? 3 : Number.MAX_SAFE_INTEGER;
+      check(isPositiveSafeInteger(value) && value <= max, 'INVALID_CONFIG', `config.${key} must be an integer in 1..${max}`, value);
+    }
+    (resolved as Record<string, unknown>)[key] = value;
   }
   return resolved;
 }

@@ -24,6 +24,7 @@ export {
 export { COMPACT_CHECKPOINT_SOURCE, isCompactCheckpointSource, type ConversationItem } from './projection.js';
 export { REFERENCE_WARNING, SESSION_REFERENCE_CONTEXT_SOURCE } from './render.js';
 export { composePromptMessage, MY_REQUEST_SEPARATOR } from './compose.js';
+export { cleanTitleLabel, MAX_LABEL_CODE_POINTS } from './label.js';
 export {
   DEFAULT_SESSION_REFERENCE_CONFIG,
   type SessionReferenceConfig,

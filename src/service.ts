@@ -40,8 +40,10 @@ export interface SessionReferences {
   readonly config: Readonly<ResolvedSessionReferenceConfig>;
   /**
    * Sessions the user may cite, for `@` autocomplete (SPEC §6): every session but `agent.id`,
-   * filtered by a case-insensitive substring of id or cwd, ordered same cwd → no cwd → other cwd
-   * (stable), the first `limit` (default `candidateLimit`) with their latest titles as labels.
+   * filtered by a case-insensitive substring of id or cwd (with `matchTitles`, also of the label,
+   * titles read in batches in rank order, §6.7), ordered same cwd → no cwd → other cwd (stable),
+   * the first `limit` (default `candidateLimit`), labelled with their latest titles cleaned as
+   * §6.6 says (one line, at most 120 code points) or their ids.
    * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_ARGUMENT` (agent without string id,
    * non-string query, limit not a positive safe integer, bad signal), `SESSION_REFERENCE_READ_FAILED`
    * (`listSessions` failed or answered malformed records; cause kept), `SESSION_REFERENCE_CANCELLED`.
@@ -99,7 +101,7 @@ export function createSessionReferences(options: SessionReferencesOptions): Sess
     return Object.freeze({
       config: resolved,
       listCandidates: guarded((agent: unknown, query: unknown, limit: unknown, signal: unknown) =>
-        listCandidates(sessionQuery, resolved.candidateLimit, agent, query, limit, signal),
+        listCandidates(sessionQuery, resolved, agent, query, limit, signal),
       ),
       prepare: guarded((agent: unknown, content: unknown, references: unknown, signal: unknown) =>
         prepare(sessionQuery, resolved, agent, content, references, signal),
@@ -107,15 +109,7 @@ export function createSessionReferences(options: SessionReferencesOptions): Sess
       referenceUserMessage: guarded(async (agent: unknown, message: unknown, signal: unknown) => {
         checkAgent(agent);
         checkMessage(message);
-        const references: SessionReference[] = [];
-        // Every text block's text becomes its readable form; other entries, null and primitives
-        // included, are kept as they are (SPEC §4: permissive).
-        const readable = message.content.map((block) => {
-          if (block?.type !== 'text' || typeof block.text !== 'string') return block;
-          const parsed = parseSessionReferenceText(block.text);
-          for (const reference of parsed.references) references.push(reference);
-          return { ...block, text: parsed.text };
-        });
+        const { content: readable, references } = parseContentMentions(message.content);
         const prepared = await prepare(sessionQuery, resolved, agent, readable, references, signal);
         return composePromptMessage({ ...message, content: prepared.content }, prepared.context);
       }),
@@ -123,6 +117,23 @@ export function createSessionReferences(options: SessionReferencesOptions): Sess
   } catch (error) {
     throw argumentError(error, 'INVALID_CONFIG');
   }
+}
+
+/**
+ * The mentions of every text block (SPEC §3.2): each text block's text becomes its readable form
+ * (`@label`), other entries — null and primitives included — are kept as they are (SPEC §4:
+ * permissive); the references in order of appearance, duplicates included.
+ * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_REFERENCE` for a malformed mention.
+ */
+export function parseContentMentions(content: readonly ContentBlock[]): { content: ContentBlock[]; references: SessionReference[] } {
+  const references: SessionReference[] = [];
+  const readable = content.map((block) => {
+    if (block?.type !== 'text' || typeof block.text !== 'string') return block;
+    const parsed = parseSessionReferenceText(block.text);
+    for (const reference of parsed.references) references.push(reference);
+    return { ...block, text: parsed.text };
+  });
+  return { content: readable, references };
 }
 
 /**

@@ -336,6 +336,8 @@ describe('bad input: createSessionReferences (SPEC §5)', () => {
     ...(['maxReferences', 'candidateLimit', 'maxReferenceBytes'] as const).flatMap((key) =>
       BAD_CONFIG_VALUES.map(([name, value]): [string, unknown, string] => [`${key} = ${name}`, { [key]: value }, key]),
     ),
+    ['matchTitles = "yes"', { matchTitles: 'yes' }, 'matchTitles'],
+    ['matchTitles = 0', { matchTitles: 0 }, 'matchTitles'],
     ['maxReferences = 4', { maxReferences: 4 }, 'maxReferences'],
     ['maxReferences = 100', { maxReferences: 100 }, 'maxReferences'],
     ['the unknown key "maxBytes"', { maxBytes: 5 }, 'maxBytes'],
@@ -378,10 +380,11 @@ describe('bad input: createSessionReferences (SPEC §5)', () => {
   });
 
   it('accepts every key set to undefined (defaults) and a readTitleSnapshots set to undefined', () => {
-    expect(createSessionReferences({ sessionQuery, config: { maxReferences: undefined, candidateLimit: undefined, maxReferenceBytes: undefined } }).config).toEqual({
+    expect(createSessionReferences({ sessionQuery, config: { maxReferences: undefined, candidateLimit: undefined, maxReferenceBytes: undefined, matchTitles: undefined } }).config).toEqual({
       maxReferences: 3,
       candidateLimit: 50,
       maxReferenceBytes: 65536,
+      matchTitles: false,
     });
     expect(() => createSessionReferences({ sessionQuery: { listSessions: noop, readSurface: noop as never, readTitleSnapshots: undefined } })).not.toThrow();
   });

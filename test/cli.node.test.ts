@@ -130,7 +130,7 @@ describe('usage errors (exit 2) and --help', () => {
       expect(result.code).toBe(0);
       expect(result.stderr).toBe('');
       expect(result.stdout).toContain(USAGE);
-      for (const word of ['candidates [QUERY]', 'prepare MESSAGE', 'encode ID', 'decode URI', 'parse TEXT', '--store DIR', '--demo', '--as SESSION_ID', '--limit N', '--max-reference-bytes N', '--json']) {
+      for (const word of ['candidates [QUERY]', 'prepare MESSAGE', 'encode ID', 'decode URI', 'parse TEXT', '--store DIR', '--demo', '--as SESSION_ID', '--limit N', '--match-titles', '--max-reference-bytes N', '--json']) {
         expect(result.stdout).toContain(word);
       }
     }
@@ -183,6 +183,14 @@ describe('candidates', () => {
     expect((await cli(['candidates', 'no-such-thing', '--demo'])).stdout).toBe('');
   });
 
+  it('--match-titles: QUERY also matches titles (SPEC §6.7); without it titles are never searched', async () => {
+    const matched = await cli(['candidates', 'GEMINI', '--demo', '--as', TARGET, '--match-titles', '--json']);
+    expect(matched.code).toBe(0);
+    expect(JSON.parse(matched.stdout).map((r: { sessionId: string }) => r.sessionId)).toEqual([REAL]);
+    expect((await cli(['candidates', 'GEMINI', '--demo', '--as', TARGET, '--json'])).stdout.trim()).toBe('[]');
+    await expectUsage(['prepare', 'x', '--demo', '--as', TARGET, '--match-titles'], /--match-titles does not apply to prepare/);
+  });
+
   it('errors: unknown --as is NOT_FOUND, --limit 0 is INVALID_ARGUMENT', async () => {
     const stderr = await expectError(['candidates', '--demo', '--as', 'session-missing'], 'SESSION_REFERENCE_NOT_FOUND');
     expect(stderr).toContain('"session-missing"');
@@ -218,7 +226,8 @@ describe('candidates', () => {
     writeFileSync(join(dir, 'session.jsonl'), `${JSON.stringify({ type: 'session', version: 1, id: 'tab\there', createdAt: 0, cwd: '/c' })}\n${JSON.stringify(title)}\n`);
     const result = await cli(['candidates', '--store', root]);
     expect(result.stdout.split('\n')).toHaveLength(2);
-    expect(result.stdout.split('\t').slice(0, 2)).toEqual(['"two\\nlines"', '"tab\\there"']);
+    // The title is a label cleaned to one line (SPEC §6.6); the id is data, printed quoted.
+    expect(result.stdout.split('\t').slice(0, 2)).toEqual(['two lines', '"tab\\there"']);
   });
 });
 

@@ -160,6 +160,17 @@ describe.each<Layout>(['zstd', 'jsonl'])('the built Worker in plain Miniflare, r
     expect(limited.map((row) => row.sessionId)).toEqual([REAL_ID, 'loose']);
   });
 
+  it('GET /candidates?titles=1 also matches titles (SPEC §6.7); titles=0 or absent does not', async () => {
+    const byTitle = (await (await call('/candidates?as=target&q=release&titles=1')).json()) as SessionCandidate[];
+    expect(byTitle.map((row) => [row.sessionId, row.label])).toEqual([['notes-42', 'Release notes']]);
+    for (const path of ['/candidates?as=target&q=release', '/candidates?as=target&q=release&titles=0']) {
+      expect(await (await call(path)).json()).toEqual([]);
+    }
+    const bad = await call('/candidates?as=target&q=release&titles=yes');
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({ code: 'SESSION_REFERENCE_INVALID_ARGUMENT', message: expect.stringContaining('"yes"') });
+  });
+
   it('POST /prepare { as, text } returns the composed message of SPEC §9.4 and its metadata', async () => {
     const mention = formatSessionReferenceMention({ sessionId: REAL_ID, label: 'dumen' });
     const text = `Continue ${mention} and compare with ${encodeSessionReferenceUri('notes-42')} please`;

@@ -39,7 +39,8 @@ describe('createSessionReferences config (SPEC §5)', () => {
   const sessionQuery = fakeQuery([]);
 
   it('fills defaults', () => {
-    expect(DEFAULT_SESSION_REFERENCE_CONFIG).toEqual({ maxReferences: 3, candidateLimit: 50, maxReferenceBytes: 65536 });
+    expect(DEFAULT_SESSION_REFERENCE_CONFIG).toEqual({ maxReferences: 3, candidateLimit: 50, maxReferenceBytes: 65536, matchTitles: false });
+    expect(createSessionReferences({ sessionQuery, config: { matchTitles: true } }).config.matchTitles).toBe(true);
     expect(createSessionReferences({ sessionQuery }).config).toEqual(DEFAULT_SESSION_REFERENCE_CONFIG);
     expect(createSessionReferences({ sessionQuery, config: { maxReferences: 1, maxReferenceBytes: undefined } }).config).toEqual({ ...DEFAULT_SESSION_REFERENCE_CONFIG, maxReferences: 1 });
   });
@@ -53,6 +54,9 @@ describe('createSessionReferences config (SPEC §5)', () => {
     ['candidateLimit 2^53', { candidateLimit: 2 ** 53 }, 'candidateLimit'],
     ['maxReferenceBytes "100"', { maxReferenceBytes: '100' }, 'maxReferenceBytes'],
     ['maxReferenceBytes Infinity', { maxReferenceBytes: Infinity }, 'maxReferenceBytes'],
+    ['matchTitles "true"', { matchTitles: 'true' }, 'matchTitles'],
+    ['matchTitles 1', { matchTitles: 1 }, 'matchTitles'],
+    ['matchTitles null', { matchTitles: null }, 'matchTitles'],
     ['an unknown key', { maxBytes: 5 }, 'maxBytes'],
     ['a non-object config', 'big', 'config'],
   ])('rejects %s naming the key', (_, config, key) => {

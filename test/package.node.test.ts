@@ -6,7 +6,7 @@
  * runs the `dsh-session-reference` bin.
  */
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -40,7 +40,7 @@ describe('the npm package (npm pack → npm install → import)', () => {
     for (const entry of ['package.json', 'LICENSE', 'README.md', 'samples', 'src', 'docs', 'examples', 'bench']) {
       if (existsSync(join(ROOT, entry))) cpSync(join(ROOT, entry), join(project, entry), { recursive: true });
     }
-    for (const entry of ['tsconfig.json', 'tsconfig.build.json', 'tsconfig.build.node.json']) {
+    for (const entry of ['tsconfig.json', 'tsconfig.build.json', 'tsconfig.build.node.json', 'tsconfig.build.dsh.json']) {
       cpSync(join(ROOT, entry), join(project, entry));
     }
     symlinkSync(join(ROOT, 'node_modules'), join(project, 'node_modules'), 'dir');
@@ -80,6 +80,8 @@ describe('the npm package (npm pack → npm install → import)', () => {
         'dist/node/index.js',
         'dist/node/index.d.ts',
         'dist/node/cli.js',
+        'dist/dsh/index.js',
+        'dist/dsh/index.d.ts',
         `samples/store/77-Dumen/${SAMPLE_ID}/session.v3.jsonl`,
       ]),
     );
@@ -102,7 +104,13 @@ describe('the npm package (npm pack → npm install → import)', () => {
     expect(manifest.sideEffects).toBe(false);
     expect(manifest.exports['.']).toEqual({ types: './dist/index.d.ts', import: './dist/index.js' });
     expect(manifest.exports['./store']).toEqual({ types: './dist/store/index.d.ts', import: './dist/store/index.js' });
-    expect(manifest.exports['./node']).toEqual({ types: './dist/node/index.d.ts', import: './dist/node/index.js' });
+    // Node-only: a `node` condition and nothing for browsers, so bundlers refuse it at build time.
+    expect(manifest.exports['./node']).toEqual({ types: './dist/node/index.d.ts', node: './dist/node/index.js' });
+    expect(manifest.exports['./dsh']).toEqual({ types: './dist/dsh/index.d.ts', import: './dist/dsh/index.js' });
+    // The dsh host packages are optional peers of ./dsh alone (SPEC §14.4): never installed for the core.
+    expect(Object.keys(manifest.peerDependencies).sort()).toEqual(['@deepseek-ai/cordis', '@deepseek-ai/dsh-llm', '@deepseek-ai/dsh-typert-protocol']);
+    expect(Object.values(manifest.peerDependenciesMeta)).toEqual([{ optional: true }, { optional: true }, { optional: true }]);
+    expect(existsSync(join(consumer, 'node_modules/@deepseek-ai'))).toBe(false);
     expect(manifest.bin).toEqual({ 'dsh-session-reference': './dist/node/cli.js' });
     expect(Object.keys(manifest.dependencies ?? {})).toEqual(['fzstd']);
   });
@@ -162,6 +170,57 @@ describe('the npm package (npm pack → npm install → import)', () => {
       }),
     );
     expect(() => sh(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', '.'], consumer)).not.toThrow();
+  }, 60_000);
+
+  it('imports ./dsh once the dsh host packages (its optional peers) are installed', () => {
+    const host = join(tmp, 'dsh-host');
+    mkdirSync(host);
+    writeFileSync(join(host, 'package.json'), JSON.stringify({ name: 'dsh-host', private: true, type: 'module' }));
+    const pins = ['@deepseek-ai/cordis', '@deepseek-ai/dsh-llm', '@deepseek-ai/dsh-typert-protocol'].map((name) => `${name}@${manifest.devDependencies[name]}`);
+    sh(NPM, ['install', '--no-audit', '--no-fund', '--prefer-offline', '--no-save', join(tmp, readdirSync(tmp).find((f) => f.endsWith('.tgz'))!), ...pins], host);
+    const script = `
+      import SessionReferenceResolver, { encodeSessionReferenceUri, SessionReferenceError } from 'dsh-session-reference/dsh';
+      import { Context } from '@deepseek-ai/cordis';
+      const ctx = new Context();
+      ctx.provide('sessionQuery', { listSessions: async () => [], readSurface: async () => { throw new Error('none'); } });
+      await ctx.plugin(SessionReferenceResolver);
+      console.log(JSON.stringify({
+        uri: encodeSessionReferenceUri('session-434'),
+        error: typeof SessionReferenceError,
+        inject: SessionReferenceResolver.inject,
+        candidates: await ctx.sessionReferenceResolver.listCandidates({ id: 'me' }),
+      }));
+    `;
+    expect(JSON.parse(sh(process.execPath, ['--input-type=module', '-e', script], host))).toEqual({
+      uri: 'dsh-session:InNlc3Npb24tNDM0Ig',
+      error: 'function',
+      inject: ['sessionQuery'],
+      candidates: [],
+    });
+  }, 120_000);
+
+  it('builds a browser consumer of the Web entries with Vite, and refuses ./node at build time', async () => {
+    const { build } = await import('vite');
+    const bundle = async (name: string, code: string) => {
+      const dir = join(consumer, name);
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, 'index.html'), '<!doctype html><script type="module" src="./main.js"></script>');
+      writeFileSync(join(dir, 'main.js'), code);
+      return build({ root: dir, logLevel: 'silent', configFile: false, build: { write: false, minify: false } });
+    };
+    const web = await bundle(
+      'browser-web',
+      `import { encodeSessionReferenceUri } from 'dsh-session-reference';
+       import { parseSessionLog } from 'dsh-session-reference/store';
+       document.title = encodeSessionReferenceUri('x') + typeof parseSessionLog;`,
+    );
+    const chunks = (Array.isArray(web) ? web : [web]).flatMap((result) => ('output' in result ? result.output : []));
+    expect(chunks.some((chunk) => chunk.type === 'chunk' && chunk.code.includes('dsh-session:'))).toBe(true);
+    const refused = await bundle('browser-node', `import { createDshStoreSessionQuery } from 'dsh-session-reference/node'; console.log(createDshStoreSessionQuery);`).then(
+      () => undefined,
+      (error: unknown) => String((error as Error).message).replace(/\u001b\[[0-9;]*m/g, ''),
+    );
+    expect(refused).toMatch(/"\.\/node" is not exported under the conditions \[[^\]]*"browser"/);
   }, 60_000);
 
   it('installs a working dsh-session-reference bin', () => {

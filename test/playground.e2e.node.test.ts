@@ -1,16 +1,16 @@
 /**
  * End-to-end test of the playground (SPEC §13) in real Chromium: builds the static site with the
  * Vite JS API, serves the built files from 127.0.0.1 under a sub-path (as any static host would),
- * and drives Debian's /usr/bin/chromium through Playwright.
+ * and drives the project's Chromium (scripts/chromium.mjs) through Playwright.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatSessionReferenceMention } from '../src/index.js';
-import { buildPlayground, CHROMIUM_PATH, launchChromium, serveStatic } from '../playground/tools/harness.mjs';
+import { buildPlayground, launchChromium, serveStatic } from '../playground/tools/harness.mjs';
 import { COMPACTED, ENVELOPED, REAL } from './sample-ids.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -91,9 +91,6 @@ async function dropFiles(paths: string[]) {
 
 describe('playground (built site, real Chromium)', { timeout: 60_000 }, () => {
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM_PATH)) {
-      throw new Error(`${CHROMIUM_PATH} is missing: install it with \`apt-get update && apt-get install -y chromium\` (never \`playwright install\`)`);
-    }
     outDir = mkdtempSync(join(tmpdir(), 'dsh-playground-'));
     const [, launched] = await Promise.all([buildPlayground({ outDir }), launchChromium()]);
     browser = launched;
@@ -204,6 +201,20 @@ describe('playground (built site, real Chromium)', { timeout: 60_000 }, () => {
     await page.getByTestId('composer').press('Escape');
     await poll(() => page.getByTestId('candidate').count()).toBe(0);
     await page.getByTestId('target').selectOption('__draft__');
+  });
+
+  it('the matchTitles checkbox (on by default) lets @ title words find a session (SPEC §6.7)', async () => {
+    const checkbox = page.getByTestId('match-titles');
+    expect(await checkbox.isChecked()).toBe(true);
+    const candidates = () => page.getByTestId('candidate').evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-session-id')));
+    await typeFresh('@gemini');
+    await poll(candidates).toEqual([REAL_ID]);
+    await page.getByTestId('composer').press('Escape');
+    await checkbox.uncheck();
+    await typeFresh('@gemini');
+    await poll(() => page.getByTestId('candidate').count()).toBe(0);
+    await checkbox.check();
+    await typeFresh('');
   });
 
   it('dropped real dsh files (plain and zstd) and a picked file replace the store and can be cited', async () => {

@@ -16,20 +16,24 @@ import {
 import type { MemorySessionQuery } from '../../src/store/index.js';
 import { toErrorInfo, type ErrorInfo } from './sessions.js';
 
-/** The raw text of the three config inputs; an empty field means "library default". */
+/**
+ * The config controls: the raw text of the three number inputs (an empty field means "library
+ * default") and the `matchTitles` checkbox (SPEC §6.7).
+ */
 export interface ConfigFields {
   maxReferences: string;
   maxReferenceBytes: string;
   candidateLimit: string;
+  matchTitles: boolean;
 }
 
 export function configFromFields(fields: ConfigFields): SessionReferenceConfig {
-  const config: Record<string, number> = {};
+  const config: SessionReferenceConfig = { matchTitles: fields.matchTitles };
   for (const key of ['maxReferences', 'maxReferenceBytes', 'candidateLimit'] as const) {
     const raw = fields[key].trim();
     if (raw !== '') config[key] = Number(raw);
   }
-  return config as SessionReferenceConfig;
+  return config;
 }
 
 /** The service, or the `SESSION_REFERENCE_INVALID_CONFIG` error that creating it raised. */

@@ -6,6 +6,7 @@ import { Component, h, render, type ComponentChildren } from 'preact';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import htm from 'htm';
 import {
+  cleanTitleLabel,
   DEFAULT_SESSION_REFERENCE_CONFIG,
   formatSessionReferenceMention,
   type SessionReferenceMetadataEntry,
@@ -194,6 +195,8 @@ function App() {
     maxReferences: String(DEFAULT_SESSION_REFERENCE_CONFIG.maxReferences),
     maxReferenceBytes: String(DEFAULT_SESSION_REFERENCE_CONFIG.maxReferenceBytes),
     candidateLimit: String(DEFAULT_SESSION_REFERENCE_CONFIG.candidateLimit),
+    // On here, unlike the library default: people type title words after `@` (SPEC §6.7).
+    matchTitles: true,
   });
   const [target, setTarget] = useState<string>(DRAFT);
   const [draftCwd, setDraftCwd] = useState('');
@@ -295,7 +298,7 @@ function App() {
     };
   }, []);
 
-  const setField = (key: keyof ConfigFields) => (event: Event) => {
+  const setField = (key: Exclude<keyof ConfigFields, 'matchTitles'>) => (event: Event) => {
     const value = (event.currentTarget as HTMLInputElement).value;
     setFields((current) => ({ ...current, [key]: value }));
   };
@@ -348,7 +351,7 @@ function App() {
                 onCite=${() => {
                   const log = entry.log;
                   if (!log) return;
-                  const mention = formatSessionReferenceMention({ sessionId: log.header.id, label: titleOf(log)?.trim() || log.header.id });
+                  const mention = formatSessionReferenceMention({ sessionId: log.header.id, label: cleanTitleLabel(titleOf(log) ?? '') || log.header.id });
                   setInsertRequest({ text: mention, nonce: Date.now() });
                 }}
               />`,
@@ -457,6 +460,18 @@ function App() {
             <label class="field">
               <span>candidateLimit</span>
               <input type="number" min="1" step="1" data-testid="candidate-limit" value=${fields.candidateLimit} onInput=${setField('candidateLimit')} />
+            </label>
+            <label class="field" title="A non-empty @ query also matches session titles (SPEC §6.7)">
+              <span>matchTitles</span>
+              <input
+                type="checkbox"
+                data-testid="match-titles"
+                checked=${fields.matchTitles}
+                onChange=${(event: Event) => {
+                  const checked = (event.currentTarget as HTMLInputElement).checked;
+                  setFields((current) => ({ ...current, matchTitles: checked }));
+                }}
+              />
             </label>
           </div>
           <label class="field">

@@ -1,6 +1,7 @@
 // Shared by the playground's end-to-end test (test/playground.e2e.node.test.ts) and the screenshot
 // script (scripts/screenshot-playground.mjs): build the static site with the Vite JS API, serve it
-// from 127.0.0.1 with a tiny static server, and launch Debian's Chromium through Playwright.
+// from 127.0.0.1 with a tiny static server, and launch the project's Chromium (scripts/chromium.mjs:
+// the one @sparticuz/chromium ships, or $CHROMIUM_PATH) through Playwright.
 // Node-only; never part of the page.
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
@@ -9,18 +10,17 @@ import { extname, join, normalize, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const PLAYGROUND_DIR = fileURLToPath(new URL('..', import.meta.url));
-export { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../scripts/chromium.mjs';
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../scripts/chromium.mjs';
+import { CHROMIUM_ARGS, chromiumExecutable } from '../../scripts/chromium.mjs';
 
 /**
- * Builds the playground into `outDir` (default playground/dist) with playground/vite.config.ts.
+ * Builds the playground into `outDir` (default playground/dist) with the root vite.config.ts.
  * @param {{ outDir?: string }} [options]
  * @returns {Promise<string>} the output directory
  */
 export async function buildPlayground({ outDir = join(PLAYGROUND_DIR, 'dist') } = {}) {
   const { build } = await import('vite');
   await build({
-    configFile: join(PLAYGROUND_DIR, 'vite.config.ts'),
+    configFile: join(PLAYGROUND_DIR, '..', 'vite.config.ts'),
     logLevel: 'warn',
     build: { outDir, emptyOutDir: true },
   });
@@ -77,8 +77,8 @@ export async function serveStatic(dir, { prefix = '/' } = {}) {
   };
 }
 
-/** Debian's Chromium through Playwright (never `playwright install`). */
+/** The project's Chromium (scripts/chromium.mjs) through Playwright (never `playwright install`). */
 export async function launchChromium() {
   const { chromium } = await import('playwright');
-  return chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true });
+  return chromium.launch({ executablePath: chromiumExecutable(), args: CHROMIUM_ARGS, headless: true });
 }

@@ -29,7 +29,7 @@ export interface CliIO {
 
 /** The one-line synopsis printed with every usage error. */
 export const USAGE =
-  'Usage: dsh-session-reference <candidates [QUERY] | prepare MESSAGE | encode ID | decode URI | parse TEXT> [--store DIR | --demo] [--as SESSION_ID] [--limit N] [--max-reference-bytes N] [--json]';
+  'Usage: dsh-session-reference <candidates [QUERY] | prepare MESSAGE | encode ID | decode URI | parse TEXT> [--store DIR | --demo] [--as SESSION_ID] [--limit N] [--match-titles] [--max-reference-bytes N] [--json]';
 
 const HELP = `dsh-session-reference — cite other dsh sessions in a prompt (SPEC §12.2)
 
@@ -37,7 +37,8 @@ ${USAGE}
 
 Commands
   candidates [QUERY]  Sessions you could cite, best first: same cwd as --as, then no cwd, then
-                      others. QUERY filters by a case-insensitive substring of id or cwd.
+                      others. QUERY filters by a case-insensitive substring of id or cwd
+                      (with --match-titles, also of the title).
                       One line per session: label, id, created (UTC), cwd, mention.
   prepare MESSAGE     Parse the @[label](dsh-session:…) mentions in MESSAGE, read the cited
                       sessions and print the prompt the model sees. Needs --as.
@@ -51,6 +52,8 @@ Options
   --as SESSION_ID            the session you are writing in: excluded from candidates, ranks by
                              its cwd, and is the target of prepare (must exist in the store)
   --limit N                  candidates: at most N rows (default 50)
+  --match-titles             candidates: QUERY also matches session titles (the words people
+                             type after @); titles are read in batches, best-ranked first
   --max-reference-bytes N    prepare: byte budget per cited session (default 65536)
   --json                     machine-readable output
   -h, --help                 this help
@@ -69,6 +72,7 @@ interface Flags {
   demo?: boolean;
   as?: string;
   limit?: string;
+  'match-titles'?: boolean;
   'max-reference-bytes'?: string;
   json?: boolean;
   help?: boolean;
@@ -76,7 +80,7 @@ interface Flags {
 
 /** Which flags each command takes, beyond `--json` and `--help`. */
 const COMMAND_FLAGS: Record<string, { positionals: [min: number, max: number, name: string]; flags: ReadonlyArray<keyof Flags> }> = {
-  candidates: { positionals: [0, 1, 'QUERY'], flags: ['store', 'demo', 'as', 'limit'] },
+  candidates: { positionals: [0, 1, 'QUERY'], flags: ['store', 'demo', 'as', 'limit', 'match-titles'] },
   prepare: { positionals: [1, 1, 'MESSAGE'], flags: ['store', 'demo', 'as', 'max-reference-bytes'] },
   encode: { positionals: [1, 1, 'ID'], flags: [] },
   decode: { positionals: [1, 1, 'URI'], flags: [] },
@@ -91,7 +95,8 @@ const COMMAND_FLAGS: Record<string, { positionals: [min: number, max: number, na
  *
  * Commands: `candidates [QUERY]`, `prepare MESSAGE` (needs `--as`), `encode ID`, `decode URI`,
  * `parse TEXT`. Flags: `--store DIR` (default `$DSH_HOME/sessions`, else `~/.dsh/sessions`),
- * `--demo` (the bundled sample store), `--as SESSION_ID`, `--limit N`, `--max-reference-bytes N`,
+ * `--demo` (the bundled sample store), `--as SESSION_ID`, `--limit N`, `--match-titles` (QUERY
+ * also matches titles, SPEC §6.7), `--max-reference-bytes N`,
  * `--json`, `--help`. A flag a command does not take, or a non-integer `N`, is a usage error.
  * The argument `-` of `prepare`, `encode`, `decode` and `parse` is read from `io.stdin` (UTF-8,
  * one trailing newline removed); without `io.stdin`, or with invalid UTF-8, it is a usage error.
@@ -144,6 +149,7 @@ function parseCommandLine(argv: readonly string[]): Command | 'help' {
         demo: { type: 'boolean' },
         as: { type: 'string' },
         limit: { type: 'string' },
+        'match-titles': { type: 'boolean' },
         'max-reference-bytes': { type: 'string' },
         json: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
@@ -162,7 +168,7 @@ function parseCommandLine(argv: readonly string[]): Command | 'help' {
   if (args.length > max) {
     throw new UsageError(`${name} takes ${max === 0 ? 'no arguments' : `one ${argName}`}; quote it if it has spaces (got ${args.length} arguments)`);
   }
-  for (const flag of ['store', 'demo', 'as', 'limit', 'max-reference-bytes'] as const) {
+  for (const flag of ['store', 'demo', 'as', 'limit', 'match-titles', 'max-reference-bytes'] as const) {
     if (values[flag] !== undefined && !spec.flags.includes(flag)) throw new UsageError(`--${flag} does not apply to ${name}`);
   }
   if (values.store !== undefined && values.demo) throw new UsageError('--store and --demo exclude each other');
@@ -266,7 +272,7 @@ async function candidates(query: string | undefined, flags: Flags, io: CliIO, ou
     throw fail('INVALID_ARGUMENT', `--limit must be a positive safe integer, got ${describeValue(flags.limit)}`);
   }
   const { sessionQuery, agent } = await openStore(flags, io);
-  const refs = createSessionReferences({ sessionQuery });
+  const refs = createSessionReferences({ sessionQuery, config: { matchTitles: flags['match-titles'] === true } });
   const rows = await refs.listCandidates(agent, query, limit);
   if (flags.json) {
     out(JSON.stringify(rows, null, 2));

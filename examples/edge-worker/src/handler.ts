@@ -3,7 +3,8 @@
  * session logs in an R2 bucket bound as `SESSIONS` (each object one log, `.jsonl` or multi-frame
  * `.jsonl.zstd`, under any key; the session id comes from the log's header).
  *
- *   GET  /candidates?as=ID&q=TEXT&limit=N   → SessionCandidate[] (for `@` autocomplete)
+ *   GET  /candidates?as=ID&q=TEXT&limit=N&titles=1 → SessionCandidate[] (for `@` autocomplete;
+ *        `titles=1`: `q` also matches titles, SPEC §6.7)
  *   POST /prepare  { "as": ID, "text": "…" } → { message, metadata }
  *        or        { "as": ID, "message": UserMessage }
  *
@@ -113,13 +114,13 @@ function configOf(env: Env): SessionReferenceConfig {
 }
 
 /** The service over this request's view of the bucket (one query instance per request). */
-function open(env: Env) {
+function open(env: Env, matchTitles = false) {
   if (typeof env.SESSIONS !== 'object' || env.SESSIONS === null) {
     throw new SessionReferenceError('SESSION_REFERENCE_INVALID_CONFIG', 'the Worker has no R2 bucket bound as SESSIONS');
   }
   const prefix = env.KEY_PREFIX;
   const sessionQuery = createObjectStoreSessionQuery(env.SESSIONS, prefix ? { prefix } : {});
-  const refs = createSessionReferences({ sessionQuery, config: configOf(env) });
+  const refs = createSessionReferences({ sessionQuery, config: { ...configOf(env), matchTitles } });
   return { sessionQuery, refs };
 }
 
@@ -145,8 +146,11 @@ async function candidates(url: URL, env: Env, signal: AbortSignal): Promise<Resp
     if (!/^\d+$/.test(limitParam)) throw invalid(`limit must be a positive integer, got ${JSON.stringify(limitParam)}`);
     limit = Number(limitParam);
   }
+  // `titles=1` turns on title matching (SPEC §6.7): what people type after `@` is usually a title.
+  const titles = url.searchParams.get('titles');
+  if (titles !== null && titles !== '0' && titles !== '1') throw invalid(`titles must be 0 or 1, got ${JSON.stringify(titles)}`);
   if (as === null) throw invalid('the "as" query parameter must name the session the prompt is for');
-  const { sessionQuery, refs } = open(env);
+  const { sessionQuery, refs } = open(env, titles === '1');
   const agent = await targetAgent(sessionQuery, as, signal);
   return json(await refs.listCandidates(agent, query, limit, signal));
 }

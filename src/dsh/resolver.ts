@@ -1,0 +1,191 @@
+/**
+ * The dsh host plugin: `ctx.sessionReferenceResolver` and the `agent/pre-step` rewrite
+ * (SPEC §14.2–§14.3), a thin layer over {@link createSessionReferences}.
+ * @module
+ */
+import type { Context } from '@deepseek-ai/cordis';
+import { createUserMessage, freezeMessage } from '@deepseek-ai/dsh-llm';
+import { Remote, TypertRemoteService } from '@deepseek-ai/dsh-typert-protocol';
+import type { SessionCandidate } from '../candidates.js';
+import { resolveConfig, type ResolvedSessionReferenceConfig, type SessionReferenceConfig } from '../config.js';
+import { argumentError, check } from '../errors.js';
+import type { SessionReference } from '../mention.js';
+import { createSessionReferences, parseContentMentions, type SessionReferences } from '../service.js';
+import type { ContentBlock, HookContext, MessageSource, SessionQuery, SessionReferenceMetadataEntry, TargetAgent, UserMessage } from '../types.js';
+
+/** The Cordis service key the plugin provides (SPEC §14.2). */
+export const SESSION_REFERENCE_RESOLVER_SERVICE = 'sessionReferenceResolver';
+
+/** A candidate as the service's `listCandidates` returns it: SPEC §6.5 without `mention` (§14.3). */
+export type SessionReferenceCandidate = Omit<SessionCandidate, 'mention'>;
+
+/** One row of a recall message's `source.references` (SPEC §14.3): the §9.1 metadata plus `inputIndex`. */
+export interface RecallReference extends SessionReferenceMetadataEntry {
+  /** The reference's position after deduplication (first mention order). */
+  inputIndex: number;
+}
+
+/** `source` of the recall message that carries the snapshots (SPEC §14.3). */
+export interface RecallSource extends MessageSource {
+  kind: 'session-reference';
+  form: 'recall';
+  version: 1;
+  references: RecallReference[];
+}
+
+/** The frozen recall `UserMessage` persisted after the prompt that cited the sessions (SPEC §14.3). */
+export interface RecallMessage extends UserMessage {
+  source: RecallSource;
+  content: [{ type: 'text'; text: string }];
+}
+
+/** Result of the service's `prepare` (SPEC §14.3). */
+export interface PreparedReferencedMessage {
+  /** A deep copy of the input content. */
+  content: ContentBlock[];
+  /** The recall message; absent when there are no references. */
+  additionalContext?: RecallMessage;
+}
+
+/** The decision an `agent/pre-step` waterfall produces (dsh's `PreStepDecision`). */
+export type PreStepDecision = { kind: 'reject' } | { kind: 'enter'; messages: UserMessage[] };
+
+/** The payload of dsh's `agent/pre-step` waterfall. */
+export interface PreStepPayload {
+  agent: TargetAgent;
+  messages: UserMessage[];
+  turn?: number;
+  step?: number;
+  signal?: AbortSignal;
+}
+
+/** The part of a Cordis context the plugin uses; `sessionQuery` is dsh's `ctx.sessionQuery`. */
+interface HostContext {
+  sessionQuery?: SessionQuery;
+  on(name: string, listener: (payload: PreStepPayload, next: () => Promise<PreStepDecision>) => Promise<PreStepDecision>, options: { prepend: boolean }): unknown;
+}
+
+/**
+ * The plugin's configuration: SPEC §5's keys, `matchTitles` on unless set to `false` (§14.2).
+ * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_CONFIG` naming the key.
+ */
+function resolvePluginConfig(config: unknown): ResolvedSessionReferenceConfig {
+  try {
+    check(config == null || (typeof config === 'object' && !Array.isArray(config)), 'INVALID_CONFIG', 'config must be an object', config);
+    const { matchTitles = true, ...rest } = (config ?? {}) as SessionReferenceConfig;
+    return Object.freeze(resolveConfig({ ...rest, matchTitles }));
+  } catch (error) {
+    throw argumentError(error, 'INVALID_CONFIG');
+  }
+}
+
+/**
+ * The dsh session-reference plugin (SPEC §14): mount it in a `session-reference` profile row in
+ * place of `@deepseek-ai/dsh-session-reference`. It needs `ctx.sessionQuery` (`static inject`),
+ * provides itself as `ctx.sessionReferenceResolver`, and rewrites direct prompts in an
+ * `agent/pre-step` listener registered first (`prepend`): each mention becomes `@label` in a
+ * frozen copy of the prompt (same id), followed by one recall message with the snapshots.
+ *
+ * The remote method `candidates` (the dsh web `@` menu) is `remoteExportCandidates`, exposed
+ * through dsh's Typert gateway like the host's own plugin (`TypertRemoteService`, `@Remote`).
+ * @example
+ * // ~/.dsh/profiles/web/cordis.patch.yml: see the README section "dsh hosts".
+ * ctx.plugin(SessionReferenceResolver, { maxReferenceBytes: 32768 });
+ * const { content, additionalContext } = await ctx.sessionReferenceResolver.prepare(agent, content, references, signal);
+ */
+export class SessionReferenceResolver extends TypertRemoteService {
+  /** Cordis services the plugin needs before it starts. */
+  static inject = ['sessionQuery'];
+
+  /** The validated configuration (SPEC §5; `matchTitles` defaults to `true` here). */
+  readonly config: Readonly<ResolvedSessionReferenceConfig>;
+
+  /**
+   * @param ctx The Cordis context (dsh's), providing `sessionQuery`.
+   * @param config SPEC §5's keys; `matchTitles` defaults to `true`.
+   * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_CONFIG` naming the bad key.
+   */
+  constructor(ctx: Context, config?: SessionReferenceConfig) {
+    // Validated before the service is provided: a bad config registers nothing.
+    const resolved = resolvePluginConfig(config);
+    super(ctx, SESSION_REFERENCE_RESOLVER_SERVICE);
+    this.config = resolved;
+    (ctx as unknown as HostContext).on('agent/pre-step', (payload, next) => this.preStep(payload, next), { prepend: true });
+  }
+
+  /**
+   * Candidates for `@` autocomplete (SPEC §6, §14.3): the rows of the core `listCandidates`
+   * without `mention`. `ctx.sessionQuery` is read now, not at construction.
+   * @throws SessionReferenceError as the core `listCandidates`.
+   */
+  async listCandidates(agent: TargetAgent, query?: string, limit?: number, signal?: AbortSignal): Promise<SessionReferenceCandidate[]> {
+    const rows = await this.references().listCandidates(agent, query, limit, signal);
+    return rows.map(({ mention: _mention, ...candidate }) => candidate);
+  }
+
+  /**
+   * The remote method `candidates` of the dsh web `@` menu (SPEC §14.3): at most
+   * `candidateLimit` candidates, each with its canonical `mention`. The parameters are plain
+   * names on purpose: dsh's gateway reads them to bind `agent` (from the wire's `agentId`),
+   * `query` and the cancellation `signal`.
+   * @throws SessionReferenceError as the core `listCandidates`.
+   */
+  @Remote('candidates')
+  async remoteExportCandidates(agent: TargetAgent, query: string, signal: AbortSignal): Promise<SessionCandidate[]> {
+    return this.references().listCandidates(agent, query, this.config.candidateLimit, signal);
+  }
+
+  /**
+   * Reads, projects, bounds and renders the cited sessions (SPEC §7–§9, §14.3): `content` is a
+   * deep copy, `additionalContext` the frozen recall message (absent without references). Atomic.
+   * @throws SessionReferenceError every code of the core `prepare`.
+   */
+  async prepare(
+    agent: TargetAgent,
+    content: ContentBlock[],
+    references: Array<{ sessionId: string; label?: string }>,
+    signal?: AbortSignal,
+  ): Promise<PreparedReferencedMessage> {
+    const prepared = await this.references().prepare(agent, content, references, signal);
+    return prepared.context ? { content: prepared.content, additionalContext: recallMessage(prepared.context) } : { content: prepared.content };
+  }
+
+  /**
+   * The `agent/pre-step` listener (SPEC §14.3): `next()` first; a decision other than `enter`
+   * passes through; each direct message (`source.kind === 'user'`) with mentions becomes a frozen
+   * copy with the readable content and the same id, followed by its recall message; every other
+   * message passes unchanged, in order. Any failure rejects (the host ends the turn).
+   */
+  private async preStep({ agent, signal }: PreStepPayload, next: () => Promise<PreStepDecision>): Promise<PreStepDecision> {
+    const decision = await next();
+    if (decision?.kind !== 'enter' || !Array.isArray(decision.messages)) return decision;
+    const expanded = await Promise.all(decision.messages.map((message) => this.expand(agent, message, signal)));
+    return { kind: 'enter', messages: expanded.flat() };
+  }
+
+  /** One entering message, as it enters the step: itself, or its readable copy and recall message. */
+  private async expand(agent: TargetAgent, message: UserMessage, signal: AbortSignal | undefined): Promise<UserMessage[]> {
+    if (message?.source?.kind !== 'user' || !Array.isArray(message.content)) return [message];
+    const { content, references } = parseContentMentions(message.content);
+    if (references.length === 0) return [message];
+    const prepared = await this.prepare(agent, content, references as SessionReference[], signal);
+    return [freezeMessage({ ...message, content: prepared.content } as never), prepared.additionalContext!];
+  }
+
+  /** The core service over the host's current `ctx.sessionQuery`. */
+  private references(): SessionReferences {
+    const { sessionQuery } = this.ctx as unknown as HostContext;
+    return createSessionReferences({ sessionQuery: sessionQuery!, config: this.config });
+  }
+}
+
+/** The frozen recall message of SPEC §14.3, made with the host's `createUserMessage`. */
+function recallMessage(context: HookContext): RecallMessage {
+  const source: RecallSource = {
+    kind: 'session-reference',
+    form: 'recall',
+    version: 1,
+    references: context.metadata.references.map((reference, inputIndex) => ({ ...reference, inputIndex })),
+  };
+  return createUserMessage({ source, content: [{ type: 'text', text: context.content[0].text }] } as never) as unknown as RecallMessage;
+}
