@@ -52,6 +52,6 @@ export function composePromptMessage(message: UserMessage, context?: HookContext
 export function checkMessage(message: unknown): asserts message is UserMessage {
   const m = message as UserMessage | null;
   check(Array.isArray(m?.content), 'INVALID_ARGUMENT', 'message must have a content array', message);
-  check(m.role === 'user', 'INVALID_ARGUMENT', "message must be a user message (role 'user'), got role", m.role);
+  check(m.role === 'user', 'INVALID_ARGUMENT', "message role must be 'user' (only user messages are composed)", m.role);
   check(m.envelope === undefined, 'INVALID_ARGUMENT', 'message already has an envelope', m.id);
 }
