@@ -69,7 +69,7 @@ export async function listCandidates(
   const needle = (query ?? '').toLowerCase();
   const byTitle = options.matchTitles && needle !== '';
   // With title matching, every record stays a candidate until its label is known (SPEC §6.7).
-  const accept = byTitle ? () => true : (header: SessionHeader) => matchesIdOrCwd(header, needle);
+  const accept = byTitle ? () => true : (id: string, cwd: unknown) => matchesIdOrCwd(id, cwd, needle);
   // The listing is read inside callHost (SPEC §10.1): ranked records are plain copies of ours.
   const ranked = await callHost(() => sessionQuery.listSessions(signal), signal, LIST_SESSIONS, (records) =>
     rankRecords(records, agentId, ownCwd, accept, byTitle ? Infinity : limit),
@@ -91,7 +91,7 @@ export async function listCandidates(
  * @throws SessionReferenceError `SESSION_REFERENCE_READ_FAILED` for an answer that is not an
  * array, a hole, or a record without a header with a string id and a finite `createdAt`.
  */
-function rankRecords(records: unknown, agentId: string, ownCwd: unknown, accept: (header: SessionHeader) => boolean, cap: number): SessionHeader[] {
+function rankRecords(records: unknown, agentId: string, ownCwd: unknown, accept: (id: string, cwd: unknown) => boolean, cap: number): SessionHeader[] {
   check(Array.isArray(records), 'READ_FAILED', `${LIST_SESSIONS} must resolve to an array`, records);
   const groups: SessionHeader[][] = [[], [], []];
   // A hole in a sparse array is a (malformed) record too, found without visiting the rest (SPEC §10.3).
@@ -109,15 +109,14 @@ function rankRecords(records: unknown, agentId: string, ownCwd: unknown, accept:
       record,
     );
     if (id === agentId) continue;
-    const copy: SessionHeader = { id, createdAt: createdAt as number, cwd: cwd as string | null | undefined };
     const group = groups[isNonEmptyString(ownCwd) && cwd === ownCwd ? 0 : cwd == null || cwd === '' ? 1 : 2]!;
-    if (group.length < cap && accept(copy)) group.push(copy);
+    if (group.length < cap && accept(id, cwd)) group.push({ id, createdAt: createdAt as number, cwd: cwd as string | null | undefined });
   }
   return groups.flat().slice(0, cap);
 }
 
 /** True when the id or the cwd contains `needle` (already lowercased), lowercased with `toLowerCase()` (SPEC §6.2). */
-function matchesIdOrCwd({ id, cwd }: SessionHeader, needle: string): boolean {
+function matchesIdOrCwd(id: string, cwd: unknown, needle: string): boolean {
   return id.toLowerCase().includes(needle) || (typeof cwd === 'string' && cwd.toLowerCase().includes(needle));
 }
 
@@ -143,7 +142,7 @@ async function selectByTitle(
   const kept: Labelled[] = [];
   for (let start = 0; start < ranked.length && kept.length < limit; start += limit) {
     for (const row of await labelled(sessionQuery, ranked.slice(start, start + limit), signal)) {
-      if (kept.length < limit && (matchesIdOrCwd(row.header, needle) || row.label.toLowerCase().includes(needle))) kept.push(row);
+      if (kept.length < limit && (matchesIdOrCwd(row.header.id, row.header.cwd, needle) || row.label.toLowerCase().includes(needle))) kept.push(row);
     }
   }
   return kept;
