@@ -405,6 +405,27 @@ export function conversationItems(seed: number, count: number, chars = 500) {
   return items;
 }
 
+/**
+ * A folded dsh surface of `count` messages, user and assistant in turn, each of 0.8–1.2 × `chars`
+ * characters (mostly ASCII): only the event types a dsh host's surface holds, so the host's own
+ * plugin (which rejects any other type) reads it as well as ours.
+ */
+export function conversationSurface(id: string, seed: number, count: number, chars = 1000): SessionSurface {
+  const random = rng(seed);
+  const events: SessionEvent[] = [];
+  for (let i = 0; i < count; i++) {
+    const content = [{ type: 'text', text: messageText(random, seed * 31 + i, int(random, (chars * 4) / 5, (chars * 6) / 5)) }];
+    const seq = i + 1;
+    const time = 1_700_000_000_000 + seq * 1000;
+    events.push(
+      i % 2 === 0
+        ? { type: 'user/message', seq, time, surfaceOp: 'append', data: { id: `u${seq}`, role: 'user', content, source: { kind: 'user' } } }
+        : { type: 'assistant/message', seq, time, surfaceOp: 'append', data: { turn: seq >> 1, step: 1, message: { role: 'assistant', content } } },
+    );
+  }
+  return surfaceSnapshot(id, events);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Discovery
 

@@ -3,7 +3,7 @@
  * measured side by side", in one process. Prints one table row per measured ratio next to its
  * target and exits with status 1 when any ratio misses its target.
  *
- * Flags: `--only parse,retention,discovery,codec` (sections), `--quick` (fewer samples, for a
+ * Flags: `--only parse,editor,retention,discovery,codec,dsh` (sections; `dsh`: ours vs the dsh host's own plugin), `--quick` (fewer samples, for a
  * smoke run; not for RESULTS.md), `--write` (rewrite bench/RESULTS.md with the table).
  *
  * Run through bench/run.mjs (bundles this file with esbuild and runs it with `node --expose-gc`).
@@ -16,15 +16,22 @@ import {
   createSessionReferences,
   decodeSessionReferenceUri,
   encodeSessionReferenceUri,
+  formatSessionReferenceMention,
   parseSessionReferenceText,
+  scanSessionReferenceText,
+  type ContentBlock,
   type ConversationItem,
+  type PromptEnvelope,
+  type SessionQuery,
   type SessionSurface,
 } from '../src/index.js';
+import { describeReferencedMessage, findMentionTrigger, insertMention, mentionRangeAt } from '../src/editor/index.js';
 import { serializeReference, type ReferenceHead } from '../src/render.js';
 import { retainConversation } from '../src/retention.js';
 import {
   codecIds,
   conversationItems,
+  conversationSurface,
   countingExactSizes,
   listingHost,
   MIB,
@@ -131,6 +138,98 @@ async function benchParsing(): Promise<void> {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Editor kit (SPEC §15.5)
+
+const EDITOR_MENTION = formatSessionReferenceMention({ sessionId: 'session-434', label: 'Schema' });
+
+/**
+ * What an editor does per keystroke on `text`: look for a trigger at the end (there is none inside
+ * a label an unterminated `@[` leaves open), the chip in the middle, and insert a mention there.
+ */
+function editorKeystroke(text: string): void {
+  const trigger = findMentionTrigger(text, text.length) ?? { start: text.length, end: text.length };
+  mentionRangeAt(text, text.length >> 1);
+  insertMention(text, trigger, EDITOR_MENTION);
+}
+
+/** The reference of a keystroke: three scans of `text`, each result dropped like the editor's. */
+function threeScans(text: string): void {
+  for (let i = 0; i < 3; i++) scanSessionReferenceText(text);
+}
+
+/** A composed message's envelope whose one text block is `text`, citing one session. */
+function envelopeMessage(text: string): { envelope: PromptEnvelope } {
+  const row = {
+    sessionId: 'session-434', label: 'Schema', capturedThroughSeq: 9, compacted: false, originalMessages: 4, retainedMessages: 4,
+    omittedMessages: 0, omittedBytes: 0, truncated: false, serializedBytes: 900, budgetBytes: 65536,
+  };
+  return {
+    envelope: {
+      version: 1,
+      display: [{ type: 'text', text: `@Schema ${text}` }],
+      mentions: [{ block: 0, start: 0, end: 7, sessionId: 'session-434' }],
+      contexts: [{ source: { kind: 'plugin', plugin: 'session-reference' }, placement: 'prompt-prefix', metadata: { version: 1, references: [row] } }],
+    },
+  };
+}
+
+async function benchEditor(): Promise<void> {
+  console.log('\nEditor kit — findMentionTrigger + mentionRangeAt + insertMention, describeReferencedMessage (SPEC §15.5)');
+  const samples = quick ? 5 : 11;
+  for (const [name, family] of Object.entries(PARSE_FAMILIES)) {
+    // Each text ends in an `@query` the caret is typing, after a newline.
+    const typed = (seed: number, length: number) => `${family.make(seed, length).text}\n@schema`;
+    const one = typed(SEED, MIB);
+    const quarters = [one, ...[1, 2, 3].map((k) => typed(SEED + k, MIB))];
+    const four = typed(SEED, 4 * MIB);
+    const times = await measure(
+      [
+        { name: 'keystroke 1 MiB', op: () => editorKeystroke(one) },
+        { name: 'keystroke 4 × 1 MiB', op: () => quarters.forEach(editorKeystroke) },
+        { name: 'keystroke 4 MiB', op: () => editorKeystroke(four) },
+        { name: 'three scans 1 MiB', op: () => threeScans(one) },
+        { name: 'three scans 4 × 1 MiB', op: () => quarters.forEach(threeScans) },
+        { name: 'three scans 4 MiB', op: () => threeScans(four) },
+      ],
+      { samples, minSampleMs: 100 },
+    );
+    const k1 = times.get('keystroke 1 MiB')!;
+    const perMiB = times.get('keystroke 4 × 1 MiB')! / 4;
+    const k4 = times.get('keystroke 4 MiB')!;
+    ratioRow('editor', `${name}: keystroke vs 3 scans, 1 MiB`, k1, times.get('three scans 1 MiB')!, 3);
+    // Growth is held against the scans' own growth on the same inputs: with tens of thousands of
+    // tokens per MiB the scanner's garbage makes both grow past 4× at 4 MiB on this VM, alike.
+    const s4 = times.get('three scans 4 MiB')!;
+    const sPerMiB = times.get('three scans 4 × 1 MiB')! / 4;
+    ratioRow(
+      'editor',
+      `${name}: keystroke growth vs scan growth, 4 MiB vs 1 MiB`,
+      k4 / perMiB,
+      s4 / sPerMiB,
+      1.5,
+      `keystroke ${formatMs(k4)} / ${formatMs(perMiB)} per MiB = ${(k4 / perMiB).toFixed(2)}×; scans ${formatMs(s4)} / ${formatMs(sPerMiB)} = ${(s4 / sPerMiB).toFixed(2)}×`,
+    );
+  }
+  const prose = proseBaseline(SEED, MIB, 0, false);
+  const small = envelopeMessage(prose);
+  const quartersMessages = [1, 2, 3, 4].map((k) => envelopeMessage(proseBaseline(SEED + k, MIB, 0, false)));
+  const large = envelopeMessage(proseBaseline(SEED, 4 * MIB, 0, false));
+  if (describeReferencedMessage(large)?.mentions?.length !== 1) throw new Error('the bench envelope must describe');
+  const times = await measure(
+    [
+      { name: 'describe 1 MiB', op: () => describeReferencedMessage(small) },
+      { name: 'describe 4 × 1 MiB', op: () => quartersMessages.map(describeReferencedMessage) },
+      { name: 'describe 4 MiB', op: () => describeReferencedMessage(large) },
+      { name: 'structuredClone 1 MiB', op: () => structuredClone(small.envelope) },
+    ],
+    { samples, minSampleMs: 100 },
+  );
+  const perMiB = times.get('describe 4 × 1 MiB')! / 4;
+  ratioRow('editor', 'describeReferencedMessage vs structuredClone(envelope), 1 MiB', times.get('describe 1 MiB')!, times.get('structuredClone 1 MiB')!, 2);
+  ratioRow('editor', 'describeReferencedMessage 4 MiB vs 1 MiB', times.get('describe 4 MiB')!, perMiB, 5);
+}
+
+// ---------------------------------------------------------------------------------------------
 // Retention (SPEC §8.3)
 
 /** Reads one field of every event of a snapshot: what the memory system charges for a pass. */
@@ -156,7 +255,7 @@ function naiveRetain(head: ReferenceHead, items: readonly ConversationItem[], bu
 async function benchRetention(): Promise<void> {
   console.log('\nRetention — prepare of one source (SPEC §8.3)');
   const agent = { id: 'bench-agent', cwd: '/work/repo' };
-  const content = [{ type: 'text', text: 'What did we decide about the schema?' }];
+  const content: ContentBlock[] = [{ type: 'text', text: 'What did we decide about the schema?' }];
   const sizes = quick ? [10_000_000] : [10_000_000, 100_000_000];
   const snapshots = new Map<string, SessionSurface>();
   for (const size of sizes) {
@@ -343,6 +442,102 @@ async function benchCodec(): Promise<void> {
 }
 
 // ---------------------------------------------------------------------------------------------
+// The dsh host's own plugin, side by side (issue 13, SPEC §14.6)
+
+/** The published plugin a dsh 0.1.0-rc.8 host mounts in its `session-reference` row. */
+const HOST_PLUGIN = '@deepseek-ai/dsh-session-reference@0.1.0-rc.8';
+
+/** One row of ours against the host's plugin: tiny ratios keep two significant digits. */
+function hostRow(name: string, ours: number, host: number, detail: string): void {
+  const value = ours / host;
+  rows.push({
+    section: 'dsh',
+    name,
+    detail: `${formatMs(ours)} / ${formatMs(host)}; the host's plugin ${Math.round(host / ours)}× slower; ${detail}`,
+    value,
+    shown: `${value < 0.1 ? value.toPrecision(2) : value.toFixed(2)}×`,
+    target: '≤ 0.1×',
+    ok: value <= 0.1,
+  });
+  printRow(rows.at(-1)!);
+}
+
+/** The part of a resolver service the bench calls (the host's own types want a whole dsh `Agent`). */
+interface Resolver {
+  prepare(
+    agent: { id: string },
+    content: Array<{ type: 'text'; text: string }>,
+    references: Array<{ sessionId: string }>,
+  ): Promise<{ additionalContext?: { source: { references?: Array<{ originalMessages: number; retainedMessages: number }> } } }>;
+}
+
+/**
+ * A `SessionReferenceResolver` plugin mounted as a dsh host mounts it: in a Cordis `Context`
+ * whose `sessionQuery` service is `sessionQuery`; returns its `ctx.sessionReferenceResolver`.
+ */
+async function mountResolver(plugin: unknown, sessionQuery: SessionQuery): Promise<Resolver> {
+  const { Context } = await import('@deepseek-ai/cordis');
+  const ctx = new Context();
+  ctx.provide('sessionQuery');
+  ctx.set('sessionQuery', sessionQuery);
+  await ctx.plugin(plugin as Parameters<typeof ctx.plugin>[0], {});
+  const resolver = ctx.get('sessionReferenceResolver');
+  if (resolver === undefined) throw new Error('the plugin did not provide sessionReferenceResolver');
+  return resolver as unknown as Resolver;
+}
+
+async function benchDsh(): Promise<void> {
+  console.log(`\nThe dsh host's own plugin — ours (dsh-session-reference/dsh) vs ${HOST_PLUGIN} on the same inputs (SPEC §14.6)`);
+  const [hostPlugin, ourPlugin] = await Promise.all([import('@deepseek-ai/dsh-session-reference'), import('../src/dsh/index.js')]);
+  // Every host sample takes seconds (its costs are quadratic): 3 samples, one calibration run.
+  const samples = quick ? 1 : 3;
+  const hostile: Array<[string, string]> = [
+    ['80 KB of "@["', '@['.repeat(40 * 1024)],
+    ['340 KB of "@[a](dsh-session:"', '@[a](dsh-session:'.repeat(20 * 1024)],
+  ];
+  for (const [name, text] of hostile) {
+    if (JSON.stringify(hostPlugin.parseSessionReferenceText(text)) !== JSON.stringify(ourPlugin.parseSessionReferenceText(text))) {
+      throw new Error(`${name}: the host's parse and ours disagree`);
+    }
+    const times = await measure(
+      [
+        { name: 'ours', op: () => ourPlugin.parseSessionReferenceText(text) },
+        { name: 'host', op: () => hostPlugin.parseSessionReferenceText(text) },
+      ],
+      { samples },
+    );
+    hostRow(`parse ${name}: ours vs host`, times.get('ours')!, times.get('host')!, `${text.length} UTF-16 units, no reference`);
+  }
+
+  // Retention through each plugin's `prepare`, both mounted over one fake sessionQuery.
+  const source = conversationSurface('bench-source', SEED, 2000, 1000);
+  const sessionQuery = snapshotsHost(new Map([[source.session.id, source]]));
+  const host = await mountResolver(hostPlugin.default, sessionQuery);
+  const ours = await mountResolver(ourPlugin.default, sessionQuery);
+  const agent = { id: 'bench-agent', cwd: '/work/repo' };
+  const content = [{ type: 'text' as const, text: 'What did we decide about the schema?' }];
+  const references = [{ sessionId: source.session.id }];
+  const [hostStats, ourStats] = await Promise.all(
+    [host, ours].map(async (resolver) => (await resolver.prepare(agent, content, references)).additionalContext?.source.references?.[0]),
+  );
+  if (hostStats?.originalMessages !== 2000 || ourStats?.originalMessages !== 2000) throw new Error('prepare did not project 2,000 messages');
+  const times = await measure(
+    [
+      { name: 'ours', op: () => ours.prepare(agent, content, references), async: true },
+      { name: 'host', op: () => host.prepare(agent, content, references), async: true },
+    ],
+    { samples },
+  );
+  const bytes = new TextEncoder().encode(JSON.stringify(source)).length;
+  hostRow(
+    'prepare, 2,000 messages of ~1 KB: ours vs host',
+    times.get('ours')!,
+    times.get('host')!,
+    `${(bytes / 1e6).toFixed(1)} MB surface; kept ${ourStats.retainedMessages} (host ${hostStats.retainedMessages})`,
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
 
 function machine(): string[] {
   const cpuModel = (() => {
@@ -405,6 +600,14 @@ ${table()}
   one 4 MiB input with four different 1 MiB inputs of the family parsed back to back (time per
   MiB): both walk 4 MiB of input and output, so both meet the same caches; the detail column also
   gives the time of one lone 1 MiB input, whose working set stays in the CPU caches.
+- **Editor kit** (SPEC §15.5): each parsing family (1 MiB, four different 1 MiB inputs, 4 MiB)
+  followed by \`\\n@schema\`; a keystroke is \`findMentionTrigger\` at the end, \`mentionRangeAt\` in
+  the middle and \`insertMention\` at the trigger (or the end), compared with three
+  \`scanSessionReferenceText\` calls on the same text (each helper scans once; the trigger scans
+  a copy with a probe mention in the \`@\`'s place, which costs one string copy on top). Growth is
+  the keystroke's 4 MiB time over its time per MiB of four 1 MiB inputs, held against the same
+  growth of the three scans. \`describeReferencedMessage\` of an envelope with one 1 MiB (4 MiB)
+  prose block is compared with \`structuredClone\` of that envelope.
 - **Retention** (SPEC §8.3): a dsh-shaped raw log (user message; assistant message with
   reasoning, text and a tool call; tool result; final assistant text; three \`assistant/chunk\`
   events per turn; every 250 turns a compact checkpoint replacing the two turns before it; 1 in 8
@@ -431,6 +634,15 @@ ${table()}
   \`'dsh-session:' + Buffer.from(JSON.stringify(id)).toString('base64url')\` and
   \`JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'))\` (which does not check
   canonicity; ours does).
+- **The dsh host's own plugin** (SPEC §14.6, \`--only dsh\`): the published
+  \`${HOST_PLUGIN}\` (a devDependency for the bench only) against ours,
+  \`dsh-session-reference/dsh\`, on the same inputs, 3 samples each (a host sample takes
+  seconds). Hostile mention text — 80 KB of \`@[\` and 340 KB of \`@[a](dsh-session:\` — through
+  each plugin's \`parseSessionReferenceText\` (both return the same result). Retention: a folded
+  surface of 2,000 user and assistant messages of 0.8–1.2 KB through each plugin's \`prepare\`,
+  both plugins mounted as a dsh host mounts them, each in its own Cordis \`Context\` over one
+  in-memory \`sessionQuery\`; both project 2,000 messages, and the detail column gives how many
+  each keeps.
 `;
 }
 
@@ -438,9 +650,11 @@ async function main(): Promise<void> {
   const started = performance.now();
   console.log(machine().join('\n'));
   if (wants('parse')) await benchParsing();
+  if (wants('editor')) await benchEditor();
   if (wants('retention')) await benchRetention();
   if (wants('discovery')) await benchDiscovery();
   if (wants('codec')) await benchCodec();
+  if (wants('dsh')) await benchDsh();
   const misses = rows.filter((row) => row.ok === false);
   console.log(`\n${table()}\n`);
   console.log(`${rows.filter((row) => row.ok === true).length} within target, ${misses.length} missed; ${((performance.now() - started) / 1000).toFixed(0)} s`);

@@ -2,15 +2,19 @@
 // `npm run bench`: bundles bench/index.ts (and the src/ it measures) with esbuild into a temporary
 // .mjs — Node 20 cannot run TypeScript directly — and runs it with `node --expose-gc` so the
 // harness can collect garbage between samples. Arguments are passed through (see bench/index.ts).
+// The dsh host packages (`@deepseek-ai/*`, the `dsh` section) stay external — they read their own
+// package.json at run time — so the bundle is written under node_modules/.cache, from where Node
+// resolves them in this project's node_modules.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const BENCH = dirname(fileURLToPath(import.meta.url));
-const dir = mkdtempSync(join(tmpdir(), 'dsh-bench-'));
+const cache = join(BENCH, '..', 'node_modules', '.cache');
+mkdirSync(cache, { recursive: true });
+const dir = mkdtempSync(join(cache, 'dsh-bench-'));
 const outfile = join(dir, 'bench.mjs');
 try {
   await build({
@@ -20,6 +24,7 @@ try {
     format: 'esm',
     target: 'node20',
     outfile,
+    external: ['@deepseek-ai/*'],
     logLevel: 'warning',
   });
   const result = spawnSync(

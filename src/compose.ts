@@ -2,9 +2,10 @@
  * Baking a prepared context into the user message a host sends (SPEC §9.4).
  * @module
  */
+import { checkEnvelopeMentions } from './envelope.js';
 import { argumentError, check } from './errors.js';
 import { joinTextBlocks } from './projection.js';
-import type { HookContext, UserMessage } from './types.js';
+import type { HookContext, PromptEnvelopeMention, UserMessage } from './types.js';
 
 /** Separates the referenced-sessions prefix from the user's own request (SPEC §9.4). */
 export const MY_REQUEST_SEPARATOR = '\n\n## My request:\n\n';
@@ -14,29 +15,56 @@ export const MY_REQUEST_SEPARATOR = '\n\n## My request:\n\n';
  *
  * With a context: model-visible `content` is one text block `context text + "\n\n## My
  * request:\n\n"` followed by the original content blocks, and the model-hidden `envelope` is
- * `{ version: 1, display: <original content>, contexts: [{ source, placement, metadata }] }`.
+ * `{ version: 1, display: <original content>, mentions?, contexts: [{ source, placement, metadata }] }`.
  * Without a context: a deep copy of `message`. Id, source and other fields are kept; the inputs
  * are never modified.
+ *
+ * `mentions` (optional) says where each mention stands in the readable content, in the order
+ * typed: `{ block, start, end, sessionId }` with `message.content[block].text.slice(start, end)`
+ * the `@label` (UTF-16 offsets). It is copied to `envelope.mentions` so a UI can redraw each chip
+ * exactly there (SPEC §9.4, §15.4); without it the envelope has no `mentions`.
+ * `referenceUserMessage` passes the positions it found while parsing; a host that calls `prepare`
+ * and `composePromptMessage` itself passes positions of its own, or none.
  * @example
  * const { content, context } = await refs.prepare(agent, message.content, references);
  * await agent.followup(composePromptMessage({ ...message, content }, context));
+ * @example
+ * // `content` is [{ type: 'text', text: 'ask @Schema' }]; the mention's `@Schema` is text[4, 11).
+ * composePromptMessage({ ...message, content }, context, [{ block: 0, start: 4, end: 11, sessionId: 'session-434' }]);
  * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_ARGUMENT` when `message` is not a
  * user message (`role: 'user'`; the error names any other role) with a `content` array, already
- * carries an `envelope` (a prompt is baked once), cannot be read or cloned (a throwing getter, a revoked proxy, a function inside; the original error
- * is the `cause`), or `context` is not a HookContext with text content.
+ * carries an `envelope` (a prompt is baked once), cannot be read or cloned (a throwing getter, a
+ * revoked proxy, a function inside; the original error is the `cause`), `context` is not a
+ * HookContext with text content, or `mentions` is not an array of such positions in order, each
+ * on a text block, starting at an `@`, inside the text, and naming a session of
+ * `context.metadata.references` (a non-empty `mentions` without a context included).
  */
-export function composePromptMessage(message: UserMessage, context?: HookContext): UserMessage {
+export function composePromptMessage(
+  message: UserMessage,
+  context?: HookContext | undefined,
+  mentions?: readonly PromptEnvelopeMention[] | undefined,
+): UserMessage {
   try {
     checkMessage(message);
     const copy = structuredClone(message);
-    if (context === undefined) return copy;
+    if (context === undefined) {
+      check(mentions === undefined || (Array.isArray(mentions) && mentions.length === 0), 'INVALID_ARGUMENT', 'mentions need a context', mentions);
+      return copy;
+    }
     const text = joinTextBlocks((context as HookContext | null)?.content);
     check(text, 'INVALID_ARGUMENT', 'context must have text content', context);
     const { source, placement, metadata } = context;
+    const cited = new Set((metadata?.references ?? []).map((reference) => reference?.sessionId));
+    const positions = mentions === undefined ? undefined : checkEnvelopeMentions(mentions, copy.content, cited);
     return {
       ...copy,
       content: [{ type: 'text', text: text + MY_REQUEST_SEPARATOR }, ...structuredClone(copy.content)],
-      envelope: { version: 1, display: copy.content, contexts: [structuredClone({ source, placement, metadata })] },
+      envelope: {
+        version: 1,
+        display: copy.content,
+        ...(positions === undefined ? {} : { mentions: positions }),
+        contexts: [structuredClone({ source, placement, metadata })],
+      },
     };
   } catch (error) {
     throw argumentError(error);

@@ -7,20 +7,20 @@ import { check } from './errors.js';
 /** Service configuration; every key is optional (SPEC §5). */
 export interface SessionReferenceConfig {
   /** Distinct sources per prepared message; integer 1..3. Default 3. */
-  maxReferences?: number;
+  maxReferences?: number | undefined;
   /** Default candidate count of `listCandidates`; positive safe integer. Default 50. */
-  candidateLimit?: number;
+  candidateLimit?: number | undefined;
   /** Max UTF-8 bytes of one serialized reference object (SPEC §8.1); positive safe integer. Default 65536. */
-  maxReferenceBytes?: number;
+  maxReferenceBytes?: number | undefined;
   /**
    * When `true`, a non-empty `listCandidates` query also matches the latest title (its cleaned
    * label, SPEC §6.6–§6.7), reading titles in batches in rank order. Default `false`.
    */
-  matchTitles?: boolean;
+  matchTitles?: boolean | undefined;
 }
 
 /** A validated configuration with every default filled in. */
-export type ResolvedSessionReferenceConfig = Required<SessionReferenceConfig>;
+export type ResolvedSessionReferenceConfig = { [K in keyof SessionReferenceConfig]-?: Exclude<SessionReferenceConfig[K], undefined> };
 
 /** The defaults of SPEC §5. */
 export const DEFAULT_SESSION_REFERENCE_CONFIG: Readonly<ResolvedSessionReferenceConfig> = Object.freeze({

@@ -38,7 +38,7 @@ export type SessionReferenceErrorCode = `${typeof PREFIX}${(typeof SUFFIXES)[num
 export type ErrorCodeInput = (typeof SUFFIXES)[number];
 
 /** Every error code the module produces (SPEC §10). */
-export const SESSION_REFERENCE_ERROR_CODES: readonly SessionReferenceErrorCode[] = SUFFIXES.map((suffix) => `${PREFIX}${suffix}` as const);
+export const SESSION_REFERENCE_ERROR_CODES: readonly SessionReferenceErrorCode[] = /* @__PURE__ */ SUFFIXES.map((suffix) => `${PREFIX}${suffix}` as const);
 
 /** The plain-object form of a {@link SessionReferenceError} (`toJSON()`, SPEC §10). */
 export interface SessionReferenceErrorJSON {

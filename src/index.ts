@@ -11,6 +11,8 @@ export {
   type SessionReference,
   type SessionReferenceMentionInput,
   type SessionReferenceToken,
+  type ValidSessionReferenceToken,
+  type MalformedSessionReferenceToken,
   type SessionReferenceScan,
   type ParsedSessionReferenceText,
 } from './mention.js';

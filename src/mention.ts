@@ -20,24 +20,42 @@ export interface SessionReference {
 export interface SessionReferenceMentionInput {
   sessionId: string;
   /** Shown text; defaults to `sessionId`. */
-  label?: string;
+  label?: string | undefined;
 }
 
-/** One match found by {@link scanSessionReferenceText} (SPEC §3.6). */
-export interface SessionReferenceToken {
+/** What every token of {@link scanSessionReferenceText} has (SPEC §3.6). */
+interface SessionReferenceTokenBase {
   /** `mention` for `@[label](uri)`, `bare` for a bare `dsh-session:` URI. */
   kind: 'mention' | 'bare';
   /** UTF-16 offset of the first character of the match in the input. */
   start: number;
   /** UTF-16 offset just after the match in the input. */
   end: number;
-  /** The decoded id; absent when `error` is set. */
-  sessionId?: string;
-  /** The unescaped label (for a bare URI: the id); absent for a bare URI that failed. */
-  label?: string;
-  /** Why this match is not a valid reference (`SESSION_REFERENCE_INVALID_REFERENCE`). */
-  error?: SessionReferenceError;
 }
+
+/** A match that is a valid reference: its id and label, no `error`. */
+export interface ValidSessionReferenceToken extends SessionReferenceTokenBase {
+  /** The decoded id. */
+  sessionId: string;
+  /** The unescaped label (for a bare URI: the id). */
+  label: string;
+  error?: undefined;
+}
+
+/** A match whose URI does not decode: the `error`, and the label of an explicit mention. */
+export interface MalformedSessionReferenceToken extends SessionReferenceTokenBase {
+  sessionId?: undefined;
+  /** The unescaped label of an explicit mention; absent for a bare URI. */
+  label?: string | undefined;
+  /** Why this match is not a valid reference (`SESSION_REFERENCE_INVALID_REFERENCE`). */
+  error: SessionReferenceError;
+}
+
+/**
+ * One match found by {@link scanSessionReferenceText} (SPEC §3.6), valid or malformed:
+ * `token.error === undefined` (or `!token.error`) narrows it to a {@link ValidSessionReferenceToken}.
+ */
+export type SessionReferenceToken = ValidSessionReferenceToken | MalformedSessionReferenceToken;
 
 /** Result of {@link scanSessionReferenceText}. */
 export interface SessionReferenceScan {
@@ -45,6 +63,15 @@ export interface SessionReferenceScan {
   text: string;
   /** One token per match, in order of appearance. */
   tokens: SessionReferenceToken[];
+}
+
+/**
+ * A reference found in prompt text with where its `@label` stands in the readable text: UTF-16
+ * offsets, `end - start === 1 + label.length` (SPEC §9.4 `envelope.mentions`).
+ */
+export interface PlacedSessionReference extends SessionReference {
+  start: number;
+  end: number;
 }
 
 /** Result of {@link parseSessionReferenceText}. */
@@ -133,10 +160,24 @@ export function formatSessionReferenceMention(reference: SessionReferenceMention
  * candidate that is not canonical; `SESSION_REFERENCE_INVALID_ARGUMENT` when `text` is not a string.
  */
 export function parseSessionReferenceText(text: string): ParsedSessionReferenceText {
+  const parsed = parsePlacedReferences(text);
+  return { text: parsed.text, references: parsed.references.map(({ sessionId, label }) => ({ sessionId, label })) };
+}
+
+/**
+ * {@link parseSessionReferenceText} that also says where each `@label` stands in the readable text
+ * (SPEC §9.4): the positions are recorded while the readable text is built, in the same pass.
+ * @throws SessionReferenceError as {@link parseSessionReferenceText}.
+ */
+export function parsePlacedReferences(text: string): { text: string; references: PlacedSessionReference[] } {
+  const readableStarts: number[] = [];
   // Stops at the first malformed match: a text full of them costs one error, not one per match.
-  const scanned = scan(text, true);
-  // Every token is then valid, with both fields.
-  const references = scanned.tokens.map(({ sessionId, label }) => ({ sessionId: sessionId!, label: label! }));
+  const scanned = scan(text, true, readableStarts);
+  // Every token is then valid and has its readable start.
+  const references = (scanned.tokens as ValidSessionReferenceToken[]).map(({ sessionId, label }, i) => {
+    const start = readableStarts[i]!;
+    return { sessionId, label, start, end: start + 1 + label.length };
+  });
   return { text: scanned.text, references };
 }
 
@@ -171,8 +212,12 @@ export function scanSessionReferenceText(text: string): SessionReferenceScan {
   return scan(text, false);
 }
 
-/** The scan of {@link scanSessionReferenceText}; with `throwOnError`, the first malformed match throws its error. */
-function scan(text: string, throwOnError: boolean): SessionReferenceScan {
+/**
+ * The scan of {@link scanSessionReferenceText}; with `throwOnError`, the first malformed match
+ * throws its error. `readableStarts`, when given, receives for each valid token the offset of its
+ * `@label` in the readable text, in token order.
+ */
+function scan(text: string, throwOnError: boolean, readableStarts?: number[]): SessionReferenceScan {
   check(typeof text === 'string', 'INVALID_ARGUMENT', 'text must be a string', text);
   const n = text.length;
   const tokens: SessionReferenceToken[] = [];
@@ -196,18 +241,20 @@ function scan(text: string, throwOnError: boolean): SessionReferenceScan {
    * in the readable text (a bare URI's label is its id).
    */
   const record = (kind: 'mention' | 'bare', start: number, end: number, uri: string, label?: string): void => {
-    const token: SessionReferenceToken = { kind, start, end };
-    tokens.push(token);
+    let sessionId: string;
     try {
-      token.sessionId = decodeSessionReferenceUri(uri);
+      sessionId = decodeSessionReferenceUri(uri);
     } catch (error) {
       if (throwOnError) throw error;
-      if (label !== undefined) token.label = label;
-      token.error = error as SessionReferenceError;
+      const reason = error as SessionReferenceError;
+      tokens.push(label === undefined ? { kind, start, end, error: reason } : { kind, start, end, label, error: reason });
       return;
     }
-    token.label = label ?? token.sessionId;
-    readable += text.slice(copied, start) + '@' + token.label;
+    const token = { kind, start, end, sessionId, label: label ?? sessionId };
+    tokens.push(token);
+    readable += text.slice(copied, start);
+    readableStarts?.push(readable.length);
+    readable += '@' + token.label;
     copied = end;
   };
 

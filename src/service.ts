@@ -9,12 +9,12 @@ import { checkMessage, composePromptMessage } from './compose.js';
 import { resolveConfig, type ResolvedSessionReferenceConfig, type SessionReferenceConfig } from './config.js';
 import { argumentError, check, describeValue } from './errors.js';
 import { callHost, checkAgent, isNonEmptyString } from './host.js';
-import { parseSessionReferenceText, type SessionReference } from './mention.js';
+import { parsePlacedReferences, type SessionReference } from './mention.js';
 import { projectSurface, type ConversationItem } from './projection.js';
 import { buildHookContext, serializeReference } from './render.js';
 import { retainConversation } from './retention.js';
 import { foldSurface } from './surface.js';
-import type { ContentBlock, HookContext, SessionQuery, SessionReferenceMetadataEntry, TargetAgent, UserMessage } from './types.js';
+import type { ContentBlock, HookContext, PromptEnvelopeMention, SessionQuery, SessionReferenceMetadataEntry, TargetAgent, UserMessage } from './types.js';
 
 export type { SessionCandidate } from './candidates.js';
 
@@ -23,7 +23,7 @@ export interface SessionReferencesOptions {
   /** The host's session store (`ctx.sessionQuery`, SPEC §4.2). */
   sessionQuery: SessionQuery;
   /** Limits; see {@link SessionReferenceConfig} (SPEC §5). */
-  config?: SessionReferenceConfig;
+  config?: SessionReferenceConfig | undefined;
 }
 
 /** Result of `prepare` (SPEC §7.4). */
@@ -31,7 +31,7 @@ export interface PreparedSessionReferences {
   /** A deep copy of the input content. */
   content: ContentBlock[];
   /** The aggregated prompt-prefix context; absent when there are no references. */
-  context?: HookContext;
+  context?: HookContext | undefined;
 }
 
 /** The service returned by {@link createSessionReferences}. */
@@ -59,12 +59,14 @@ export interface SessionReferences {
   prepare(
     agent: TargetAgent,
     content: ContentBlock[],
-    references: Array<{ sessionId: string; label?: string }>,
+    references: Array<{ sessionId: string; label?: string | undefined }>,
     signal?: AbortSignal,
   ): Promise<PreparedSessionReferences>;
   /**
    * Parses mentions in every text block, prepares them and composes the message in one call: what
-   * a host calls before `followup()`/`steer()` (SPEC §9.5).
+   * a host calls before `followup()`/`steer()` (SPEC §9.5). The envelope's `mentions` say where
+   * each mention or bare URI stands in the readable content, in the order typed (SPEC §9.4), found
+   * in the same pass that writes the readable text.
    * @throws SessionReferenceError every code of `prepare`, plus `SESSION_REFERENCE_INVALID_ARGUMENT`
    * for a message that is not a user message with a content array or already carries an envelope.
    */
@@ -109,9 +111,9 @@ export function createSessionReferences(options: SessionReferencesOptions): Sess
       referenceUserMessage: guarded(async (agent: unknown, message: unknown, signal: unknown) => {
         checkAgent(agent);
         checkMessage(message);
-        const { content: readable, references } = parseContentMentions(message.content);
+        const { content: readable, references, mentions } = parseContentMentions(message.content);
         const prepared = await prepare(sessionQuery, resolved, agent, readable, references, signal);
-        return composePromptMessage({ ...message, content: prepared.content }, prepared.context);
+        return composePromptMessage({ ...message, content: prepared.content }, prepared.context, mentions);
       }),
     });
   } catch (error) {
@@ -122,18 +124,27 @@ export function createSessionReferences(options: SessionReferencesOptions): Sess
 /**
  * The mentions of every text block (SPEC §3.2): each text block's text becomes its readable form
  * (`@label`), other entries — null and primitives included — are kept as they are (SPEC §4:
- * permissive); the references in order of appearance, duplicates included.
+ * permissive); the references in order of appearance, duplicates included; and where each
+ * `@label` stands in the readable content (SPEC §9.4 `envelope.mentions`), found in the same pass.
  * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_REFERENCE` for a malformed mention.
  */
-export function parseContentMentions(content: readonly ContentBlock[]): { content: ContentBlock[]; references: SessionReference[] } {
+export function parseContentMentions(content: readonly ContentBlock[]): {
+  content: ContentBlock[];
+  references: SessionReference[];
+  mentions: PromptEnvelopeMention[];
+} {
   const references: SessionReference[] = [];
-  const readable = content.map((block) => {
+  const mentions: PromptEnvelopeMention[] = [];
+  const readable = content.map((block, index) => {
     if (block?.type !== 'text' || typeof block.text !== 'string') return block;
-    const parsed = parseSessionReferenceText(block.text);
-    for (const reference of parsed.references) references.push(reference);
+    const parsed = parsePlacedReferences(block.text);
+    for (const { sessionId, label, start, end } of parsed.references) {
+      references.push({ sessionId, label });
+      mentions.push({ block: index, start, end, sessionId });
+    }
     return { ...block, text: parsed.text };
   });
-  return { content: readable, references };
+  return { content: readable, references, mentions };
 }
 
 /**

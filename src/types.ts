@@ -10,7 +10,7 @@
 export interface SessionHeader {
   id: string;
   createdAt: number;
-  cwd?: string | null;
+  cwd?: string | null | undefined;
   [key: string]: unknown;
 }
 
@@ -23,12 +23,31 @@ export interface SessionEvent {
   seq: number;
   time: number;
   data: unknown;
-  surfaceOp?: SurfaceOp;
+  surfaceOp?: SurfaceOp | undefined;
   [key: string]: unknown;
 }
 
-/** A content block: `{ type: 'text', text }` or any other block (SPEC §4.4). */
-export type ContentBlock = { type: 'text'; text: string } | { type: string; [key: string]: unknown };
+/** A text block (SPEC §4.4): the only block whose text the module reads and writes. */
+export interface TextContentBlock {
+  type: 'text';
+  text: string;
+  [key: string]: unknown;
+}
+
+/**
+ * Any other block dsh writes (SPEC §4.4): reasoning, images, tool calls and results. The module
+ * passes them through untouched (and at run time accepts blocks of any type).
+ */
+export interface OtherContentBlock {
+  type: 'reasoning' | 'image' | 'tool-call' | 'tool-result';
+  [key: string]: unknown;
+}
+
+/**
+ * A content block (SPEC §4.4), discriminated by `type`: `block.type === 'text'` narrows it to a
+ * {@link TextContentBlock}, so `block.text` is a string.
+ */
+export type ContentBlock = TextContentBlock | OtherContentBlock;
 
 /** Who wrote a user message (SPEC §4.4, §4.5). */
 export interface MessageSource {
@@ -42,7 +61,7 @@ export interface UserMessage {
   role: 'user';
   content: ContentBlock[];
   source: MessageSource;
-  envelope?: PromptEnvelope;
+  envelope?: PromptEnvelope | undefined;
   [key: string]: unknown;
 }
 
@@ -94,17 +113,37 @@ export interface HookContext {
   metadata: SessionReferenceMetadata;
 }
 
+/**
+ * Where one mention or bare URI stood in the readable content (SPEC §9.4 `envelope.mentions`): the
+ * `@label` that replaced it is `display[block].text.slice(start, end)`.
+ */
+export interface PromptEnvelopeMention {
+  /** Index of the text block in `envelope.display`. */
+  block: number;
+  /** UTF-16 offset of the `@` in that block's text. */
+  start: number;
+  /** UTF-16 offset just after the label. */
+  end: number;
+  /** The cited session. */
+  sessionId: string;
+}
+
 /** The model-hidden envelope of a composed prompt, for UI replay (SPEC §9.4). */
 export interface PromptEnvelope {
   version: 1;
   /** The readable content as the user wrote it (mentions already turned into `@label`). */
   display: ContentBlock[];
+  /**
+   * Where each mention stands in `display`, in the order typed. Absent when the composer was not
+   * told (`composePromptMessage` without its `mentions` argument, or an older envelope).
+   */
+  mentions?: PromptEnvelopeMention[] | undefined;
   contexts: Array<Pick<HookContext, 'source' | 'placement' | 'metadata'>>;
 }
 
 /** A title row of `readTitleSnapshots` (SPEC §4.2). */
 export type SessionTitleSnapshot =
-  | { sessionId: string; status: 'fulfilled'; value: { title?: { title: string } | null } }
+  | { sessionId: string; status: 'fulfilled'; value: { title?: { title: string } | null | undefined } }
   | { sessionId: string; status: 'rejected'; reason: unknown };
 
 /** The surface snapshot `readSurface` resolves to (SPEC §4.2). */
@@ -127,7 +166,7 @@ export interface SessionQuery {
 /** The agent a prompt is prepared for (SPEC §4.6): a real dsh `Agent` fits as is. */
 export interface TargetAgent {
   id: string;
-  cwd?: string | null;
-  session?: { header?: { cwd?: string | null } | null } | null;
+  cwd?: string | null | undefined;
+  session?: { header?: { cwd?: string | null | undefined } | null | undefined } | null | undefined;
   [key: string]: unknown;
 }

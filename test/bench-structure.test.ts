@@ -13,6 +13,7 @@ import { describe, expect, it } from 'vitest';
 import {
   codecIds,
   conversationItems,
+  conversationSurface,
   countingExactSizes,
   listingHost,
   PARSE_FAMILIES,
@@ -130,6 +131,27 @@ describe('bench structure: deterministic inputs', () => {
     expect(parseSessionReferenceText(input.text).references).toHaveLength(input.valid);
     const prose = proseBaseline(SEED, size, input.valid, name.includes('with payload'));
     expect(parseSessionReferenceText(prose).references).toHaveLength(input.valid);
+  });
+
+  it('the host-plugin retention input: 2,000 messages of 0.8–1.2 K characters, surface event types only', async () => {
+    const surface = conversationSurface('bench-source', SEED, 2000, 1000);
+    expect(conversationSurface('bench-source', SEED, 2000, 1000)).toEqual(surface);
+    expect(surface.events).toHaveLength(2000);
+    // The host's own plugin rejects any event type its surfaces do not hold.
+    expect(new Set(surface.events.map((event) => event.type))).toEqual(new Set(['user/message', 'assistant/message']));
+    const refs = createSessionReferences({ sessionQuery: snapshotHost(surface) });
+    const prepared = await refs.prepare({ id: 'bench-agent' }, [], [{ sessionId: 'bench-source' }]);
+    const meta = prepared.context!.metadata.references[0]!;
+    expect(meta.originalMessages).toBe(2000);
+    expect(meta.omittedMessages).toBeGreaterThan(1900);
+    const texts = surface.events.map((event) => {
+      const data = event.data as { content?: Array<{ text: string }>; message?: { content: Array<{ text: string }> } };
+      return (data.content ?? data.message!.content)[0]!.text;
+    });
+    for (const text of texts) {
+      expect(text.length).toBeGreaterThanOrEqual(800);
+      expect(text.length).toBeLessThanOrEqual(1200);
+    }
   });
 
   it('codec ids up to 256 UTF-8 bytes round-trip', () => {

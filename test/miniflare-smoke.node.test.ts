@@ -87,8 +87,9 @@ export async function run(input) {
   const scanned = core.scanSessionReferenceText('@[x](dsh-session:AAAA) and ' + uris[0]);
   const prepared = await refs.prepare(agent, [{ type: 'text', text: parsed.text }], parsed.references);
   const message = { id: 'm1', role: 'user', content: [{ type: 'text', text: prompt }], source: { kind: 'user' } };
-  const composed = core.composePromptMessage({ ...message, content: prepared.content }, prepared.context);
   const viaService = await refs.referenceUserMessage(agent, message);
+  // The two steps by hand, given the positions the service found (SPEC §9.4 envelope.mentions).
+  const composed = core.composePromptMessage({ ...message, content: prepared.content }, prepared.context, viaService.envelope.mentions);
 
   const controller = new AbortController();
   const pending = refs.prepare(agent, [], [{ sessionId: 'smoke-b' }], controller.signal);
@@ -257,6 +258,7 @@ describe('the built core in plain workerd, without nodejs_compat (SPEC §1.1)', 
     expect(composed.content[0].text.startsWith(text)).toBe(true);
     expect(composed.envelope.version).toBe(1);
     expect(viaServiceEqual).toBe(true);
+    expect(composed.envelope.mentions.map((m: { sessionId: string }) => m.sessionId)).toEqual(parsed.references.map((r: { sessionId: string }) => r.sessionId));
   });
 
   it('reports cancellation, missing sessions and self-references with codes (SPEC §7, §10)', () => {

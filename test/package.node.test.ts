@@ -77,6 +77,8 @@ describe('the npm package (npm pack → npm install → import)', () => {
         'dist/index.d.ts',
         'dist/store/index.js',
         'dist/store/index.d.ts',
+        'dist/editor/index.js',
+        'dist/editor/index.d.ts',
         'dist/node/index.js',
         'dist/node/index.d.ts',
         'dist/node/cli.js',
@@ -104,8 +106,11 @@ describe('the npm package (npm pack → npm install → import)', () => {
     expect(manifest.sideEffects).toBe(false);
     expect(manifest.exports['.']).toEqual({ types: './dist/index.d.ts', import: './dist/index.js' });
     expect(manifest.exports['./store']).toEqual({ types: './dist/store/index.d.ts', import: './dist/store/index.js' });
+    expect(manifest.exports['./editor']).toEqual({ types: './dist/editor/index.d.ts', import: './dist/editor/index.js' });
     // Node-only: a `node` condition and nothing for browsers, so bundlers refuse it at build time.
     expect(manifest.exports['./node']).toEqual({ types: './dist/node/index.d.ts', node: './dist/node/index.js' });
+    // The bundled sample logs, for web apps (README "Install and use").
+    expect(manifest.exports['./samples/*']).toBe('./samples/store/*');
     expect(manifest.exports['./dsh']).toEqual({ types: './dist/dsh/index.d.ts', import: './dist/dsh/index.js' });
     // The dsh host packages are optional peers of ./dsh alone (SPEC §14.4): never installed for the core.
     expect(Object.keys(manifest.peerDependencies).sort()).toEqual(['@deepseek-ai/cordis', '@deepseek-ai/dsh-llm', '@deepseek-ai/dsh-typert-protocol']);
@@ -115,9 +120,10 @@ describe('the npm package (npm pack → npm install → import)', () => {
     expect(Object.keys(manifest.dependencies ?? {})).toEqual(['fzstd']);
   });
 
-  it('imports the root, ./store and ./node entries in Node', () => {
+  it('imports the root, ./store, ./editor and ./node entries in Node', () => {
     const script = `
       import { encodeSessionReferenceUri, decodeSessionReferenceUri, parseSessionReferenceText, createSessionReferences } from 'dsh-session-reference';
+      import { findMentionTrigger, insertMention, describeReferencedMessage } from 'dsh-session-reference/editor';
       import { parseSessionLog, createMemorySessionQuery } from 'dsh-session-reference/store';
       import { createDshStoreSessionQuery, sampleStoreRoot } from 'dsh-session-reference/node';
       import { readFileSync } from 'node:fs';
@@ -127,12 +133,16 @@ describe('the npm package (npm pack → npm install → import)', () => {
       const refs = createSessionReferences({ sessionQuery: createMemorySessionQuery([log]) });
       const memory = await refs.listCandidates({ id: 'me' });
       const disk = await createDshStoreSessionQuery({ root: sampleStoreRoot() }).listSessions();
+      const typed = 'see @bu';
+      const edited = insertMention(typed, findMentionTrigger(typed, typed.length), memory[0].mention).text;
+      const composed = await refs.referenceUserMessage({ id: 'me' }, { id: 'm', role: 'user', source: { kind: 'user' }, content: [{ type: 'text', text: edited }] });
       console.log(JSON.stringify({
         uri,
         decoded: decodeSessionReferenceUri(uri),
         parsed: parseSessionReferenceText('see ' + uri).text,
         memory: memory.map((c) => c.label),
         diskHasSample: disk.some((r) => r.header.id === '${SAMPLE_ID}'),
+        replay: describeReferencedMessage(composed).mentions,
         fromNodeModules: import.meta.resolve('dsh-session-reference').includes('/node_modules/dsh-session-reference/dist/'),
       }));
     `;
@@ -143,6 +153,7 @@ describe('the npm package (npm pack → npm install → import)', () => {
       parsed: 'see @session-434',
       memory: ['Bu projeyi gemini ile geliştiriyorduk'],
       diskHasSample: true,
+      replay: [{ block: 0, start: 4, end: 42, sessionId: SAMPLE_ID }],
       fromNodeModules: true,
     });
   }, 30_000);
@@ -170,6 +181,65 @@ describe('the npm package (npm pack → npm install → import)', () => {
       }),
     );
     expect(() => sh(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', '.'], consumer)).not.toThrow();
+  }, 60_000);
+
+  it('type-checks a strict front-end consumer (strict, exactOptionalPropertyTypes): the public types narrow (issue 15)', () => {
+    writeFileSync(
+      join(consumer, 'front-end.ts'),
+      `import { createSessionReferences, scanSessionReferenceText, type ContentBlock, type SessionReferenceToken } from 'dsh-session-reference';
+       import { createMemorySessionQuery } from 'dsh-session-reference/store';
+       import { describeReferencedMessage, findMentionTrigger, insertMention, mentionRangeAt } from 'dsh-session-reference/editor';
+
+       // block.type === 'text' narrows a ContentBlock: block.text is a string.
+       export function render(blocks: readonly ContentBlock[]): string {
+         return blocks.map((block) => (block.type === 'text' ? block.text.toUpperCase() : \`[\${block.type}]\`)).join('');
+       }
+       declare const block: ContentBlock;
+       // @ts-expect-error without narrowing, text is not known to be a string
+       export const unnarrowed: string = block.text;
+
+       // Filtering out errors narrows a scan token to the valid variant.
+       const tokens: SessionReferenceToken[] = scanSessionReferenceText('see dsh-session:ImEi').tokens;
+       export const ids: string[] = tokens.filter((token) => token.error === undefined).map((token) => token.sessionId);
+       export const labels: string[] = tokens.flatMap((token) => (token.error ? [] : [token.label]));
+       export const codes: string[] = tokens.filter((token) => token.error !== undefined).map((token) => token.error.code);
+       // @ts-expect-error a token that may be malformed has no sessionId for sure
+       export const unchecked: string = tokens[0]!.sessionId;
+
+       // Optional properties accept undefined under exactOptionalPropertyTypes.
+       declare const label: string | undefined;
+       declare const cwd: string | undefined;
+       const refs = createSessionReferences({ sessionQuery: createMemorySessionQuery([]), config: { maxReferences: undefined } });
+       export const prepared = refs.prepare({ id: 'me', cwd }, [{ type: 'text', text: 'x' }], [{ sessionId: 'a', label }]);
+
+       // The editor kit.
+       const text = 'ask @a';
+       const trigger = findMentionTrigger(text, text.length);
+       export const edited: { text: string; caret: number } | undefined = trigger && insertMention(text, trigger, { sessionId: 'a', label });
+       const range = mentionRangeAt(text, 0);
+       export const chipId: string | undefined = range && !range.token.error ? range.token.sessionId : undefined;
+       const described = describeReferencedMessage({});
+       export const replay: string = described?.display ? render(described.display) : '';
+       export const seqs: Array<number | null> = described?.references.map((row) => row.capturedThroughSeq) ?? [];
+      `,
+    );
+    writeFileSync(
+      join(consumer, 'tsconfig.strict.json'),
+      JSON.stringify({
+        compilerOptions: {
+          module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', strict: true, exactOptionalPropertyTypes: true,
+          noUncheckedIndexedAccess: true, noEmit: true, types: [], lib: ['es2023', 'dom'],
+        },
+        files: ['front-end.ts'],
+      }),
+    );
+    let output = '';
+    try {
+      sh(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.strict.json'], consumer);
+    } catch (error) {
+      output = String((error as { stdout?: unknown }).stdout ?? error);
+    }
+    expect(output).toBe('');
   }, 60_000);
 
   it('imports ./dsh once the dsh host packages (its optional peers) are installed', () => {
@@ -221,6 +291,68 @@ describe('the npm package (npm pack → npm install → import)', () => {
       (error: unknown) => String((error as Error).message).replace(/\u001b\[[0-9;]*m/g, ''),
     );
     expect(refused).toMatch(/"\.\/node" is not exported under the conditions \[[^\]]*"browser"/);
+  }, 60_000);
+
+  it('a Vite web app bundles ./editor and loads a bundled sample log through ./samples/* (README front-end example)', async () => {
+    const { build } = await import('vite');
+    const dir = join(consumer, 'browser-editor');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'index.html'), '<!doctype html><script type="module" src="./main.js"></script>');
+    writeFileSync(
+      join(dir, 'main.js'),
+      `import { findMentionTrigger, insertMention, describeReferencedMessage } from 'dsh-session-reference/editor';
+       import { parseSessionLog } from 'dsh-session-reference/store';
+       import sampleUrl from 'dsh-session-reference/samples/77-Dumen/${SAMPLE_ID}/session.v3.jsonl?url';
+       const log = parseSessionLog(new Uint8Array(await (await fetch(sampleUrl)).arrayBuffer()));
+       const trigger = findMentionTrigger('see @bu', 7);
+       document.title = insertMention('see @bu', trigger, { sessionId: log.header.id }).text + typeof describeReferencedMessage;`,
+    );
+    const result = await build({ root: dir, logLevel: 'silent', configFile: false, build: { write: false, minify: false, assetsInlineLimit: 0 } });
+    const output = (Array.isArray(result) ? result : [result]).flatMap((r) => ('output' in r ? r.output : []));
+    const sample = readFileSync(join(ROOT, 'samples/store/77-Dumen', SAMPLE_ID, 'session.v3.jsonl'));
+    const asset = output.find((file) => file.type === 'asset' && file.fileName.endsWith('.jsonl'));
+    expect(asset && Buffer.from(asset.source as Uint8Array | string).equals(sample)).toBe(true);
+    const code = output.map((file) => (file.type === 'chunk' ? file.code : '')).join('');
+    expect(code).toContain(asset!.fileName);
+    expect(code).toContain('function findMentionTrigger');
+    // The same path resolves in Node (and so in any bundler that follows the exports map).
+    const resolved = sh(process.execPath, ['--input-type=module', '-e', `console.log(import.meta.resolve('dsh-session-reference/samples/77-Dumen/${SAMPLE_ID}/session.v3.jsonl'))`], consumer).trim();
+    expect(readFileSync(fileURLToPath(resolved)).equals(sample)).toBe(true);
+  }, 60_000);
+
+  it('the README front-end example type-checks (strict, exactOptionalPropertyTypes) and builds with Vite', async () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const marker = readme.indexOf('<!-- front-end:code -->');
+    expect(marker).toBeGreaterThanOrEqual(0);
+    const open = readme.indexOf('\n', readme.indexOf('```ts', marker)) + 1;
+    const dir = join(consumer, 'browser-readme');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'main.ts'), readme.slice(open, readme.indexOf('```', open)));
+    writeFileSync(join(dir, 'url.d.ts'), "declare module '*?url' { const url: string; export default url; }\n");
+    writeFileSync(join(dir, 'index.html'), '<!doctype html><form><textarea></textarea><ul></ul><output></output></form><script type="module" src="./main.ts"></script>');
+    writeFileSync(
+      join(dir, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          module: 'esnext', moduleResolution: 'bundler', target: 'es2022', strict: true, exactOptionalPropertyTypes: true,
+          noUncheckedIndexedAccess: true, noEmit: true, types: [], lib: ['es2023', 'dom', 'dom.iterable'],
+        },
+        files: ['main.ts', 'url.d.ts'],
+      }),
+    );
+    let output = '';
+    try {
+      sh(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', '.'], dir);
+    } catch (error) {
+      output = String((error as { stdout?: unknown }).stdout ?? error);
+    }
+    expect(output).toBe('');
+    const { build } = await import('vite');
+    const result = await build({ root: dir, logLevel: 'silent', configFile: false, build: { write: false, minify: false, assetsInlineLimit: 0 } });
+    const files = (Array.isArray(result) ? result : [result]).flatMap((r) => ('output' in r ? r.output : []));
+    // Both sample logs are copied into the build as assets.
+    const assets = files.filter((file) => file.type === 'asset' && file.fileName !== 'index.html').map((file) => file.fileName);
+    expect(assets.sort()).toEqual([expect.stringMatching(/^assets\/session\.v3-.*\.jsonl$/), expect.stringMatching(/^assets\/session\.v3\.jsonl-.*\.zstd$/)]);
   }, 60_000);
 
   it('installs a working dsh-session-reference bin', () => {

@@ -32,6 +32,7 @@ import {
   uriOfText,
   utf8Bytes,
 } from './hardening.js';
+import { CITED_IDS, promptText } from './prompt-texts.js';
 import { assistantMessage, fakeQuery, toolResult, userMessage, type FakeSession } from './sessions.js';
 
 const SCHEME = 'dsh-session:';
@@ -426,5 +427,46 @@ describe('property: determinism and append-only output (SPEC §9.2, §9.4)', () 
       }),
       { numRuns: 150 },
     );
+  });
+});
+
+describe('property: mention positions (SPEC §9.4 envelope.mentions)', () => {
+  const refs = createSessionReferences({
+    sessionQuery: fakeQuery(CITED_IDS.map((id) => ({ header: { id, createdAt: 1 }, events: [userMessage(1, `in ${id}`)] }))),
+  });
+
+  it('every recorded position holds exactly `@` + the label typed there, in the order typed', async () => {
+    let withMentions = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(promptText(false), { minLength: 1, maxLength: 3 }), async (texts) => {
+        const parsed = texts.map((text) => {
+          try {
+            return parseSessionReferenceText(text);
+          } catch {
+            return undefined; // a look-alike made a malformed bare URI: referenceUserMessage rejects too
+          }
+        });
+        const content: ContentBlock[] = texts.flatMap((text) => [{ type: 'image' }, { type: 'text', text }]);
+        const call = refs.referenceUserMessage(AGENT, { id: 'm', role: 'user', source: { kind: 'user' }, content });
+        if (parsed.includes(undefined)) {
+          await expect(call).rejects.toMatchObject({ code: 'SESSION_REFERENCE_INVALID_REFERENCE' });
+          return;
+        }
+        const composed = await call;
+        const expected = parsed.flatMap((p, i) => p!.references.map((r) => ({ block: 2 * i + 1, ...r })));
+        if (expected.length === 0) {
+          expect(composed.envelope).toBeUndefined();
+          return;
+        }
+        withMentions++;
+        const { display, mentions } = composed.envelope!;
+        expect(mentions!.map(({ block, sessionId }) => ({ block, sessionId }))).toEqual(expected.map(({ block, sessionId }) => ({ block, sessionId })));
+        mentions!.forEach(({ block, start, end }, i) => {
+          expect((display[block] as { text: string }).text.slice(start, end)).toBe(`@${expected[i]!.label}`);
+        });
+      }),
+      { numRuns: 200 },
+    );
+    expect(withMentions).toBeGreaterThan(50);
   });
 });

@@ -2,6 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { createSessionReferences } from '../src/index.js';
+import { createMemorySessionQuery, parseSessionLog } from '../src/store/index.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const readme = readFileSync(`${root}README.md`, 'utf8');
@@ -23,6 +25,15 @@ describe('README stays true', () => {
     const output = execFileSync(process.execPath, [`${root}scripts/run-example.mjs`, `${root}examples/quickstart.ts`], { encoding: 'utf8' });
     expect(blockAfter('quickstart:output')).toBe(output);
   }, 60_000);
+
+  it('the hand-written log folds and projects as shown: checkpoint by source, replace by seqs (SPEC §4.5, §8.2)', async () => {
+    const log = parseSessionLog(blockAfter('handwritten-log'));
+    const refs = createSessionReferences({ sessionQuery: createMemorySessionQuery([log]) });
+    const { context } = await refs.prepare({ id: 'me' }, [], [{ sessionId: 'session-notes' }]);
+    const block = /<referenced-sessions>\n(.*)\n<\/referenced-sessions>/s.exec(context!.content[0].text)![1]!;
+    expect(JSON.parse(block)[0].conversation).toEqual(JSON.parse(blockAfter('handwritten-log:conversation')));
+    expect(blockAfter('handwritten-log')).not.toContain('"checkpoint"');
+  });
 
   it('names the test command CI runs', () => {
     expect(readme).toContain('npm test ');

@@ -7,6 +7,7 @@ import {
   REFERENCE_WARNING,
   type SessionReferenceErrorCode,
   type SessionHeader,
+  type HookContext,
   type UserMessage,
 } from '../src/index.js';
 import { revokedProxy, throwingGetter } from './hardening.js';
@@ -207,6 +208,59 @@ describe('composePromptMessage (SPEC §9.4)', () => {
     expectCode(() => composePromptMessage(composed), 'SESSION_REFERENCE_INVALID_ARGUMENT');
   });
 
+  describe('mentions (SPEC §9.4 envelope.mentions)', () => {
+    const entry = {
+      sessionId: 'A', label: 'A', capturedThroughSeq: 1, compacted: false, originalMessages: 1, retainedMessages: 1,
+      omittedMessages: 0, omittedBytes: 0, truncated: false, serializedBytes: 60, budgetBytes: 65536,
+    };
+    const cited: HookContext = { ...textContext('CTX'), metadata: { version: 1, references: [entry] } };
+    const input: UserMessage = { ...message('ask @A and @A'), content: [{ type: 'text', text: 'ask @A and @A' }, { type: 'image' }, { type: 'text', text: '@A' }] };
+
+    it('copies valid positions into the envelope, in order', () => {
+      const mentions = [
+        { block: 0, start: 4, end: 6, sessionId: 'A' },
+        { block: 0, start: 11, end: 13, sessionId: 'A' },
+        { block: 2, start: 0, end: 2, sessionId: 'A' },
+      ];
+      const composed = composePromptMessage(input, cited, mentions);
+      expect(composed.envelope!.mentions).toEqual(mentions);
+      expect(composed.envelope!.mentions).not.toBe(mentions);
+      expect(Object.keys(composed.envelope!)).toEqual(['version', 'display', 'mentions', 'contexts']);
+      // Without the argument there are no positions; an empty list is kept as empty.
+      expect(composePromptMessage(input, cited).envelope).not.toHaveProperty('mentions');
+      expect(composePromptMessage(input, cited, []).envelope!.mentions).toEqual([]);
+      expect(composePromptMessage(input, undefined, [])).toEqual(input);
+    });
+
+    it.each([
+      ['not an array', { block: 0, start: 4, end: 6, sessionId: 'A' }],
+      ['a hole', [, { block: 0, start: 4, end: 6, sessionId: 'A' }]],
+      ['a non-text block', [{ block: 1, start: 0, end: 1, sessionId: 'A' }]],
+      ['a block past the end', [{ block: 3, start: 0, end: 1, sessionId: 'A' }]],
+      ['a fractional block', [{ block: 0.5, start: 4, end: 6, sessionId: 'A' }]],
+      ['an empty range', [{ block: 0, start: 4, end: 4, sessionId: 'A' }]],
+      ['a range past the text', [{ block: 2, start: 0, end: 3, sessionId: 'A' }]],
+      ['a negative start', [{ block: 0, start: -1, end: 6, sessionId: 'A' }]],
+      ['a start not at an @', [{ block: 0, start: 5, end: 6, sessionId: 'A' }]],
+      ['a string offset', [{ block: 0, start: '4', end: 6, sessionId: 'A' }]],
+      ['an uncited session', [{ block: 0, start: 4, end: 6, sessionId: 'B' }]],
+      ['a missing sessionId', [{ block: 0, start: 4, end: 6 }]],
+      ['overlapping entries', [{ block: 0, start: 4, end: 13, sessionId: 'A' }, { block: 0, start: 11, end: 13, sessionId: 'A' }]],
+      ['entries out of order', [{ block: 0, start: 11, end: 13, sessionId: 'A' }, { block: 0, start: 4, end: 6, sessionId: 'A' }]],
+      ['blocks out of order', [{ block: 2, start: 0, end: 2, sessionId: 'A' }, { block: 0, start: 4, end: 6, sessionId: 'A' }]],
+    ])('rejects mentions with %s', (_, mentions) => {
+      const error = expectCode(() => composePromptMessage(input, cited, mentions as never), 'SESSION_REFERENCE_INVALID_ARGUMENT');
+      expect(error.message).toMatch(/mentions/);
+    });
+
+    it('rejects positions without a context, and a throwing getter keeps its cause', () => {
+      expectCode(() => composePromptMessage(input, undefined, [{ block: 0, start: 4, end: 6, sessionId: 'A' }]), 'SESSION_REFERENCE_INVALID_ARGUMENT');
+      const cause = new TypeError('no start for you');
+      const hostile = throwingGetter('start', cause, { block: 0, end: 6, sessionId: 'A' });
+      expect(expectCode(() => composePromptMessage(input, cited, [hostile as never]), 'SESSION_REFERENCE_INVALID_ARGUMENT').cause).toBe(cause);
+    });
+  });
+
   it.each([null, 'text', { content: 'x' }])('rejects the malformed message %j', (bad) => {
     expectCode(() => composePromptMessage(bad as never, context), 'SESSION_REFERENCE_INVALID_ARGUMENT');
   });
@@ -236,6 +290,42 @@ describe('referenceUserMessage (SPEC §9.5)', () => {
     expect((composed.content[0] as { text: string }).text).toMatch(/^## Referenced sessions[\s\S]*\n\n## My request:\n\n$/);
     expect(composed.envelope!.display).toEqual([{ type: 'text', text: 'look at @Schema' }, { type: 'image', url: 'x' }, { type: 'text', text: 'and @beta' }]);
     expect(composed.envelope!.contexts[0]!.metadata.references.map((r) => r.label)).toEqual(['Schema', 'beta']);
+    // SPEC §9.4: where each @label stands, block indexes into display.
+    expect(composed.envelope!.mentions).toEqual([
+      { block: 0, start: 8, end: 15, sessionId: 'alpha' },
+      { block: 2, start: 4, end: 9, sessionId: 'beta' },
+    ]);
+  });
+
+  it('records each mention where it was typed: one chip for `Ask @[A](…) then email @A team and @Anna` (issue 15)', async () => {
+    const a: FakeSession = { header: header('A', 1), events: [userMessage(1, 'a')] };
+    const refs = createSessionReferences({ sessionQuery: fakeQuery([a]) });
+    const composed = await refs.referenceUserMessage(agent, message(`Ask ${formatSessionReferenceMention({ sessionId: 'A' })} then email @A team and @Anna`));
+    const display = composed.envelope!.display;
+    expect(display).toEqual([{ type: 'text', text: 'Ask @A then email @A team and @Anna' }]);
+    expect(composed.envelope!.mentions).toEqual([{ block: 0, start: 4, end: 6, sessionId: 'A' }]);
+    // A replay that draws chips from the positions draws exactly one, at the typed place.
+    const [{ block, start, end }] = composed.envelope!.mentions!;
+    expect((display[block] as { text: string }).text.slice(start, end)).toBe('@A');
+  });
+
+  it('positions are offsets in the readable text: labels, escapes, surrogates and duplicates (SPEC §9.4)', async () => {
+    const refs = createSessionReferences({ sessionQuery: fakeQuery([alpha, beta]) });
+    const schema = formatSessionReferenceMention({ sessionId: 'alpha', label: 'Sch[e]ma \\ 🎉' });
+    const composed = await refs.referenceUserMessage(agent, {
+      ...message(`🎉 ${schema}${encodeSessionReferenceUri('beta')}, ${schema}`),
+      content: [{ type: 'text', text: 'no mention' }, { type: 'text', text: `🎉 ${schema}${encodeSessionReferenceUri('beta')}, ${schema}` }],
+    });
+    const text = (composed.envelope!.display[1] as { text: string }).text;
+    expect(text).toBe('🎉 @Sch[e]ma \\ 🎉@beta, @Sch[e]ma \\ 🎉');
+    expect(composed.envelope!.mentions).toEqual([
+      { block: 1, start: 3, end: 17, sessionId: 'alpha' },
+      { block: 1, start: 17, end: 22, sessionId: 'beta' },
+      { block: 1, start: 24, end: 38, sessionId: 'alpha' },
+    ]);
+    expect(composed.envelope!.mentions!.map(({ block, start, end }) => (composed.envelope!.display[block] as { text: string }).text.slice(start, end))).toEqual([
+      '@Sch[e]ma \\ 🎉', '@beta', '@Sch[e]ma \\ 🎉',
+    ]);
   });
 
   it('returns the readable message unchanged without mentions, and rejects before reading on bad mentions', async () => {

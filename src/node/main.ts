@@ -20,12 +20,12 @@ export interface CliIO {
   stdout: { write(text: string): unknown };
   stderr: { write(text: string): unknown };
   /** Environment for the default store root (`DSH_HOME`); default `process.env`. */
-  env?: Readonly<Record<string, string | undefined>>;
+  env?: Readonly<Record<string, string | undefined>> | undefined;
   /**
    * Standard input, read when the argument of `prepare`, `encode`, `decode` or `parse` is `-`
    * (chunks as UTF-8 bytes or strings; `process.stdin` fits). Absent: `-` is a usage error.
    */
-  stdin?: AsyncIterable<Uint8Array | string>;
+  stdin?: AsyncIterable<Uint8Array | string> | undefined;
 }
 
 /** The one-line synopsis printed with every usage error. */

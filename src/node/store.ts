@@ -21,7 +21,7 @@ export interface DshStoreOptions {
    * The store's root directory (`<root>/<project dir>/<session dir>/<log>`); relative paths are
    * resolved against the current directory once, at creation. Default: {@link defaultSessionStoreRoot}.
    */
-  root?: string;
+  root?: string | undefined;
 }
 
 /** A `SessionQuery` over a dsh store on disk, plus where it reads from. */
