@@ -28,16 +28,19 @@ export const BUDGETS = [
     imports: `export { encodeSessionReferenceUri, decodeSessionReferenceUri, formatSessionReferenceMention, parseSessionReferenceText, scanSessionReferenceText } from './src/index.ts';`,
     budget: 2.5 * 1024,
   },
-  { name: './store', entry: 'src/store/index.ts', budget: 14 * 1024 },
+  // ./store: 15 KB since the streaming pipeline (issue 14: fzstd's streaming decoder, streamed
+  // frames, the line splitter and the source readers; the synchronous parseSessionLog keeps the
+  // zstd decoder in the entry).
+  { name: './store', entry: 'src/store/index.ts', budget: 15 * 1024 },
   { name: './editor', entry: 'src/editor/index.ts', budget: 3.5 * 1024 },
   // What a front end that reads only plain .jsonl logs ships: the whole root, the in-memory query
   // and the streaming reader; the zstd decoder and checksum are a lazy chunk (loaded on the first
-  // zstd log). Issue 14 asked for 8 KB; the root alone is 6 KB (budget 7.5 KB), so the row holds
-  // the store part to about 3.5 KB on top of the root's budget.
+  // zstd log). Issue 14 asked for 8 KB; the root alone is 7 KB (budget 7.5 KB), so the row holds
+  // the store part to about 4 KB on top of the root's budget.
   {
     name: '. + createMemorySessionQuery + readSessionLog (plain .jsonl apps)',
     imports: `export * from './src/index.ts'; export { createMemorySessionQuery, readSessionLog } from './src/store/index.ts';`,
-    budget: 11 * 1024,
+    budget: 11.5 * 1024,
   },
 ];
 

@@ -4,11 +4,11 @@
  */
 import { checkSignal, throwIfAborted } from './abort.js';
 import { isPositiveSafeInteger } from './config.js';
-import { check } from './errors.js';
-import { callHost, checkAgent, isNonEmptyString } from './host.js';
+import { check, fail } from './errors.js';
+import { callHost, checkAgent, isNonEmptyString, presentEntries, readTitleRows } from './host.js';
 import { cleanTitleLabel } from './label.js';
 import { formatSessionReferenceMention } from './mention.js';
-import type { SessionHeader, SessionQuery, TargetAgent } from './types.js';
+import type { SessionHeader, SessionQuery } from './types.js';
 
 /** How messages name the host's listing call. */
 const LIST_SESSIONS = 'sessionQuery.listSessions()';
@@ -63,12 +63,18 @@ export async function listCandidates(
   check(isPositiveSafeInteger(limit), 'INVALID_ARGUMENT', 'limit must be a positive safe integer', limitInput);
   const signal = checkSignal(signalInput);
   throwIfAborted(signal);
-  const records = await callHost(() => sessionQuery.listSessions(signal), signal, LIST_SESSIONS);
+  // The agent's id and cwd (SPEC §4.6), read before the host answers: they are the caller's.
+  const { id: agentId } = agent;
+  const ownCwd = agent.cwd ?? agent.session?.header?.cwd;
   const needle = (query ?? '').toLowerCase();
-  const selected =
-    options.matchTitles && needle
-      ? await selectByTitle(sessionQuery, rankRecords(records, agent, () => true, Infinity), needle, limit, signal)
-      : await labelled(sessionQuery, rankRecords(records, agent, (header) => matchesIdOrCwd(header, needle), limit), signal);
+  const byTitle = options.matchTitles && needle !== '';
+  // With title matching, every record stays a candidate until its label is known (SPEC §6.7).
+  const accept = byTitle ? () => true : (id: string, cwd: unknown) => matchesIdOrCwd(id, cwd, needle);
+  // The listing is read inside callHost (SPEC §10.1): ranked records are plain copies of ours.
+  const ranked = await callHost(() => sessionQuery.listSessions(signal), signal, LIST_SESSIONS, (records) =>
+    rankRecords(records, agentId, ownCwd, accept, byTitle ? Infinity : limit),
+  );
+  const selected = byTitle ? await selectByTitle(sessionQuery, ranked, needle, limit, signal) : await labelled(sessionQuery, ranked, signal);
   throwIfAborted(signal);
   return selected.map(({ header: { id: sessionId, cwd, createdAt }, label }) =>
     // Keys in SPEC §6.5 order; `cwd` only when it is a non-empty string.
@@ -79,35 +85,38 @@ export async function listCandidates(
 /**
  * The records `accept` keeps, the agent's dropped, in the three cwd groups of SPEC §6.3 (same
  * cwd, no cwd — `undefined`, `null` or `''` —, other cwd), `listSessions()` order inside each, at
- * most `cap` per group and `cap` in all. Every record is checked, but `accept` is skipped once
- * its group holds `cap`: later ones of that group can never be among the first `cap`.
+ * most `cap` per group and `cap` in all, as plain copies `{ id, createdAt, cwd }` of their headers
+ * (each field read once). Every record is checked, but `accept` is skipped once its group holds
+ * `cap`: later ones of that group can never be among the first `cap`.
+ * @throws SessionReferenceError `SESSION_REFERENCE_READ_FAILED` for an answer that is not an
+ * array, a hole, or a record without a header with a string id and a finite `createdAt`.
  */
-function rankRecords(records: unknown, agent: TargetAgent, accept: (header: SessionHeader) => boolean, cap: number): SessionHeader[] {
+function rankRecords(records: unknown, agentId: string, ownCwd: unknown, accept: (id: string, cwd: unknown) => boolean, cap: number): SessionHeader[] {
   check(Array.isArray(records), 'READ_FAILED', `${LIST_SESSIONS} must resolve to an array`, records);
-  // The agent's cwd (SPEC §4.6); it ranks only when it is a non-empty string.
-  const ownCwd = agent.cwd ?? agent.session?.header?.cwd;
   const groups: SessionHeader[][] = [[], [], []];
-  // An index loop, not forEach: a hole in a sparse array is a (malformed) record too.
-  const list = records as unknown[];
-  for (let index = 0; index < list.length; index++) {
-    const record = list[index];
-    const header = (record as { header?: unknown } | null)?.header as SessionHeader | undefined;
+  // A hole in a sparse array is a (malformed) record too, found without visiting the rest (SPEC §10.3).
+  const list = presentEntries(records, (index) => {
+    throw fail('READ_FAILED', `${LIST_SESSIONS} record ${index} is missing (a hole in a sparse array)`);
+  });
+  for (let index = 0; index < list.count; index++) {
+    const record = list.at(index);
+    const header: unknown = Object(record).header;
+    const { id, createdAt, cwd } = Object(header) as Record<string, unknown>;
     check(
-      typeof header?.id === 'string' && Number.isFinite(header.createdAt),
+      typeof id === 'string' && Number.isFinite(createdAt),
       'READ_FAILED',
       `${LIST_SESSIONS} record ${index} must have a header { id: string, createdAt: number }`,
       record,
     );
-    if (header.id === agent.id) continue;
-    const cwd = header.cwd;
+    if (id === agentId) continue;
     const group = groups[isNonEmptyString(ownCwd) && cwd === ownCwd ? 0 : cwd == null || cwd === '' ? 1 : 2]!;
-    if (group.length < cap && accept(header)) group.push(header);
+    if (group.length < cap && accept(id, cwd)) group.push({ id, createdAt: createdAt as number, cwd: cwd as string | null | undefined });
   }
   return groups.flat().slice(0, cap);
 }
 
 /** True when the id or the cwd contains `needle` (already lowercased), lowercased with `toLowerCase()` (SPEC §6.2). */
-function matchesIdOrCwd({ id, cwd }: SessionHeader, needle: string): boolean {
+function matchesIdOrCwd(id: string, cwd: unknown, needle: string): boolean {
   return id.toLowerCase().includes(needle) || (typeof cwd === 'string' && cwd.toLowerCase().includes(needle));
 }
 
@@ -133,7 +142,7 @@ async function selectByTitle(
   const kept: Labelled[] = [];
   for (let start = 0; start < ranked.length && kept.length < limit; start += limit) {
     for (const row of await labelled(sessionQuery, ranked.slice(start, start + limit), signal)) {
-      if (kept.length < limit && (matchesIdOrCwd(row.header, needle) || row.label.toLowerCase().includes(needle))) kept.push(row);
+      if (kept.length < limit && (matchesIdOrCwd(row.header.id, row.header.cwd, needle) || row.label.toLowerCase().includes(needle))) kept.push(row);
     }
   }
   return kept;
@@ -150,21 +159,14 @@ async function readTitleLabels(sessionQuery: SessionQuery, headers: readonly Ses
   const labels = new Map<string, string>();
   if (headers.length === 0 || typeof sessionQuery.readTitleSnapshots !== 'function') return labels;
   const ids = headers.map((header) => header.id);
-  const rows: unknown = await callHost(() => sessionQuery.readTitleSnapshots!(ids, signal), signal, 'readTitleSnapshots()').catch(() =>
+  const rows = await callHost(() => sessionQuery.readTitleSnapshots!(ids, signal), signal, 'readTitleSnapshots()', readTitleRows).catch(() =>
     throwIfAborted(signal),
   );
   throwIfAborted(signal);
-  if (!Array.isArray(rows)) return labels;
-  for (const row of rows as unknown[]) {
-    try {
-      const { sessionId, status, value } = (row ?? {}) as { sessionId?: unknown; status?: unknown; value?: { title?: { title?: unknown } } };
-      const title = status === 'fulfilled' ? value?.title?.title : undefined;
-      const label = typeof title === 'string' ? cleanTitleLabel(title) : '';
-      // An id not asked for (or not a string) is never looked up.
-      if (label) labels.set(sessionId as string, label);
-    } catch {
-      // Host data with a throwing getter or a revoked proxy: that row falls back to its id (SPEC §10.1).
-    }
+  // An id not asked for is never looked up.
+  for (const [sessionId, title] of rows ?? []) {
+    const label = cleanTitleLabel(title);
+    if (label) labels.set(sessionId, label);
   }
   return labels;
 }

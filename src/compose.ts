@@ -31,13 +31,13 @@ export const MY_REQUEST_SEPARATOR = '\n\n## My request:\n\n';
  * @example
  * // `content` is [{ type: 'text', text: 'ask @Schema' }]; the mention's `@Schema` is text[4, 11).
  * composePromptMessage({ ...message, content }, context, [{ block: 0, start: 4, end: 11, sessionId: 'session-434' }]);
- * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_ARGUMENT` when `message` is not an
- * object with a `content` array, already carries an `envelope` (a prompt is baked once), cannot
- * be read or cloned (a throwing getter, a revoked proxy, a function inside; the original error
- * is the `cause`), `context` is not a HookContext with text content, or `mentions` is not an array
- * of such positions in order, each on a text block, starting at an `@`, inside the text, and
- * naming a session of `context.metadata.references` (a non-empty `mentions` without a context
- * included).
+ * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_ARGUMENT` when `message` is not a
+ * user message (`role: 'user'`; the error names any other role) with a `content` array, already
+ * carries an `envelope` (a prompt is baked once), cannot be read or cloned (a throwing getter, a
+ * revoked proxy, a function inside; the original error is the `cause`), `context` is not a
+ * HookContext with text content, or `mentions` is not an array of such positions in order, each
+ * on a text block, starting at an `@`, inside the text, and naming a session of
+ * `context.metadata.references` (a non-empty `mentions` without a context included).
  */
 export function composePromptMessage(
   message: UserMessage,
@@ -72,11 +72,14 @@ export function composePromptMessage(
 }
 
 /**
- * A user message that can be composed: an object with a content array and no envelope (SPEC §9.4).
+ * A user message that can be composed: an object with `role: 'user'`, a content array and no
+ * envelope (SPEC §9.4). Only user messages are composed: an assistant's or any other role is
+ * refused, naming the role.
  * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_ARGUMENT` otherwise.
  */
 export function checkMessage(message: unknown): asserts message is UserMessage {
   const m = message as UserMessage | null;
   check(Array.isArray(m?.content), 'INVALID_ARGUMENT', 'message must have a content array', message);
+  check(m.role === 'user', 'INVALID_ARGUMENT', "message role must be 'user' (only user messages are composed)", m.role);
   check(m.envelope === undefined, 'INVALID_ARGUMENT', 'message already has an envelope', m.id);
 }

@@ -22,6 +22,12 @@ const SUFFIXES = [
 
 const PREFIX = 'SESSION_REFERENCE_';
 
+/**
+ * Every {@link SessionReferenceError} ever constructed: a brand check that, unlike `instanceof`,
+ * never runs code of the value (a proxy's `getPrototypeOf` trap) and never throws.
+ */
+const instances = new WeakSet<object>();
+
 /** A stable error code (SPEC §10). */
 export type SessionReferenceErrorCode = `${typeof PREFIX}${(typeof SUFFIXES)[number]}`;
 
@@ -54,6 +60,7 @@ export class SessionReferenceError extends Error {
     super(message, options);
     this.name = 'SessionReferenceError';
     this.code = code;
+    instances.add(this);
   }
 
   /** `{ name, code, message }`: survives `JSON.stringify` and `postMessage`. */
@@ -62,21 +69,31 @@ export class SessionReferenceError extends Error {
   }
 }
 
+/** True for an error built by the {@link SessionReferenceError} constructor; never throws. */
+export function isInstance(value: unknown): value is SessionReferenceError {
+  return instances.has(value as object);
+}
+
 /**
  * True for a {@link SessionReferenceError} instance, and for a plain object of its `toJSON()`
  * shape (`name` `'SessionReferenceError'`, a known `code`, a string `message`), e.g. after
- * `postMessage` or `JSON.parse` (SPEC §10). Never throws.
+ * `postMessage` or `JSON.parse` (SPEC §10). Never throws, whatever it is given (SPEC §10.1): a
+ * value that cannot be read (a revoked proxy, a throwing getter) is not one.
  */
 export function isSessionReferenceError(
   value: unknown,
 ): value is SessionReferenceError | SessionReferenceErrorJSON {
-  const v = value as Record<string, unknown> | null;
-  return (
-    value instanceof SessionReferenceError ||
-    (v?.name === 'SessionReferenceError' &&
+  if (isInstance(value)) return true;
+  try {
+    const v = value as Record<string, unknown> | null;
+    return (
+      v?.name === 'SessionReferenceError' &&
       SESSION_REFERENCE_ERROR_CODES.includes(v.code as SessionReferenceErrorCode) &&
-      typeof v.message === 'string')
-  );
+      typeof v.message === 'string'
+    );
+  } catch {
+    return false;
+  }
 }
 
 /** Longest rendering of a value inside an error message, in UTF-16 code units. */
@@ -86,13 +103,16 @@ const MAX_DESCRIBED = 80;
  * A short, safe rendering of any value for error messages: an `Error` as its message; objects,
  * arrays and strings as JSON (strings quoted); anything else (numbers, `undefined`, functions,
  * symbols, …) as `String()` gives it. Long renderings are cut to 80 code units plus `…`. Never
- * throws (cyclic or hostile objects included).
+ * throws (cyclic or hostile objects included), and its work is bounded by what it shows: only
+ * the first 80 entries of an array are rendered (more could not show), so a sparse array with a
+ * huge `length` costs no more than a short one (SPEC §10.3).
  */
 export function describeValue(value: unknown): string {
   let text = 'an unreadable value';
   try {
     if (value instanceof Error) value = value.message;
-    text = ((typeof value === 'object' || typeof value === 'string') && JSON.stringify(value)) || String(value);
+    const firstEntries = (_key: string, entry: unknown) => (Array.isArray(entry) && entry.length > MAX_DESCRIBED ? entry.slice(0, MAX_DESCRIBED) : entry);
+    text = ((typeof value === 'object' || typeof value === 'string') && JSON.stringify(value, firstEntries)) || String(value);
   } catch {
     // A cyclic or hostile object, or one String() cannot convert: keep the placeholder.
   }
@@ -123,5 +143,5 @@ export function fail(code: ErrorCodeInput, message: string, cause?: unknown): Se
  * `cause`.
  */
 export function argumentError(error: unknown, code: ErrorCodeInput = 'INVALID_ARGUMENT'): SessionReferenceError {
-  return error instanceof SessionReferenceError ? error : fail(code, `unusable argument: ${describeValue(error)}`, error);
+  return isInstance(error) ? error : fail(code, `unusable argument: ${describeValue(error)}`, error);
 }

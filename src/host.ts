@@ -1,9 +1,10 @@
 /**
- * Talking to the host: the target agent and calls into `sessionQuery` (SPEC §4.2, §4.6, §7.2).
+ * Talking to the host: the target agent, calls into `sessionQuery`, and reading what they answer
+ * (SPEC §4.2, §4.6, §7.2, §10.1, §10.3).
  * @module
  */
 import { raceAbort, throwIfAborted } from './abort.js';
-import { check, describeValue, fail } from './errors.js';
+import { check, describeValue, fail, isInstance } from './errors.js';
 import type { TargetAgent } from './types.js';
 
 /**
@@ -21,13 +22,98 @@ export function isNonEmptyString(value: unknown): value is string {
 }
 
 /**
- * Calls the host: a synchronous throw or a rejection becomes `SESSION_REFERENCE_READ_FAILED` naming
- * `what` (cause kept); an abort of `signal` becomes `SESSION_REFERENCE_CANCELLED` at once.
+ * Calls the host and reads its answer. A synchronous throw or a rejection of `call` becomes
+ * `SESSION_REFERENCE_READ_FAILED` naming `what` (cause kept); an abort of `signal` becomes
+ * `SESSION_REFERENCE_CANCELLED` at once, and a late answer is ignored. `read` turns the answer
+ * into plain data of ours — everything the module needs from it, each value read once — and
+ * whatever it throws is host data's fault (SPEC §10.1): a throwing getter, a revoked proxy, a
+ * malformed shape anywhere inside becomes `SESSION_REFERENCE_READ_FAILED` (cause kept), except
+ * the `READ_FAILED` errors `read` raises itself, which pass as they are. Nothing of the answer is
+ * touched after `read`, so no later step can fail on host data.
  */
-export function callHost<T>(call: () => Promise<T>, signal: AbortSignal | undefined, what: string): Promise<T> {
+export function callHost<R>(call: () => unknown, signal: AbortSignal | undefined, what: string, read: (answer: unknown) => R): Promise<R> {
   // The executor runs `call` synchronously and turns its throw into a rejection.
-  return raceAbort(new Promise<T>((resolve) => resolve(call())), signal).catch((error: unknown) => {
+  const answer = new Promise((resolve) => resolve(call())).catch((error: unknown) => {
     throwIfAborted(signal);
     throw fail('READ_FAILED', `${what} failed: ${describeValue(error)}`, error);
   });
+  return raceAbort(answer, signal).then((value) => {
+    try {
+      return read(value);
+    } catch (error) {
+      if (isInstance(error) && error.code === 'SESSION_REFERENCE_READ_FAILED') throw error;
+      throw fail('READ_FAILED', `${what} answered unreadable data: ${describeValue(error)}`, error);
+    }
+  });
+}
+
+/** The entries a host array holds, as {@link presentEntries} finds them: `count`, and the `k`-th by `at(k)`. */
+export interface PresentEntries<T> {
+  readonly count: number;
+  at(k: number): T;
+}
+
+/**
+ * The entries a host array holds, in index order (SPEC §10.3). `length` is read once. A dense
+ * array is walked by index; from its first hole on (`onHole` is called with that index) only the
+ * indices it has are visited, so a sparse array with `length` 2³²−1 and three entries has a
+ * `count` of 3 and costs three. `at(k)` reads the entry from the array each time it is called,
+ * so a throwing getter meets the caller where it can be blamed; such an entry counts as present.
+ */
+export function presentEntries<T>(array: readonly T[], onHole?: (index: number) => void): PresentEntries<T> {
+  const length = Number(array.length);
+  for (let index = 0; index < length; index++) {
+    if (isHole(array, index)) {
+      onHole?.(index);
+      const indices = ownIndices(array, length);
+      return { count: indices.length, at: (k) => array[indices[k]!]! };
+    }
+  }
+  return { count: length, at: (k) => array[k]! };
+}
+
+function isHole(array: readonly unknown[], index: number): boolean {
+  try {
+    return array[index] === undefined && !Object.hasOwn(array, index);
+  } catch {
+    return false;
+  }
+}
+
+/** The array indices below `length` among the own keys of `array`, ascending (a proxy's keys come in any order). */
+function ownIndices(array: readonly unknown[], length: number): number[] {
+  const indices: number[] = [];
+  for (const key of Object.getOwnPropertyNames(array)) {
+    // Canonical array indices only: not "length", "-1", "1.5" or "01".
+    const index = Number(key);
+    if (index >>> 0 === index && index < length && String(index) === key) indices.push(index);
+  }
+  return indices.sort((a, b) => a - b);
+}
+
+/**
+ * Titles by session id of a `readTitleSnapshots` answer (SPEC §6.4, §10.1): `[sessionId, title]`
+ * for each fulfilled row with a string `sessionId` and a string `value.title.title`, in row
+ * order. A row that is malformed or cannot be read (a throwing getter, a revoked proxy) is left
+ * out, so only its session falls back to its id; an answer that is not a readable array gives
+ * none. Never throws; proportional to the rows present (SPEC §10.3).
+ */
+export function readTitleRows(answer: unknown): Array<[sessionId: string, title: string]> {
+  const titles: Array<[string, string]> = [];
+  let rows: PresentEntries<unknown> = { count: 0, at: () => undefined };
+  try {
+    if (Array.isArray(answer)) rows = presentEntries(answer);
+  } catch {
+    // An unreadable answer: no titles.
+  }
+  for (let k = 0; k < rows.count; k++) {
+    try {
+      const { sessionId, status, value } = Object(rows.at(k)) as { sessionId?: unknown; status?: unknown; value?: unknown };
+      const title: unknown = status === 'fulfilled' ? Object(Object(value).title).title : undefined;
+      if (typeof sessionId === 'string' && typeof title === 'string') titles.push([sessionId, title]);
+    } catch {
+      // An unreadable row: its session keeps its id as label.
+    }
+  }
+  return titles;
 }

@@ -2,6 +2,7 @@
  * Projection of a folded surface to the conversation a snapshot carries (SPEC §4.5, §8.2).
  * @module
  */
+import { presentEntries } from './host.js';
 
 /** One conversation item of a reference object (SPEC §8.1). */
 export interface ConversationItem {
@@ -66,14 +67,21 @@ function messageText({ envelope, content }: Record<string, unknown>, stringConte
   return stringContent && typeof content === 'string' ? content : joinTextBlocks(content);
 }
 
-/** Text blocks of `content` joined by `\n`; `''` when `content` is not an array. */
+/**
+ * Text blocks of `content` joined by `\n`; `''` when `content` is not an array. Only the blocks
+ * present are visited (SPEC §10.3), and each block's `type` and `text` are read once.
+ */
 export function joinTextBlocks(content: unknown): string {
-  return Array.isArray(content)
-    ? content
-        .filter((block) => isRecord(block) && block.type === 'text' && typeof block.text === 'string')
-        .map((block: { text: string }) => block.text)
-        .join('\n')
-    : '';
+  const texts: string[] = [];
+  if (Array.isArray(content)) {
+    const blocks = presentEntries(content);
+    for (let k = 0; k < blocks.count; k++) {
+      const block = blocks.at(k);
+      const text: unknown = isRecord(block) && block.type === 'text' ? block.text : undefined;
+      if (typeof text === 'string') texts.push(text);
+    }
+  }
+  return texts.join('\n');
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

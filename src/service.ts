@@ -10,11 +10,11 @@ import { resolveConfig, type ResolvedSessionReferenceConfig, type SessionReferen
 import { argumentError, check, describeValue } from './errors.js';
 import { callHost, checkAgent, isNonEmptyString } from './host.js';
 import { parsePlacedReferences, type SessionReference } from './mention.js';
-import { projectSurface } from './projection.js';
+import { projectSurface, type ConversationItem } from './projection.js';
 import { buildHookContext, serializeReference } from './render.js';
 import { retainConversation } from './retention.js';
 import { foldSurface } from './surface.js';
-import type { ContentBlock, HookContext, PromptEnvelopeMention, SessionQuery, SessionReferenceMetadataEntry, SessionSurface, TargetAgent, UserMessage } from './types.js';
+import type { ContentBlock, HookContext, PromptEnvelopeMention, SessionQuery, SessionReferenceMetadataEntry, TargetAgent, UserMessage } from './types.js';
 
 export type { SessionCandidate } from './candidates.js';
 
@@ -181,9 +181,9 @@ async function prepare(
   throwIfAborted(signal);
   if (sources.length === 0) return { content };
   // Each read races the signal itself (callHost), so an abort rejects while reads are pending.
-  const surfaces = await Promise.all(sources.map((source) => readSnapshot(sessionQuery, source.sessionId, signal)));
+  const snapshots = await Promise.all(sources.map((source) => readSnapshot(sessionQuery, source.sessionId, signal)));
   throwIfAborted(signal);
-  const prepared = sources.map((source, i) => prepareReference(source, surfaces[i]!, config.maxReferenceBytes));
+  const prepared = sources.map((source, i) => prepareReference(source, snapshots[i]!, config.maxReferenceBytes));
   return { content, context: buildHookContext(prepared) };
 }
 
@@ -211,31 +211,47 @@ function normalizeReferences(references: unknown, agentId: string, maxReferences
   return [...distinct.values()];
 }
 
-/** One `readSurface` call, checked for shape (SPEC §7.2). */
-async function readSnapshot(sessionQuery: SessionQuery, sessionId: string, signal: AbortSignal | undefined): Promise<SessionSurface> {
-  const what = `sessionQuery.readSurface(${describeValue(sessionId)})`;
-  const surface = await callHost(() => sessionQuery.readSurface(sessionId, signal), signal, what);
-  const seq = surface?.capturedThroughSeq;
-  check(
-    Array.isArray(surface?.events) && (seq === null || Number.isFinite(seq)),
-    'READ_FAILED',
-    `${what} must resolve to { events, capturedThroughSeq }`,
-    surface,
-  );
-  return surface;
+/** What one source's snapshot contributes, read out of the host's answer (SPEC §7.2). */
+interface Snapshot {
+  cwd: string | null;
+  capturedThroughSeq: number | null;
+  items: ConversationItem[];
 }
 
-/** Projects, bounds and serializes one source; its metadata entry has the keys in SPEC §8.4 order. */
-function prepareReference(source: SessionReference, surface: SessionSurface, budget: number) {
-  const cwd = (surface.session as { cwd?: unknown } | null | undefined)?.cwd;
-  const head = { ...source, cwd: isNonEmptyString(cwd) ? cwd : null };
-  const items = projectSurface(foldSurface(surface.events));
+/**
+ * One `readSurface` call (SPEC §7.2): the answer checked for shape, then its cwd, seq and
+ * projected conversation read out of it once, inside `callHost`, so anything wrong in there is
+ * `SESSION_REFERENCE_READ_FAILED` (SPEC §10.1).
+ */
+function readSnapshot(sessionQuery: SessionQuery, sessionId: string, signal: AbortSignal | undefined): Promise<Snapshot> {
+  const what = `sessionQuery.readSurface(${describeValue(sessionId)})`;
+  return callHost(() => sessionQuery.readSurface(sessionId, signal), signal, what, (surface) => {
+    // Object(): null and primitives read as a snapshot without fields.
+    const { session, capturedThroughSeq, events } = Object(surface) as Record<string, unknown>;
+    check(
+      Array.isArray(events) && (capturedThroughSeq === null || Number.isFinite(capturedThroughSeq)),
+      'READ_FAILED',
+      `${what} must resolve to { events, capturedThroughSeq }`,
+      surface,
+    );
+    const cwd: unknown = Object(session).cwd;
+    return {
+      cwd: isNonEmptyString(cwd) ? cwd : null,
+      capturedThroughSeq: capturedThroughSeq as number | null,
+      items: projectSurface(foldSurface(events)),
+    };
+  });
+}
+
+/** Bounds and serializes one source; its metadata entry has the keys in SPEC §8.4 order. */
+function prepareReference(source: SessionReference, { cwd, capturedThroughSeq, items }: Snapshot, budget: number) {
+  const head = { ...source, cwd };
   // `counts` is originalMessages, retainedMessages, omittedMessages, omittedBytes, in that order
   // (service.test.ts pins the key order of the metadata entry).
   const { conversation, serializedBytes, ...counts } = retainConversation(head, items, budget);
   const metadata: SessionReferenceMetadataEntry = {
     ...source, // sessionId, label
-    capturedThroughSeq: surface.capturedThroughSeq,
+    capturedThroughSeq,
     compacted: items.some((item) => item.checkpoint),
     ...counts,
     truncated: counts.omittedMessages + counts.omittedBytes > 0,

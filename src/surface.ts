@@ -2,6 +2,7 @@
  * Folding a session's events into its current surface (SPEC §8.2, first rule).
  * @module
  */
+import { presentEntries } from './host.js';
 import type { SessionEvent } from './types.js';
 
 /** Event types that carry a message and so sit on the surface even without a `surfaceOp` (SPEC §4.3). */
@@ -22,17 +23,19 @@ const MESSAGE_BEARING_TYPES: ReadonlySet<string> = new Set([
  * so the two do not delimit a run — nothing is removed and the event is appended. Any other
  * `surfaceOp` value counts as `'append'`. Message-bearing events (SPEC §4.3) without `surfaceOp`
  * count as `'append'`; other events are not on the surface. Entries that are not objects with a
- * string `type` are skipped. Folding a folded surface returns it unchanged. Linear in
- * `events.length` plus the number of removed nodes.
+ * string `type` are skipped, and so are the holes of a sparse array. Folding a folded surface
+ * returns it unchanged. Linear in the number of events present (not `events.length`: SPEC §10.3)
+ * plus the number of removed nodes.
  */
 export function foldSurface(events: readonly unknown[]): SessionEvent[] {
+  const present = presentEntries(events);
   // One pass. The surface is a linked list over slots: an appended event takes a new slot at the
   // end, a replacing event the slot of the first node it replaces, so slot order is surface order
   // and comparing two slots compares their positions. Slots live in typed arrays (event indices,
   // not event references): at 100 MB, touching the events is the cost, and this reads each one
   // once (its type, surfaceOp and seq), plus the seq of each node a replace removes.
-  const n = events.length;
-  /** Event index of each slot. */
+  const n = present.count;
+  /** Position (among the present events) of each slot's event. */
   const entry = new Int32Array(n);
   /** The slot after each slot on the surface; the slot count after the last one. */
   const next = new Int32Array(n);
@@ -45,7 +48,7 @@ export function foldSurface(events: readonly unknown[]): SessionEvent[] {
   let slots = 0;
   for (let i = 0; i < n; i++) {
     // Object(): null and primitives read as having no type.
-    const event = Object(events[i]) as SessionEvent;
+    const event = Object(present.at(i)) as SessionEvent;
     if (typeof event.type !== 'string') continue;
     const op: unknown = event.surfaceOp;
     if (op === undefined && !MESSAGE_BEARING_TYPES.has(event.type)) continue;
@@ -58,7 +61,7 @@ export function foldSurface(events: readonly unknown[]): SessionEvent[] {
     let slot = slots;
     if (first >= 0 && last >= first) {
       for (let removed = first; removed !== next[last]; removed = next[removed]!) {
-        const { seq } = events[entry[removed]!] as SessionEvent;
+        const { seq } = Object(present.at(entry[removed]!)) as SessionEvent;
         if (typeof seq === 'number' && slotOfSeq[seq] === removed) slotOfSeq[seq] = -1;
       }
       next[first] = next[last]!;
@@ -67,9 +70,10 @@ export function foldSurface(events: readonly unknown[]): SessionEvent[] {
       next[slot] = ++slots;
     }
     entry[slot] = i;
-    if (typeof event.seq === 'number') slotOfSeq[event.seq] = slot;
+    const seq: unknown = event.seq;
+    if (typeof seq === 'number') slotOfSeq[seq] = slot;
   }
   const surface: SessionEvent[] = [];
-  for (let slot = 0; slot < slots; slot = next[slot]!) surface.push(events[entry[slot]!] as SessionEvent);
+  for (let slot = 0; slot < slots; slot = next[slot]!) surface.push(present.at(entry[slot]!) as SessionEvent);
   return surface;
 }

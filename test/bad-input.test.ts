@@ -5,6 +5,7 @@
  * and malformed URIs of every kind in SPEC §2.4 and §3.3. Every failure is checked for its code,
  * a short message, and untouched inputs (expectAtomicFailure). Shared suite: runs in every runtime.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   composePromptMessage,
@@ -19,6 +20,7 @@ import {
   type SessionReferenceErrorCode,
   type UserMessage,
 } from '../src/index.js';
+import { describeValue } from '../src/errors.js';
 import { base64url, expectAtomicFailure, uriOfText } from './hardening.js';
 import { assistantMessage, fakeQuery, textContext, userMessage, type FakeSession } from './sessions.js';
 
@@ -682,5 +684,44 @@ describe('bad input: composePromptMessage (SPEC §9.4)', () => {
   ])('rejects %s as the context with INVALID_ARGUMENT', async (_, badContext) => {
     const input = message('x');
     await expectAtomicFailure(() => composePromptMessage(input, badContext as never), 'SESSION_REFERENCE_INVALID_ARGUMENT', { message: input, context: badContext });
+  });
+});
+
+describe('bad input: only user messages are composed (SPEC §9.4, §9.5)', () => {
+  const context = textContext('## Referenced sessions\n\nCTX');
+  const mention = formatSessionReferenceMention({ sessionId: 'alpha', label: 'A' });
+  /** Any role but `'user'`: assistant, system, tool, look-alikes, and any other value or none. */
+  const notUser = fc.oneof(
+    fc.constantFrom<unknown>('assistant', 'system', 'tool', 'developer', 'User', 'USER', ' user', 'user\n', undefined, null, 0, true, ['user'], { role: 'user' }),
+    fc.anything().filter((role) => role !== 'user'),
+  );
+
+  it('composePromptMessage and referenceUserMessage reject any other role with INVALID_ARGUMENT naming it, before reading', async () => {
+    await fc.assert(
+      fc.asyncProperty(notUser, async (role) => {
+        const input = { ...message(`see ${mention}`), role } as never as UserMessage;
+        const rendered = describeValue(role);
+        for (const withContext of [context, undefined]) {
+          const error = await expectAtomicFailure(() => composePromptMessage(input, withContext), 'SESSION_REFERENCE_INVALID_ARGUMENT', { message: input, context });
+          expect(error.message).toContain("role must be 'user'");
+          expect(error.message).toContain(rendered);
+        }
+        const query = fakeQuery([ALPHA, BETA]);
+        const refs = createSessionReferences({ sessionQuery: query });
+        const error = await expectAtomicFailure(() => refs.referenceUserMessage(AGENT, input), 'SESSION_REFERENCE_INVALID_ARGUMENT', { agent: AGENT, message: input });
+        expect(error.message).toContain(rendered);
+        expect(query.calls.readSurface).toEqual([]);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('an assistant message is never composed into a referenced prompt', async () => {
+    const assistant = { id: 'a1', role: 'assistant', content: [{ type: 'text', text: `see ${mention}` }] };
+    const error = await expectAtomicFailure(() => composePromptMessage(assistant as never, context), 'SESSION_REFERENCE_INVALID_ARGUMENT', { message: assistant });
+    expect(error.message).toBe(`message role must be 'user' (only user messages are composed), got "assistant"`);
+    const refs = createSessionReferences({ sessionQuery: fakeQuery([ALPHA, BETA]) });
+    await expectAtomicFailure(() => refs.referenceUserMessage(AGENT, assistant as never), 'SESSION_REFERENCE_INVALID_ARGUMENT', { agent: AGENT, message: assistant });
+    expect(composePromptMessage(message('x'), context).role).toBe('user');
   });
 });

@@ -4,6 +4,7 @@ import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, syml
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { encodeSessionReferenceUri, formatSessionReferenceMention } from '../src/index.js';
 import { main, USAGE } from '../src/node/main.js';
@@ -380,4 +381,93 @@ describe('the built bin', () => {
     },
     180_000,
   );
+});
+
+describe('terminal safety: untrusted strings never reach the terminal raw (SPEC §12.2)', () => {
+  /** Every C0 and C1 control character (U+0000–U+001F, U+007F–U+009F). */
+  const CONTROLS = [...Array.from({ length: 0x20 }, (_, c) => c), ...Array.from({ length: 0x21 }, (_, c) => 0x7f + c)].map((c) => String.fromCharCode(c));
+  /** Raw controls in `text` other than the allowed ones (line breaks, table tabs). */
+  const rawControls = (text: string, allowed: string) => [...text].filter((c) => CONTROLS.includes(c) && !allowed.includes(c));
+  /** The escape SPEC §12.2 asks for, written independently of src/node/terminal.ts. */
+  const escaped = (text: string, keepNewlines = false) =>
+    [...text].map((c) => (CONTROLS.includes(c) && !(keepNewlines && c === '\n') ? ({ '\b': '\\b', '\t': '\\t', '\n': '\\n', '\f': '\\f', '\r': '\\r' } as Record<string, string>)[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}` : c)).join('');
+  /** Terminal attacks: ESC, CSI (7-bit and C1), OSC with BEL, a carriage return, DEL. */
+  const ATTACKS = ['\u001b[2J', '\u001b[31mred', '\u009b6n', '\u001b]0;pwned\u0007', '\u001b]8;;http://x\u001b\\', 'over\rwrite', '\u007f', '\u0085'];
+  const crafted = fc.string({ unit: fc.oneof(fc.constantFrom(...CONTROLS), fc.constantFrom(...ATTACKS), fc.constantFrom('a', 'é', '"', '\\', '[', ']', '🎉')), minLength: 1, maxLength: 12 });
+
+  it('decode, parse and encode print every control character escaped; --json stays exact JSON', async () => {
+    await fc.assert(
+      fc.asyncProperty(crafted, crafted, async (id, label) => {
+        const uri = encodeSessionReferenceUri(id);
+        const decoded = await cli(['decode', uri]);
+        expect(decoded.code).toBe(0);
+        expect(decoded.stdout).toBe(`${escaped(id)}\n`);
+        const text = `see ${formatSessionReferenceMention({ sessionId: id, label })}\nand ${uri}`;
+        const parsed = await cli(['parse', '--', text]);
+        expect(parsed.code).toBe(0);
+        expect(rawControls(parsed.stdout, '\n')).toEqual([]);
+        // The readable text keeps its line breaks; the reference lines are exact JSON.
+        const readable = escaped(`see @${label}\nand @${id}`, true);
+        expect(parsed.stdout.startsWith(`${readable}\n`)).toBe(true);
+        const references = parsed.stdout.slice(readable.length + 1).split('\n').slice(0, -1);
+        expect(references.map((line) => JSON.parse(line))).toEqual([{ sessionId: id, label }, { sessionId: id, label: id }]);
+        for (const args of [['decode', uri, '--json'], ['parse', text, '--json'], ['encode', id, '--json']]) {
+          const json = await cli(args);
+          expect(rawControls(json.stdout, '\n')).toEqual([]);
+          expect(JSON.parse(json.stdout)).toEqual(args[0] === 'parse' ? { text: `see @${label}\nand @${id}`, references: [{ sessionId: id, label }, { sessionId: id, label: id }] } : { sessionId: id, uri });
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('error lines escape what they quote: a bad URI, an unknown command, a missing --as id', async () => {
+    await fc.assert(
+      fc.asyncProperty(crafted, async (junk) => {
+        for (const args of [['decode', `dsh-session:${junk}`], ['parse', `@[x](dsh-session:${junk})`], [junk], ['candidates', '--demo', '--as', junk]]) {
+          const result = await cli(args);
+          expect(rawControls(result.stdout, '\n')).toEqual([]);
+          expect(rawControls(result.stderr, '\n')).toEqual([]);
+          // One line `CODE: message`, or a usage error: the problem and the usage line.
+          if (result.code > 0) expect(result.stderr.split('\n').length, result.stderr).toBeLessThanOrEqual(3);
+        }
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it('candidates and prepare escape crafted ids, cwds, titles and session texts from the store', async () => {
+    const root = join(TMP, 'escape-store');
+    const id = 'evil\u001b[2J\u009b6n\u0007';
+    const cwd = '/tmp/\u001b]0;title\u0007dir';
+    const dir = join(root, 'p', 's');
+    mkdirSync(dir, { recursive: true });
+    const header = { type: 'session', version: 3, id, createdAt: 0, cwd };
+    const events = [
+      { type: 'session/title', seq: 0, time: 0, data: { title: 'Title \u001b[31mred\u009b\u0085' } },
+      { type: 'user/message', seq: 1, time: 0, surfaceOp: 'append', data: { id: 'u', role: 'user', source: { kind: 'user' }, content: [{ type: 'text', text: 'text \u001b]8;;x\u0007link \u009b2J\rover' }] } },
+    ];
+    writeFileSync(join(dir, 'session.v3.jsonl'), [header, ...events].map((line) => `${JSON.stringify(line)}\n`).join(''));
+    const listed = await cli(['candidates', '--store', root]);
+    expect(listed.code).toBe(0);
+    expect(rawControls(listed.stdout, '\n\t')).toEqual([]);
+    const fields = listed.stdout.trimEnd().split('\t');
+    expect(JSON.parse(fields[1]!)).toBe(id);
+    expect(JSON.parse(fields[3]!)).toBe(cwd);
+    const json = await cli(['candidates', '--store', root, '--json']);
+    expect(rawControls(json.stdout, '\n')).toEqual([]);
+    expect(JSON.parse(json.stdout)[0]).toMatchObject({ sessionId: id, cwd });
+
+    const other = join(root, 'p', 't');
+    mkdirSync(other, { recursive: true });
+    writeFileSync(join(other, 'session.v3.jsonl'), `${JSON.stringify({ type: 'session', version: 3, id: 'me', createdAt: 1 })}\n`);
+    const message = `compare ${formatSessionReferenceMention({ sessionId: id, label: 'lbl\u009b\u001b' })}`;
+    const prepared = await cli(['prepare', message, '--store', root, '--as', 'me']);
+    expect(prepared.code, prepared.stderr).toBe(0);
+    expect(rawControls(prepared.stdout, '\n')).toEqual([]);
+    expect(prepared.stdout).toContain('\\u001b]8;;x\\u0007link \\u009b2J\\rover');
+    const preparedJson = await cli(['prepare', message, '--store', root, '--as', 'me', '--json']);
+    expect(rawControls(preparedJson.stdout, '\n')).toEqual([]);
+    expect(JSON.parse(preparedJson.stdout).message.envelope.display[0].text).toBe(`compare @lbl\u009b\u001b`);
+  });
 });

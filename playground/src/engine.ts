@@ -5,11 +5,9 @@
 import {
   createSessionReferences,
   MY_REQUEST_SEPARATOR,
-  scanSessionReferenceText,
   type SessionReferenceConfig,
   type SessionReferenceMetadata,
   type SessionReferences,
-  type SessionReferenceScan,
   type TargetAgent,
   type UserMessage,
 } from '../../src/index.js';
@@ -50,14 +48,14 @@ export function createService(
 }
 
 export interface Outcome {
-  /** Mentions found while typing (never throws; malformed ones carry their error). */
-  scan: SessionReferenceScan;
   /** The message handed to `followup()`/`steer()`. */
   composed?: UserMessage;
   /** Its model-visible text blocks, concatenated: exactly what the model reads. */
   composedText?: string;
   /** The `## Referenced sessions … </referenced-sessions>` prefix (absent without references). */
   block?: string;
+  /** Each reference's serialization as it stands in the block (SPEC §8.1), in block order. */
+  referenceTexts?: string[];
   metadata?: SessionReferenceMetadata;
   error?: ErrorInfo;
   /** Milliseconds the library took. */
@@ -82,20 +80,32 @@ export async function compute(
   signal: AbortSignal,
 ): Promise<Outcome> {
   const started = performance.now();
-  const scan = scanSessionReferenceText(text);
   try {
     const composed = await service.referenceUserMessage(agent, draftMessage(text), signal);
-    const outcome: Outcome = { scan, composed, composedText: textOf(composed), ms: performance.now() - started };
+    const outcome: Outcome = { composed, composedText: textOf(composed), ms: performance.now() - started };
     const context = composed.envelope?.contexts[0];
     const first = composed.content[0];
     if (context && first?.type === 'text' && typeof first.text === 'string' && first.text.endsWith(MY_REQUEST_SEPARATOR)) {
       outcome.block = first.text.slice(0, -MY_REQUEST_SEPARATOR.length);
+      outcome.referenceTexts = referenceTexts(outcome.block);
       outcome.metadata = context.metadata;
     }
     return outcome;
   } catch (error) {
-    return { scan, error: toErrorInfo(error), ms: performance.now() - started };
+    return { error: toErrorInfo(error), ms: performance.now() - started };
   }
+}
+
+const OPEN_TAG = '\n<referenced-sessions>\n';
+const CLOSE_TAG = '\n</referenced-sessions>';
+
+/**
+ * The serialized references of a block: its JSON array parsed and each object written back
+ * compact and tag-safe, which gives the block's own bytes (SPEC §8.1, §9.2-§9.3).
+ */
+function referenceTexts(block: string): string[] {
+  const json = block.slice(block.indexOf(OPEN_TAG) + OPEN_TAG.length, block.lastIndexOf(CLOSE_TAG));
+  return (JSON.parse(json) as unknown[]).map((reference) => JSON.stringify(reference).replaceAll('<', '\\u003c'));
 }
 
 /** UTF-8 bytes of a text: the library's own counter (a lone surrogate counts 3). */

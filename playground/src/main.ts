@@ -8,12 +8,16 @@ import htm from 'htm';
 import {
   cleanTitleLabel,
   DEFAULT_SESSION_REFERENCE_CONFIG,
-  formatSessionReferenceMention,
+  REFERENCE_WARNING,
+  type SessionReferenceMentionInput,
   type SessionReferenceMetadataEntry,
   type TargetAgent,
 } from '../../src/index.js';
 import { Composer } from './composer.js';
 import { compute, configFromFields, createService, utf8Length, type ConfigFields, type Outcome } from './engine.js';
+import { historyText } from './history.js';
+import { Replay } from './replay.js';
+import { startTokenizer, useTokenCounts, useTokenizerState } from './tokens.js';
 import {
   buildStore,
   entriesFromFiles,
@@ -186,6 +190,77 @@ function SessionRow(props: {
   </li>`;
 }
 
+/** The replay of a pasted message, or the JSON error. */
+function PastedReplay({ json }: { json: string }) {
+  let message: unknown;
+  try {
+    message = JSON.parse(json);
+  } catch (error) {
+    return html`<${ErrorLine} error=${{ code: 'INVALID_JSON', message: toErrorInfo(error).message }} testid="replay-input-error" />`;
+  }
+  return html`<${Replay} message=${message} testid="replay-external" />`;
+}
+
+function TokenCell({ count, testid }: { count: number | undefined; testid: string }) {
+  return html`<td class="num" data-testid=${testid} data-count=${count ?? ''}>${count === undefined ? '…' : fmt(count)}</td>`;
+}
+
+/**
+ * Token counts (DeepSeek V3 tokenizer, loaded after the first paint) beside the bytes, and the
+ * KV-cache view: the composed message is appended after the target's history and changes nothing
+ * before it, so the history is the cacheable prefix and the message the only new suffix.
+ */
+function TokenPane({ outcome, history, hasTarget }: { outcome: Outcome | undefined; history: string; hasTarget: boolean }) {
+  const { state, failure } = useTokenizerState();
+  const referenceTexts = outcome?.referenceTexts ?? [];
+  const composed = outcome?.composedText;
+  const counts = useTokenCounts(composed === undefined ? undefined : [REFERENCE_WARNING, composed, history, ...referenceTexts]);
+  const [warning, message, prefix, ...perReference] = counts ?? [];
+  const references = outcome?.metadata?.references ?? [];
+  const total = (prefix ?? 0) + (message ?? 0);
+  const share = (part: number | undefined) => (counts && total > 0 ? `${((100 * (part ?? 0)) / total).toFixed(2)}%` : '0%');
+  return html`<${Pane}
+    title="Tokens"
+    aside=${html`<span class="muted" data-testid="tokenizer-state" data-state=${state}>${
+      state === 'ready' ? 'DeepSeek V3 tokenizer' : state === 'failed' ? `tokenizer failed: ${failure}` : 'loading the DeepSeek V3 tokenizer…'
+    }</span>`}
+  >
+    <p class="muted small">Bytes are the budget unit (<code>maxReferenceBytes</code>); tokens are what the model is billed and cached by. Counted without special tokens or chat template.</p>
+    ${composed === undefined
+      ? html`<p class="muted">Nothing composed.</p>`
+      : html`<table class="tokens" data-testid="tokens">
+          <thead><tr><th>part</th><th class="num">bytes</th><th class="num">tokens</th></tr></thead>
+          <tbody>
+            ${outcome?.block !== undefined &&
+            html`<tr><td>warning (<code>REFERENCE_WARNING</code>)</td><td class="num">${fmt(utf8Length(REFERENCE_WARNING))}</td><${TokenCell} count=${warning} testid="tokens-warning" /></tr>`}
+            ${referenceTexts.map(
+              (text, index) =>
+                html`<tr data-testid="tokens-reference-row" data-session-id=${references[index]?.sessionId}>
+                  <td>reference <strong>${references[index]?.label}</strong></td>
+                  <td class="num">${fmt(utf8Length(text))}</td>
+                  <${TokenCell} count=${perReference[index]} testid="tokens-reference" />
+                </tr>`,
+            )}
+            <tr class="total"><td>whole composed message</td><td class="num">${fmt(utf8Length(composed))}</td><${TokenCell} count=${message} testid="tokens-message" /></tr>
+          </tbody>
+        </table>
+        <h3 class="subhead">KV cache</h3>
+        <div class="kv" data-testid="kv">
+          <div class="kv-bar" role="img" aria-label="cacheable prefix and new suffix">
+            <div class="kv-prefix" style=${{ width: share(prefix) }}></div>
+            <div class="kv-suffix" style=${{ width: share(message) }}></div>
+          </div>
+          <dl class="stats">
+            <dt>cacheable prefix: the target's history ${hasTarget ? '' : '(a new session: empty)'}</dt>
+            <dd data-testid="kv-prefix" data-count=${prefix ?? ''}>${prefix === undefined ? '…' : `${fmt(prefix)} tokens`}</dd>
+            <dt>new suffix: the composed message</dt>
+            <dd data-testid="kv-suffix" data-count=${message ?? ''}>${message === undefined ? '…' : `${fmt(message)} tokens`}</dd>
+          </dl>
+          <p class="muted small">The composed message is appended after the target session's history and changes nothing before it: a host's prompt cache keeps the whole prefix, and only the suffix is new.</p>
+        </div>`}
+  <//>`;
+}
+
 function App() {
   const [entries, setEntries] = useState<SessionEntry[]>([]);
   const [loadState, setLoadState] = useState<'loading' | 'ready'>('loading');
@@ -204,7 +279,8 @@ function App() {
   const [busy, setBusy] = useState(false);
   const [dragging, setDragging] = useState(false);
   const [showJson, setShowJson] = useState(false);
-  const [insertRequest, setInsertRequest] = useState<{ text: string; nonce: number } | undefined>(undefined);
+  const [replayInput, setReplayInput] = useState('');
+  const [insertRequest, setInsertRequest] = useState<{ mention: SessionReferenceMentionInput; nonce: number } | undefined>(undefined);
 
   const loadDefaults = useCallback(async () => {
     setLoadState('loading');
@@ -215,12 +291,18 @@ function App() {
     setLoadState('ready');
   }, []);
   useEffect(() => void loadDefaults(), [loadDefaults]);
+  // The tokenizer is large: it starts loading (in a worker) only once the page has painted.
+  useEffect(() => {
+    const frame = requestAnimationFrame(() => setTimeout(startTokenizer, 0));
+    return () => cancelAnimationFrame(frame);
+  }, []);
 
   const store = useMemo(() => buildStore(entries), [entries]);
   const config = useMemo(() => configFromFields(fields), [fields]);
   const { service, error: serviceError } = useMemo(() => createService(store.query, config), [store, config]);
 
   const validSessions = entries.filter((entry) => entry.log && !store.problems.has(entry.key));
+  const knownIds = useMemo(() => new Set(validSessions.map((entry) => entry.log!.header.id)), [store]);
   const targetEntry = validSessions.find((entry) => entry.log!.header.id === target);
   useEffect(() => {
     if (target !== DRAFT && !targetEntry && loadState === 'ready') setTarget(DRAFT);
@@ -235,7 +317,7 @@ function App() {
   useEffect(() => {
     if (loadState !== 'ready') return;
     if (!service) {
-      setOutcome({ scan: { text, tokens: [] }, error: serviceError, ms: 0 });
+      setOutcome({ error: serviceError, ms: 0 });
       return;
     }
     const controller = new AbortController();
@@ -252,7 +334,11 @@ function App() {
     };
   }, [service, serviceError, agent, text, loadState]);
 
-  async function addFiles(files: File[]) {
+  async function addFiles(all: File[]) {
+    // A `.json` file is a message to replay; anything else is a session log.
+    const message = all.find((file) => file.name.endsWith('.json'));
+    if (message) setReplayInput(await message.text());
+    const files = all.filter((file) => file !== message);
     if (files.length === 0) return;
     const added = await entriesFromFiles(files);
     setEntries((current) => mergeEntries(current, added));
@@ -304,7 +390,7 @@ function App() {
   };
 
   const references = outcome?.metadata?.references ?? [];
-  const scanTokens = outcome?.scan.tokens ?? [];
+  const history = useMemo(() => (targetEntry?.log ? historyText(targetEntry.log) : ''), [targetEntry?.log]);
   const budget = Number(fields.maxReferenceBytes);
 
   // The store and the output panes only re-render when what they show changes, not on every keystroke.
@@ -351,8 +437,7 @@ function App() {
                 onCite=${() => {
                   const log = entry.log;
                   if (!log) return;
-                  const mention = formatSessionReferenceMention({ sessionId: log.header.id, label: cleanTitleLabel(titleOf(log) ?? '') || log.header.id });
-                  setInsertRequest({ text: mention, nonce: Date.now() });
+                  setInsertRequest({ mention: { sessionId: log.header.id, label: cleanTitleLabel(titleOf(log) ?? '') || log.header.id }, nonce: Date.now() });
                 }}
               />`,
             )}
@@ -372,25 +457,33 @@ function App() {
             ? html`<p class="muted">${outcome?.error ? 'Nothing prepared: see the error.' : 'No session cited: the message goes to the model unchanged.'}</p>`
             : html`<ul class="references">${references.map((entry) => html`<${ReferenceCard} key=${entry.sessionId} entry=${entry} />`)}</ul>`}
         <//>
+        <div class="side-by-side">
+          <${Pane}
+            title="Model view"
+            aside=${html`<span class="muted">${outcome?.composedText !== undefined ? `${fmt(utf8Length(outcome.composedText))} B` : ''}</span>
+              <label class="toggle"><input type="checkbox" checked=${showJson} onChange=${() => setShowJson(!showJson)} /> as JSON</label>
+              <${CopyButton} testid="copy" text=${outcome?.composedText} />`}
+          >
+            <p class="muted small">The composed message: exactly what the model receives.</p>
+            <pre class="output" data-testid="composed">${showJson ? (outcome?.composed ? JSON.stringify(outcome.composed, null, 2) : '') : (outcome?.composedText ?? '')}</pre>
+          <//>
+          <${Pane} title="Replay view" aside=${html`<span class="muted">describeReferencedMessage</span>`}>
+            <p class="muted small">The same message as a chat UI shows it once sent: the person's text, then its sources.</p>
+            ${outcome?.composed ? html`<${Replay} message=${outcome.composed} />` : html`<p class="muted">Nothing composed.</p>`}
+          <//>
+        </div>
+        <${TokenPane} outcome=${outcome} history=${history} hasTarget=${!!targetEntry} />
         <${Pane}
           title="Serialized <referenced-sessions> block"
           aside=${html`<span class="muted">${outcome?.block !== undefined ? `${fmt(utf8Length(outcome.block))} B` : ''}</span>`}
         >
           <pre class="output" data-testid="block">${outcome?.block ?? ''}</pre>
         <//>
-        <${Pane}
-          title="Composed message (what the model receives)"
-          aside=${html`<span class="muted">${outcome?.composedText !== undefined ? `${fmt(utf8Length(outcome.composedText))} B` : ''}</span>
-            <label class="toggle"><input type="checkbox" checked=${showJson} onChange=${() => setShowJson(!showJson)} /> as JSON</label>
-            <${CopyButton} testid="copy" text=${outcome?.composedText} />`}
-        >
-          <pre class="output" data-testid="composed">${showJson ? (outcome?.composed ? JSON.stringify(outcome.composed, null, 2) : '') : (outcome?.composedText ?? '')}</pre>
-        <//>
         <${Pane} title="HookContext metadata" aside=${html`<span class="muted">context.metadata</span>`}>
           <pre class="output" data-testid="metadata">${outcome?.metadata ? JSON.stringify(outcome.metadata, null, 2) : ''}</pre>
         <//>
     `,
-    [outcome, busy, showJson],
+    [outcome, busy, showJson, history, !!targetEntry],
   );
 
   return html`<main class="page">
@@ -435,16 +528,7 @@ function App() {
               />
             </label>
           </div>
-          <${Composer} text=${text} onText=${setText} service=${service} serviceError=${serviceError} agent=${agent} insertRequest=${insertRequest} />
-          <div class="mentions" data-testid="mentions">
-            ${scanTokens.length === 0
-              ? html`<span class="muted">No mentions yet. Type <kbd>@</kbd> to cite a session.</span>`
-              : scanTokens.map((token) =>
-                  token.error
-                    ? html`<span class="chip chip-bad" title=${token.error.message}>✗ ${text.slice(token.start, token.end).slice(0, 60)} <code>${token.error.code}</code></span>`
-                    : html`<span class="chip chip-ok" title=${token.sessionId}>@${token.label} <span class="muted">${token.kind}</span></span>`,
-                )}
-          </div>
+          <${Composer} text=${text} onText=${setText} service=${service} serviceError=${serviceError} agent=${agent} knownIds=${knownIds} insertRequest=${insertRequest} />
         <//>
 
         <${Pane} title="2 · Budgets" aside=${html`<span class="muted">createSessionReferences({ config })</span>`}>
@@ -497,6 +581,11 @@ function App() {
 
       <div class="column">
         ${outputs}
+        <${Pane} title="Replay another message" class="replay-other-pane" aside=${html`<span class="muted">a composed message or a dsh recall message, as JSON</span>`}>
+          <p class="muted small">Paste a message here (or drop a <code>.json</code> file anywhere on the page) to see it as a chat UI would.</p>
+          <textarea data-testid="replay-input" class="replay-input" rows="4" spellcheck=${false} placeholder='{"role":"user","content":[…],"envelope":{…}}' value=${replayInput} onInput=${(event: Event) => setReplayInput((event.currentTarget as HTMLTextAreaElement).value)}></textarea>
+          ${replayInput.trim() !== '' && html`<${PastedReplay} json=${replayInput} />`}
+        <//>
       </div>
     </div>
     ${dragging && html`<div class="drop-overlay">Drop dsh session files to add them to the store</div>`}

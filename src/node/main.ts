@@ -13,6 +13,7 @@ import { parseSessionReferenceText } from '../mention.js';
 import type { SessionQuery, TargetAgent, UserMessage } from '../types.js';
 import { sampleStoreRoot } from './samples.js';
 import { createDshStoreSessionQuery, defaultSessionStoreRoot } from './store.js';
+import { escapeControls } from './terminal.js';
 
 /** Where {@link main} writes and what it reads from its environment. `process` itself fits. */
 export interface CliIO {
@@ -105,6 +106,7 @@ const COMMAND_FLAGS: Record<string, { positionals: [min: number, max: number, na
  */
 export async function main(argv: readonly string[], io: CliIO): Promise<number> {
   // Every output ends with exactly one added newline, so a value's own trailing newline survives.
+  // What it prints is escaped where it is built (escapeControls, SPEC §12.2).
   const out = (text: string) => io.stdout.write(`${text}\n`);
   try {
     const parsed = parseCommandLine(argv);
@@ -117,15 +119,15 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
     return 0;
   } catch (error) {
     if (error instanceof UsageError) {
-      io.stderr.write(`dsh-session-reference: ${oneLine(error.message)}\n${USAGE}\n`);
+      io.stderr.write(`dsh-session-reference: ${escapeControls(error.message)}\n${USAGE}\n`);
       return 2;
     }
     if (isSessionReferenceError(error)) {
-      io.stderr.write(`${error.code}: ${oneLine(error.message)}\n`);
+      io.stderr.write(`${escapeControls(`${error.code}: ${error.message}`)}\n`);
       return 1;
     }
     const message = error instanceof Error ? error.message : String(error);
-    io.stderr.write(`Error: ${oneLine(message)}\n`);
+    io.stderr.write(`Error: ${escapeControls(message)}\n`);
     return 1;
   }
 }
@@ -210,21 +212,21 @@ async function run(command: Command, io: CliIO, out: (text: string) => void): Pr
   switch (name) {
     case 'encode': {
       const uri = encodeSessionReferenceUri(args[0]!);
-      out(json ? JSON.stringify({ sessionId: args[0], uri }) : uri);
+      out(json ? printJson({ sessionId: args[0], uri }) : uri);
       return;
     }
     case 'decode': {
       const sessionId = decodeSessionReferenceUri(args[0]!);
-      out(json ? JSON.stringify({ uri: args[0], sessionId }) : sessionId);
+      out(json ? printJson({ uri: args[0], sessionId }) : escapeControls(sessionId));
       return;
     }
     case 'parse': {
       const parsed = parseSessionReferenceText(args[0]!);
       if (json) {
-        out(JSON.stringify(parsed));
+        out(printJson(parsed));
       } else {
-        out(parsed.text);
-        for (const reference of parsed.references) out(JSON.stringify(reference));
+        out(escapeControls(parsed.text, true));
+        for (const reference of parsed.references) out(printJson(reference));
       }
       return;
     }
@@ -244,7 +246,7 @@ async function openStore(flags: Flags, io: CliIO): Promise<{ sessionQuery: Sessi
   const store = createDshStoreSessionQuery({ root });
   const records = await store.listSessions();
   // An empty listing is not an error (a missing root lists nothing), but a mistyped --store should not look like "no sessions".
-  if (records.length === 0) io.stderr.write(`note: no dsh sessions found under ${JSON.stringify(store.root)}\n`);
+  if (records.length === 0) io.stderr.write(`note: no dsh sessions found under ${printJson(store.root)}\n`);
   const sessionQuery: SessionQuery = {
     listSessions: async () => records,
     readSurface: (id, signal) => store.readSurface(id, signal),
@@ -275,7 +277,7 @@ async function candidates(query: string | undefined, flags: Flags, io: CliIO, ou
   const refs = createSessionReferences({ sessionQuery, config: { matchTitles: flags['match-titles'] === true } });
   const rows = await refs.listCandidates(agent, query, limit);
   if (flags.json) {
-    out(JSON.stringify(rows, null, 2));
+    out(printJson(rows, 2));
     return;
   }
   for (const row of rows) {
@@ -296,20 +298,20 @@ async function prepare(text: string, flags: Flags, io: CliIO, out: (text: string
   const message: UserMessage = { id: randomUUID(), role: 'user', content: [{ type: 'text', text }], source: { kind: 'user' } };
   const composed = await refs.referenceUserMessage(agent, message);
   if (flags.json) {
-    out(JSON.stringify({ message: composed, metadata: composed.envelope?.contexts[0]?.metadata ?? null }, null, 2));
+    out(printJson({ message: composed, metadata: composed.envelope?.contexts[0]?.metadata ?? null }, 2));
     return;
   }
   let visible = '';
   for (const block of composed.content) if (block.type === 'text' && typeof block.text === 'string') visible += block.text;
-  out(visible);
+  out(escapeControls(visible, true));
 }
 
-/** A table field on one line: JSON-quoted when it holds control characters (tabs, newlines, …). */
+/** A table field on one line: JSON-quoted, controls escaped, when it holds control characters (tabs, newlines, ESC, …). */
 function field(value: string): string {
-  return /[\u0000-\u001f\u007f]/.test(value) ? JSON.stringify(value) : value;
+  return escapeControls(value) === value ? value : printJson(value);
 }
 
-/** A message on one line: line breaks written as `\n`. */
-function oneLine(message: string): string {
-  return message.replace(/\r\n|\r|\n|\u2028|\u2029/g, (m) => JSON.stringify(m).slice(1, -1));
+/** JSON of `value` (pretty with `indent`), C1 controls and DEL escaped too: exact JSON, safe on a terminal (SPEC §12.2). */
+function printJson(value: unknown, indent?: number): string {
+  return escapeControls(JSON.stringify(value, null, indent), true);
 }
