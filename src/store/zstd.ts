@@ -304,7 +304,8 @@ export class ZstdStream {
   ) {}
 
   /**
-   * Feeds the next compressed bytes; the caller must not change them afterwards.
+   * Feeds the next compressed bytes; the caller must not change them afterwards. After it throws
+   * (a corrupt frame, or the consumer stopping it), the stream is not used again.
    * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_LOG` for a corrupt frame or bytes that are not frames.
    */
   push(chunk: Uint8Array): void {
