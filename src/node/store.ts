@@ -5,8 +5,7 @@
  * `session.v<N>.jsonl`, each optionally compressed as `<name>.zstd` (multi-frame zstd, SPEC §11.2).
  * @module
  */
-import { constants, type BigIntStats } from 'node:fs';
-import { open, readdir, stat, type FileHandle } from 'node:fs/promises';
+import { closeSync, constants, fstatSync, open, read as readFd, readdir, stat, type BigIntStats, type Dirent } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { throwIfAborted } from '../abort.js';
@@ -38,6 +37,15 @@ interface IndexedSession {
   dir: string;
   /** The log file read for this session (the highest version in `dir`). */
   path: string;
+  /** The directory entry is a regular file (else a symlink, followed when opened). */
+  regular: boolean;
+}
+
+/** A log chosen in a session directory. */
+interface LogEntry {
+  path: string;
+  /** The directory entry is a regular file, so opening it cannot open a FIFO (else a symlink). */
+  regular: boolean;
 }
 
 /** `session.jsonl`, `session.v<N>.jsonl`, each optionally `.zstd`. */
@@ -131,8 +139,8 @@ export function createDshStoreSessionQuery(options: DshStoreOptions = {}): DshSt
     checkId(sessionId);
     const known = index.get(sessionId);
     if (known) {
-      const path = await chooseLog(known.dir, signal);
-      if (path !== undefined) return { ...known, path };
+      const log = await chooseLog(known.dir, signal);
+      if (log !== undefined) return { ...known, ...log };
     }
     if (rescan) await scan(signal);
     const session = index.get(sessionId);
@@ -152,11 +160,11 @@ export function createDshStoreSessionQuery(options: DshStoreOptions = {}): DshSt
     sessionId: string,
     signal: AbortSignal | undefined,
     rescan: boolean,
-    read: (path: string) => Promise<T | undefined>,
+    read: (log: LogEntry) => Promise<T | undefined>,
   ): Promise<T> {
     throwIfAborted(signal);
     const session = await locate(sessionId, signal, rescan);
-    const first = await read(session.path).catch((error: unknown) => {
+    const first = await read(session).catch((error: unknown) => {
       if (isErrno((error as SessionReferenceError).cause, 'ENOENT')) return undefined;
       throw error;
     });
@@ -164,7 +172,7 @@ export function createDshStoreSessionQuery(options: DshStoreOptions = {}): DshSt
     await scan(signal);
     const moved = index.get(sessionId);
     if (!moved) throw notFound(sessionId);
-    const again = await read(moved.path);
+    const again = await read(moved);
     if (again?.header.id !== sessionId) throw fail('READ_FAILED', `${quotePath(moved.path)} changed while it was being read`);
     return again;
   }
@@ -178,7 +186,7 @@ export function createDshStoreSessionQuery(options: DshStoreOptions = {}): DshSt
       return sessions.map((session) => ({ header: session.header }));
     },
     async readSurface(sessionId: string, signal?: AbortSignal): Promise<SessionSurface> {
-      const log = await readSession(sessionId, signal, true, (path) => reads.surface(path, signal));
+      const log = await readSession(sessionId, signal, true, (log) => reads.surface(log, signal));
       return { session: log.header, capturedThroughSeq: log.capturedThroughSeq, events: log.events };
     },
     async readTitleSnapshots(sessionIds: string[], signal?: AbortSignal): Promise<SessionTitleSnapshot[]> {
@@ -190,7 +198,7 @@ export function createDshStoreSessionQuery(options: DshStoreOptions = {}): DshSt
       if (sessionIds.some((id) => typeof id !== 'string' || !index.has(id))) await scan(signal);
       const rows = await mapLimited(sessionIds, READ_CONCURRENCY, async (sessionId): Promise<SessionTitleSnapshot> => {
         try {
-          const { title } = await readSession(sessionId, signal, false, (path) => reads.title(path, signal));
+          const { title } = await readSession(sessionId, signal, false, (log) => reads.title(log, signal));
           return { sessionId, status: 'fulfilled', value: title === undefined ? {} : { title: { title } } };
         } catch (reason) {
           if (reason instanceof SessionReferenceError && reason.code === 'SESSION_REFERENCE_CANCELLED') throw reason;
@@ -234,15 +242,12 @@ function newestFirst(a: IndexedSession, b: IndexedSession): number {
 /** Every session with a complete header, sorted by log path (code units). */
 async function scanStore(root: string, reads: LogReads, signal: AbortSignal | undefined): Promise<IndexedSession[]> {
   const projects = await listDirectories(root, signal, true);
-  const sessionDirs: string[] = [];
-  for (const project of projects) {
-    for (const dir of await listDirectories(project, signal, false)) sessionDirs.push(dir);
-  }
-  const found = await mapLimited(sessionDirs, LIST_CONCURRENCY, async (dir) => {
-    const path = await chooseLog(dir, signal);
-    if (path === undefined) return undefined;
-    const header = await reads.header(path, signal);
-    return header === undefined ? undefined : { header, dir, path };
+  const sessionDirs = (await mapLimited(projects, LIST_CONCURRENCY, (project) => listDirectories(project, signal, false))).flat();
+  const found = await mapLimited(sessionDirs, LIST_CONCURRENCY, async (dir): Promise<IndexedSession | undefined> => {
+    const log = await chooseLog(dir, signal);
+    if (log === undefined) return undefined;
+    const header = await reads.header(log, signal);
+    return header === undefined ? undefined : { header, dir, ...log };
   });
   const sessions = found.filter((session): session is IndexedSession => session !== undefined);
   sessions.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
@@ -252,9 +257,9 @@ async function scanStore(root: string, reads: LogReads, signal: AbortSignal | un
 /** Subdirectories of `dir` (symlinks to directories included), sorted; none when `dir` is missing. */
 async function listDirectories(dir: string, signal: AbortSignal | undefined, isRoot: boolean): Promise<string[]> {
   throwIfAborted(signal);
-  let entries;
+  let entries: Dirent[];
   try {
-    entries = await readdir(dir, { withFileTypes: true });
+    entries = await fsCall<Dirent[]>((done) => readdir(dir, { withFileTypes: true }, done));
   } catch (error) {
     // A missing root lists nothing; a project directory removed or replaced meanwhile too.
     if (isErrno(error, 'ENOENT') || (!isRoot && isErrno(error, 'ENOTDIR'))) return [];
@@ -264,7 +269,7 @@ async function listDirectories(dir: string, signal: AbortSignal | undefined, isR
   for (const entry of entries) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) dirs.push(path);
-    else if (entry.isSymbolicLink() && (await stat(path).then((s) => s.isDirectory(), () => false))) dirs.push(path);
+    else if (entry.isSymbolicLink() && (await statOf(path).then((s) => s.isDirectory(), () => false))) dirs.push(path);
   }
   return dirs.sort();
 }
@@ -273,24 +278,24 @@ async function listDirectories(dir: string, signal: AbortSignal | undefined, isR
  * The log dsh would read in a session directory: the highest `v<N>` (unversioned lowest), the
  * plain `.jsonl` before the `.zstd` at the same rank, then by name. `undefined` when there is none.
  */
-async function chooseLog(dir: string, signal: AbortSignal | undefined): Promise<string | undefined> {
+async function chooseLog(dir: string, signal: AbortSignal | undefined): Promise<LogEntry | undefined> {
   throwIfAborted(signal);
-  let entries;
+  let entries: Dirent[];
   try {
-    entries = await readdir(dir, { withFileTypes: true });
+    entries = await fsCall<Dirent[]>((done) => readdir(dir, { withFileTypes: true }, done));
   } catch (error) {
     if (isErrno(error, 'ENOENT') || isErrno(error, 'ENOTDIR')) return undefined;
     return rethrowRead(error, dir);
   }
-  let best: { name: string; version: bigint; zstd: boolean } | undefined;
+  let best: { name: string; version: bigint; zstd: boolean; regular: boolean } | undefined;
   for (const entry of entries) {
     const match = LOG_NAME.exec(entry.name);
     // Regular files and symlinks (checked when opened): never a FIFO, socket or device (SPEC §12.1).
     if (!match || !(entry.isFile() || entry.isSymbolicLink())) continue;
-    const candidate = { name: entry.name, version: match[1] === undefined ? -1n : BigInt(match[1]), zstd: match[2] !== undefined };
+    const candidate = { name: entry.name, version: match[1] === undefined ? -1n : BigInt(match[1]), zstd: match[2] !== undefined, regular: entry.isFile() };
     if (best === undefined || compareLogs(candidate, best) > 0) best = candidate;
   }
-  return best === undefined ? undefined : join(dir, best.name);
+  return best === undefined ? undefined : { path: join(dir, best.name), regular: best.regular };
 }
 
 /** > 0 when `a` is preferred over `b`. */
@@ -317,6 +322,18 @@ async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T
 // ---------------------------------------------------------------------------------------------
 // Reading
 
+/**
+ * Runs one callback-style `node:fs` call as a promise. The callback API, on plain descriptors,
+ * costs far less per call than `FileHandle`, which matters when a listing opens thousands of logs.
+ */
+function fsCall<T = void>(call: (done: (error: NodeJS.ErrnoException | null, value?: T) => void) => void): Promise<T> {
+  return new Promise((resolve, reject) => call((error, value) => (error ? reject(error) : resolve(value as T))));
+}
+
+function statOf(path: string): Promise<BigIntStats> {
+  return fsCall<BigIntStats>((done) => stat(path, { bigint: true }, done));
+}
+
 function identityOf(stats: BigIntStats): string {
   return `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeNs}`;
 }
@@ -328,7 +345,7 @@ function identityOf(stats: BigIntStats): string {
  */
 async function logIdentity(path: string): Promise<string | undefined> {
   try {
-    const stats = await stat(path, { bigint: true });
+    const stats = await statOf(path);
     return stats.isFile() ? identityOf(stats) : undefined;
   } catch (error) {
     if (isErrno(error, 'ENOENT')) return undefined;
@@ -336,17 +353,50 @@ async function logIdentity(path: string): Promise<string | undefined> {
   }
 }
 
+/** An open log: its descriptor and the identity of the file opened. */
+interface OpenLog {
+  fd: number;
+  identity: string;
+}
+
 /**
- * Opens a log {@link logIdentity} found to be a regular file. Non-blocking, so a file swapped for
- * a FIFO in between cannot block the open (nor a read: it fails instead).
- * @returns `undefined` when it is gone meanwhile.
+ * Opens a log that is a regular file (SPEC §12.1: a FIFO, socket or device is never opened). An
+ * entry the directory listing showed to be a regular file is opened at once; a symlink is
+ * followed with `stat` first. The open is non-blocking, so a file swapped for a FIFO in between
+ * cannot block it, and the descriptor's own `fstat` (the identity) tells the swap: it is closed
+ * unread. `fstat` and `close` of a descriptor opened for reading never wait for the disk, so they
+ * run synchronously: a listing of thousands of logs then pays the thread pool only for the open
+ * and the read, as reading the same bytes at all would.
+ * @returns `undefined` when the log is gone or is not a regular file.
  */
-async function openLog(path: string): Promise<FileHandle | undefined> {
+async function openLog(log: LogEntry): Promise<OpenLog | undefined> {
+  const { path } = log;
+  if (!log.regular && (await logIdentity(path)) === undefined) return undefined;
+  let fd: number;
   try {
-    return await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    fd = await fsCall<number>((done) => open(path, constants.O_RDONLY | constants.O_NONBLOCK, done));
   } catch (error) {
     if (isErrno(error, 'ENOENT')) return undefined;
     return rethrowRead(error, path);
+  }
+  let stats: BigIntStats;
+  try {
+    stats = fstatSync(fd, { bigint: true });
+  } catch (error) {
+    closeLog(fd);
+    return rethrowRead(error, path);
+  }
+  if (stats.isFile()) return { fd, identity: identityOf(stats) };
+  closeLog(fd);
+  return undefined;
+}
+
+/** Closes a log's descriptor (see {@link openLog}); nothing is left to report once its bytes are read. */
+function closeLog(fd: number): void {
+  try {
+    closeSync(fd);
+  } catch {
+    // A read-only descriptor has nothing to flush: a failing close loses nothing.
   }
 }
 
@@ -354,12 +404,12 @@ async function openLog(path: string): Promise<FileHandle | undefined> {
  * The bytes of an open file as a stream of chunks: reads of `first` bytes, doubling up to
  * {@link CHUNK_BYTES}, each into a fresh buffer (the pipeline may keep references to them).
  */
-async function* fileChunks(file: FileHandle, path: string, first: number): AsyncGenerator<Uint8Array> {
+async function* fileChunks(fd: number, path: string, first: number): AsyncGenerator<Uint8Array> {
   for (let position = 0, size = first; ; size = Math.min(size * 2, CHUNK_BYTES)) {
     const buffer = new Uint8Array(size);
     let bytesRead: number;
     try {
-      ({ bytesRead } = await file.read(buffer, 0, size, position));
+      bytesRead = await fsCall<number>((done) => readFd(fd, buffer, 0, size, position, done));
     } catch (error) {
       return rethrowRead(error, path);
     }
@@ -384,54 +434,59 @@ class LogReads {
    * log has no complete header yet (empty, torn first line, truncated first frame), vanished, or
    * is not a regular file.
    */
-  async header(path: string, signal: AbortSignal | undefined): Promise<SessionHeader | undefined> {
-    const identity = await logIdentity(path);
-    if (identity === undefined) return undefined;
-    const cached = this.headers.get(path);
-    if (cached?.identity === identity) return cached.header;
-    const read = await this.read(path, signal, HEADER_CHUNK, (source, options) => readSessionHeader(source, options));
+  async header(log: LogEntry, signal: AbortSignal | undefined): Promise<SessionHeader | undefined> {
+    const cached = await this.unchanged(this.headers, log.path);
+    if (cached !== undefined) return cached.header;
+    const read = await this.read(log, signal, HEADER_CHUNK, (source, options) => readSessionHeader(source, options));
     if (read === undefined) return undefined;
-    this.headers.set(path, { identity, header: read.value });
+    this.headers.set(log.path, { identity: read.identity, header: read.value });
     return read.value;
   }
 
   /** The header and latest title of the log at `path`, from the cache when the file is unchanged. */
-  async title(path: string, signal: AbortSignal | undefined): Promise<{ header: SessionHeader; title: string | undefined } | undefined> {
-    const identity = await logIdentity(path);
-    if (identity === undefined) return undefined;
-    const cached = this.titles.get(path);
-    if (cached?.identity === identity) return cached;
-    const read = await this.read(path, signal, CHUNK_BYTES, (source, options) => readSessionTitle(source, options));
+  async title(log: LogEntry, signal: AbortSignal | undefined): Promise<{ header: SessionHeader; title: string | undefined } | undefined> {
+    const cached = await this.unchanged(this.titles, log.path);
+    if (cached !== undefined) return cached;
+    const read = await this.read(log, signal, CHUNK_BYTES, (source, options) => readSessionTitle(source, options));
     if (read === undefined) return undefined;
-    this.titles.set(path, { identity, ...read.value });
+    this.titles.set(log.path, { identity: read.identity, ...read.value });
     return read.value;
   }
 
   /** The surface and title of the whole log at `path`. */
-  async surface(path: string, signal: AbortSignal | undefined): Promise<SessionRead | undefined> {
-    const identity = await logIdentity(path);
-    if (identity === undefined) return undefined;
-    const read = await this.read(path, signal, CHUNK_BYTES, (source, options) => readSessionSurface(source, options));
+  async surface(log: LogEntry, signal: AbortSignal | undefined): Promise<SessionRead | undefined> {
+    const read = await this.read(log, signal, CHUNK_BYTES, (source, options) => readSessionSurface(source, options));
     if (read === undefined) return undefined;
     const { header, title } = read.value;
-    this.titles.set(path, { identity, header, title });
+    this.titles.set(log.path, { identity: read.identity, header, title });
     return read.value;
   }
 
-  /** Opens the file and runs `read` over its chunks; `undefined` when the file is gone. */
+  /**
+   * The cache entry of `path` when the file still has its identity (one `stat`). Without an
+   * entry nothing is looked at: the read's own `fstat` gives the identity.
+   */
+  private async unchanged<T extends { identity: string }>(cache: Map<string, T>, path: string): Promise<T | undefined> {
+    const cached = cache.get(path);
+    if (cached === undefined) return undefined;
+    return (await logIdentity(path)) === cached.identity ? cached : undefined;
+  }
+
+  /** Opens the file and runs `read` over its chunks; `undefined` when the file is gone or not a regular file. */
   private async read<T>(
-    path: string,
+    log: LogEntry,
     signal: AbortSignal | undefined,
     first: number,
     read: (source: AsyncIterable<Uint8Array>, options: ReadOptions) => Promise<T>,
-  ): Promise<{ value: T } | undefined> {
+  ): Promise<{ value: T; identity: string } | undefined> {
     throwIfAborted(signal);
-    const file = await openLog(path);
+    const file = await openLog(log);
     if (file === undefined) return undefined;
     try {
-      return { value: await withPath(path, () => read(fileChunks(file, path, first), { ...this.options, signal })) };
+      const value = await withPath(log.path, () => read(fileChunks(file.fd, log.path, first), { ...this.options, signal }));
+      return { value, identity: file.identity };
     } finally {
-      await file.close().catch(() => {});
+      closeLog(file.fd);
     }
   }
 }

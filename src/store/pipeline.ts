@@ -11,7 +11,7 @@ import { raceAbort, throwIfAborted } from '../abort.js';
 import { describeValue, fail, SessionReferenceError } from '../errors.js';
 import type { SessionEvent } from '../types.js';
 import { LogCollector, type KeepEvent } from './collect.js';
-import { LineSplitter, splitTextLines, type LineLimits } from './lines.js';
+import { concat, LineSplitter, splitTextLines, type LineLimits } from './lines.js';
 import type { ZstdStream, ZstdStreamOptions } from './zstd.js';
 import { isZstd } from './magic.js';
 
@@ -42,10 +42,12 @@ export interface ZstdCodec {
 const STOP: object = Object.freeze({ stop: true });
 
 let zstdModule: Promise<ZstdCodec> | undefined;
+/** The zstd decoder module once loaded, given to every later read at once. */
+let loadedZstd: ZstdCodec | undefined;
 
 /** The zstd decoder module, loaded on first use. */
 function loadZstd(): Promise<ZstdCodec> {
-  zstdModule ??= import('./zstd.js');
+  zstdModule ??= import('./zstd.js').then((codec) => (loadedZstd = codec));
   return zstdModule;
 }
 
@@ -88,15 +90,13 @@ export class LogFeed {
 
   push(chunk: Uint8Array): void {
     if (this.sniffed !== undefined) {
-      const held = new Uint8Array(this.sniffed.length + chunk.length);
-      held.set(this.sniffed);
-      held.set(chunk, this.sniffed.length);
+      const held = this.sniffed.length === 0 ? chunk : concat([this.sniffed, chunk]);
       if (held.length < 4 || this.needsZstd) {
-        this.sniffed = held;
+        this.sniffed = held === chunk ? chunk.slice() : held;
         return;
       }
       if (isZstd(held) && this.codec === undefined) {
-        this.sniffed = held;
+        this.sniffed = held === chunk ? chunk.slice() : held;
         this.needsZstd = true;
         return;
       }
@@ -271,7 +271,7 @@ export async function collect(source: SessionLogSource | string, collector: LogC
     return;
   }
   const reader = chunkReader(source);
-  const feed = new LogFeed(collector, settled(options));
+  const feed = new LogFeed(collector, settled(options), loadedZstd);
   let finished = false;
   try {
     for (;;) {

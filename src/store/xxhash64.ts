@@ -3,8 +3,8 @@
  * streamed.
  *
  * 64-bit values are pairs of unsigned 32-bit halves (no `BigInt`); the 32-byte stripe loop, where
- * all the time goes, has its multiplications inlined on 16-bit limbs and keeps its four lanes in
- * local variables.
+ * all the time goes, has its multiplications inlined (`Math.imul` and one double product each) and
+ * keeps its four lanes in local variables.
  * @module
  */
 
@@ -14,9 +14,8 @@ const P2H = 0xc2b2ae3d, P2L = 0x27d4eb4f;
 const P3H = 0x165667b1, P3L = 0x9e3779f9;
 const P4H = 0x85ebca77, P4L = 0xc2b2ae63;
 const P5H = 0x27d4eb2f, P5L = 0x165667c5;
-// 16-bit limbs of the low halves of P1 and P2, for the inlined multiplications.
-const P1L0 = P1L & 0xffff, P1L1 = P1L >>> 16;
-const P2L0 = P2L & 0xffff, P2L1 = P2L >>> 16;
+/** 2^-32: scales a product to its high 32-bit half, exactly. */
+const TWO_TO_MINUS_32 = 2 ** -32;
 
 /** Scratch result of the 64-bit helpers below (tail and finish only): one u64 as two halves. */
 let rh = 0;
@@ -66,7 +65,9 @@ function u32(bytes: Uint8Array, i: number): number {
 /**
  * Runs the four lanes `v` (`[v1h, v1l, … v4h, v4l]`) over the 32-byte stripes of
  * `bytes[start, end)` (`end - start` a multiple of 32). One lane step is
- * `v = rotl(v + input * P2, 31) * P1`, written out on 16-bit limbs.
+ * `v = rotl(v + input * P2, 31) * P1`. Each 32 × 32-bit product takes its low half from
+ * `Math.imul` and its high half from the product as a double: that is within 2^13 of the exact
+ * product, so `(product - low) / 2^32` rounds to the exact high half.
  */
 function stripes(v: Uint32Array, bytes: Uint8Array, start: number, end: number): void {
   for (let lane = 0; lane < 4; lane++) {
@@ -75,11 +76,8 @@ function stripes(v: Uint32Array, bytes: Uint8Array, start: number, end: number):
       const il = (bytes[i]! | (bytes[i + 1]! << 8) | (bytes[i + 2]! << 16) | (bytes[i + 3]! << 24)) >>> 0;
       const ih = (bytes[i + 4]! | (bytes[i + 5]! << 8) | (bytes[i + 6]! << 16) | (bytes[i + 7]! << 24)) >>> 0;
       // t = input * P2
-      let a0 = il & 0xffff, a1 = il >>> 16;
-      let p00 = a0 * P2L0, p01 = a0 * P2L1, p10 = a1 * P2L0;
-      let mid = (p00 >>> 16) + (p01 & 0xffff) + (p10 & 0xffff);
-      const tl = (((mid & 0xffff) << 16) | (p00 & 0xffff)) >>> 0;
-      const th = a1 * P2L1 + (p01 >>> 16) + (p10 >>> 16) + (mid >>> 16) + Math.imul(ih, P2L) + Math.imul(il, P2H);
+      const tl = Math.imul(il, P2L) >>> 0;
+      const th = Math.round((il * P2L - tl) * TWO_TO_MINUS_32) + Math.imul(ih, P2L) + Math.imul(il, P2H);
       // v += t
       const low = l + tl;
       const sl = low >>> 0;
@@ -88,14 +86,8 @@ function stripes(v: Uint32Array, bytes: Uint8Array, start: number, end: number):
       const rH = ((sh << 31) | (sl >>> 1)) >>> 0;
       const rL = ((sl << 31) | (sh >>> 1)) >>> 0;
       // v *= P1
-      a0 = rL & 0xffff;
-      a1 = rL >>> 16;
-      p00 = a0 * P1L0;
-      p01 = a0 * P1L1;
-      p10 = a1 * P1L0;
-      mid = (p00 >>> 16) + (p01 & 0xffff) + (p10 & 0xffff);
-      l = (((mid & 0xffff) << 16) | (p00 & 0xffff)) >>> 0;
-      h = (a1 * P1L1 + (p01 >>> 16) + (p10 >>> 16) + (mid >>> 16) + Math.imul(rH, P1L) + Math.imul(rL, P1H)) >>> 0;
+      l = Math.imul(rL, P1L) >>> 0;
+      h = (Math.round((rL * P1L - l) * TWO_TO_MINUS_32) + Math.imul(rH, P1L) + Math.imul(rL, P1H)) >>> 0;
     }
     v[2 * lane] = h;
     v[2 * lane + 1] = l;

@@ -111,11 +111,17 @@ export function decodeZstdFrames(bytes: Uint8Array): Uint8Array {
   return concat(chunks);
 }
 
-/** A growable byte buffer consumed from the front. */
+/**
+ * A growable byte buffer consumed from the front. A chunk appended to an empty queue is held as
+ * it is, not copied (most chunks hold whole frames, consumed at once), until {@link ByteQueue.own}
+ * copies what is left of it; the queue writes only into buffers of its own.
+ */
 class ByteQueue {
-  private buffer = new Uint8Array(0);
+  private buffer: Uint8Array = new Uint8Array(0);
   private start = 0;
   private end = 0;
+  /** `buffer` is the caller's chunk: read only. */
+  private borrowed = false;
 
   get length(): number {
     return this.end - this.start;
@@ -126,16 +132,33 @@ class ByteQueue {
   }
 
   append(chunk: Uint8Array): void {
-    if (this.end + chunk.length > this.buffer.length) {
+    if (this.length === 0) {
+      this.buffer = chunk;
+      this.start = 0;
+      this.end = chunk.length;
+      this.borrowed = true;
+      return;
+    }
+    if (this.borrowed || this.end + chunk.length > this.buffer.length) {
       const held = this.view();
       const grown = new Uint8Array(Math.max(held.length + chunk.length, 2 * this.buffer.length, 4096));
       grown.set(held);
       this.buffer = grown;
       this.start = 0;
       this.end = held.length;
+      this.borrowed = false;
     }
     this.buffer.set(chunk, this.end);
     this.end += chunk.length;
+  }
+
+  /** Copies what is left of a chunk held as it is, so the caller may reuse it. */
+  own(): void {
+    if (!this.borrowed) return;
+    this.buffer = this.view().slice();
+    this.start = 0;
+    this.end = this.buffer.length;
+    this.borrowed = false;
   }
 
   consume(count: number): void {
@@ -281,7 +304,8 @@ export class ZstdStream {
   ) {}
 
   /**
-   * Feeds the next compressed bytes; the caller must not change them afterwards.
+   * Feeds the next compressed bytes; the caller must not change them afterwards. After it throws
+   * (a corrupt frame, or the consumer stopping it), the stream is not used again.
    * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_LOG` for a corrupt frame or bytes that are not frames.
    */
   push(chunk: Uint8Array): void {
@@ -289,6 +313,7 @@ export class ZstdStream {
     if (chunk.length === 0) return;
     this.queue.append(chunk);
     this.drain();
+    this.queue.own();
   }
 
   /** Ends the input: a frame still incomplete is a truncated final frame, ignored. */
