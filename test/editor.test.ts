@@ -324,6 +324,8 @@ describe('properties (SPEC §15): generated prompt texts', () => {
     expect(triggered).toBeGreaterThan(30);
   });
 
+  const EMPTY_LABEL_MENTION = formatSessionReferenceMention({ sessionId: '' });
+
   /** The nearest `@` before the caret by the rules of SPEC §15.1 alone, written independently. */
   function nearestAt(text: string, caret: number): number | undefined {
     let at = caret - 1;
@@ -332,20 +334,33 @@ describe('properties (SPEC §15): generated prompt texts', () => {
     return at === 0 || /[\s([{"'`“‘«„]/.test(text[at - 1]!) ? at : undefined;
   }
 
+  it('no trigger where an earlier unclosed mention\'s payload run reaches the @ (found by the oracle under Bun)', () => {
+    const text = '@[x](dsh-session:ImEi"@';
+    expect(findMentionTrigger(text, text.length)).toBeUndefined();
+    // With whitespace in between the run stops, and the @ triggers.
+    expect(findMentionTrigger('@[x](dsh-session:ImEi" @', 24)).toEqual({ start: 23, end: 24, query: '' });
+  });
+
   it('a trigger is found exactly where the rules allow one and a mention put there would stand as itself (oracle)', () => {
     fc.assert(
       fc.property(promptText(true), canonicalMention, (text, mention) => {
         const tokens = scanSessionReferenceText(text).tokens;
         for (let caret = 0; caret <= text.length; caret++) {
           const at = nearestAt(text, caret);
-          // The oracle: no mention or bare URI of the text overlaps the `@query`, and the mention
-          // replacing it (with the rest of the text after it) scans as itself.
+          // The oracle: no mention or bare URI of the text overlaps the `@query`, and a mention
+          // replacing it (with the rest of the text after it) scans as itself whatever its label:
+          // the generated one, and the one with an empty label. (A label with whitespace can stand
+          // where an empty one cannot: after `@[x](dsh-session:ImEi"`, whose payload run would
+          // swallow a label without whitespace up to its `)`. The trigger only fires where every
+          // mention stands.)
+          const standsAt = (start: number, placed: string) =>
+            scanSessionReferenceText(`${text.slice(0, start)}${placed} ${text.slice(caret)}`).tokens.some(
+              (t) => t.start === start && t.end === start + placed.length && t.error === undefined,
+            );
           const stands =
             at !== undefined &&
             tokens.every((t) => !(t.start < caret && t.end > at)) &&
-            scanSessionReferenceText(`${text.slice(0, at)}${mention} ${text.slice(caret)}`).tokens.some(
-              (t) => t.start === at && t.end === at + mention.length && t.error === undefined,
-            );
+            [mention, EMPTY_LABEL_MENTION].every((placed) => standsAt(at, placed));
           expect(findMentionTrigger(text, caret)?.start).toBe(stands ? at : undefined);
         }
       }),
