@@ -6,6 +6,8 @@
 // test files than Node does, or reports errors outside tests counts as a failure: nothing is ever
 // skipped. Extra arguments (e.g. a file filter) are passed to every runtime's vitest; a filter that
 // only matches `*.node.test.ts` files therefore fails the other runtimes with "ran no test".
+// Without a filter, the matrix then builds the package and runs the real dsh CLI end to end
+// (`npm run test:dsh-host`, issue 13, SPEC §14.5), whose counts join the totals.
 import { spawn } from 'node:child_process';
 import { accessSync, constants, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
@@ -157,10 +159,33 @@ async function runRuntime(runtime) {
   return result;
 }
 
+/** `npm run build`, then the real dsh CLI end to end in test/dsh-host (its own install and Node 22). */
+async function runDshHost() {
+  const started = Date.now();
+  const result = { name: 'dsh-cli', passed: 0, failed: 0, skipped: 0, files: 0, fileNames: [], seconds: 0, problems: [] };
+  const reportPath = join(RESULTS, 'dsh-host.json');
+  rmSync(reportPath, { force: true });
+  console.log('\n=== dsh-cli (npm run build && npm run test:dsh-host) ===');
+  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+  const build = await run(npm, ['run', 'build'], process.env);
+  if (build.code !== 0) result.problems.push(`npm run build failed (${build.problem ?? `exit code ${build.code}`})`);
+  else {
+    const { code, problem } = await run(npm, ['run', 'test:dsh-host'], { ...process.env, DSH_HOST_REPORT: reportPath });
+    const report = readReport(reportPath);
+    if (report === undefined) result.problems.push(`test:dsh-host wrote no report (${problem ?? `exit code ${code}`})`);
+    else Object.assign(result, { passed: report.passed, failed: report.failed });
+    if (problem) result.problems.push(problem);
+  }
+  if (result.problems.length > 0 && result.failed === 0) result.failed = 1;
+  result.seconds = (Date.now() - started) / 1000;
+  return result;
+}
+
 mkdirSync(RESULTS, { recursive: true });
 const matrixStart = Date.now();
 const results = [];
 for (const runtime of RUNTIMES) results.push(await runRuntime(runtime));
+if (extraArgs.length === 0) results.push(await runDshHost());
 
 // Every runtime runs the shared suite: the files Node ran, less its *.node.test.ts files.
 const shared = results[0].fileNames.filter((name) => !name.endsWith('.node.test.ts')).join('\n');

@@ -125,7 +125,7 @@ export function readFrameHeader(bytes: Uint8Array, at: number): FrameHeader | un
   return { blocksAt, contentSize, hasChecksum, singleSegment: singleSegment === 1, windowDescriptorAt: sizedByWindow ? windowAt : undefined };
 }
 
-export function checkWindow(windowDescriptor: number, at: number): void {
+function checkWindow(windowDescriptor: number, at: number): void {
   const base = 2 ** (10 + (windowDescriptor >> 3));
   const windowSize = base + (base / 8) * (windowDescriptor & 7);
   if (windowSize > MAX_WINDOW_BYTES) throw corrupt(at, `window of ${windowSize} bytes exceeds ${MAX_WINDOW_BYTES}`);

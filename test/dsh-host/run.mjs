@@ -1,5 +1,6 @@
 // Runs e2e.test.mjs with node's test runner (spec reporter) and closes with one
-// `N passed, N failed` line, the line `.ci/run` and `npm test` end with.
+// `N passed, N failed` line, the line `npm run test:dsh-host` ends with (`npm test` adds the counts to its totals).
+import { writeFileSync } from 'node:fs';
 import { run } from 'node:test';
 import { spec } from 'node:test/reporters';
 import { fileURLToPath } from 'node:url';
@@ -19,4 +20,6 @@ report.pipe(process.stdout);
 await new Promise((resolve) => report.on('end', resolve));
 if (passed + failed === 0) failed = 1;
 console.log(`${passed} passed, ${failed} failed`);
+// `npm test` (scripts/test-matrix.mjs) adds these counts to its totals.
+if (process.env.DSH_HOST_REPORT) writeFileSync(process.env.DSH_HOST_REPORT, JSON.stringify({ passed, failed }));
 process.exitCode = failed === 0 ? 0 : 1;
