@@ -60,22 +60,25 @@ function words(random: () => number, chars: number): string {
 export function writeLog(path: string, bytes: number, seed: number, id: string, cwd = '/work/bench'): number {
   const random = rng(seed);
   const fd = openSync(path, 'w');
+  /** Bytes of the lines emitted so far, written or still in the batch. */
   let written = 0;
   let events = 0;
   let seq = 0;
   let batch: string[] = [];
   const flush = () => {
-    const text = batch.join('');
-    written += Buffer.byteLength(text);
-    writeSync(fd, text);
+    writeSync(fd, batch.join(''));
     batch = [];
   };
+  const line = (text: string) => {
+    batch.push(text);
+    written += Buffer.byteLength(text);
+  };
   const emit = (event: Record<string, unknown>) => {
-    batch.push(`${JSON.stringify({ ...event, seq, time: 1_789_000_000_000 + seq })}\n`);
+    line(`${JSON.stringify({ ...event, seq, time: 1_789_000_000_000 + seq })}\n`);
     seq++;
     events++;
   };
-  batch.push(`${JSON.stringify({ type: 'session', version: 3, id, createdAt: 1_789_000_000_000 + seed, cwd })}\n`);
+  line(`${JSON.stringify({ type: 'session', version: 3, id, createdAt: 1_789_000_000_000 + seed, cwd })}\n`);
   // Output text is reused in slices, so generating 1 GiB costs little.
   const output = words(random, 64 * 1024);
   let sinceCheckpoint = seq;

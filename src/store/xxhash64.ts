@@ -2,11 +2,16 @@
  * XXH64 (seed 0) over bytes, for the zstd frame content checksum (SPEC §11.2), one-shot or
  * streamed.
  *
- * 64-bit values are pairs of unsigned 32-bit halves (no `BigInt`); the 32-byte stripe loop, where
- * all the time goes, has its multiplications inlined (`Math.imul` and one double product each) and
- * keeps its four lanes in local variables.
+ * The 32-byte stripe loop, where all the time goes, runs as a 293-byte WebAssembly module
+ * (src/store/xxhash64.wat: native 64-bit multiplies, about 13× the JavaScript loop) where the
+ * runtime may compile WebAssembly from bytes. Where it may not (Cloudflare workerd, a page whose
+ * Content-Security-Policy lacks `'wasm-unsafe-eval'`), the JavaScript loop below runs instead:
+ * same result, slower. 64-bit values are pairs of unsigned 32-bit halves (no `BigInt`); the
+ * JavaScript stripe loop has its multiplications inlined (`Math.imul` and one double product each)
+ * and keeps its four lanes in local variables.
  * @module
  */
+import { XXH64_WASM_BASE64 } from './xxhash64-wasm.js';
 
 // The five XXH64 primes, as [high 32 bits, low 32 bits].
 const P1H = 0x9e3779b1, P1L = 0x85ebca87;
@@ -94,6 +99,63 @@ function stripes(v: Uint32Array, bytes: Uint8Array, start: number, end: number):
   }
 }
 
+/** The WebAssembly stripe loop (see the module): lanes at bytes 0..31, input from byte 64. */
+interface WasmStripes {
+  /** The module's memory as bytes and as 32-bit words (it never grows, so the views stay valid). */
+  bytes: Uint8Array;
+  words: Uint32Array;
+  stripes(length: number): void;
+}
+
+/** Input bytes per call of the WebAssembly loop (its memory is 128 KiB). */
+const WASM_PIECE = 65536;
+
+/** Spans shorter than this run in JavaScript: copying the lanes in and out would cost more. */
+const WASM_MIN_BYTES = 512;
+
+/** `undefined`: not tried yet; `null`: this runtime may not compile WebAssembly from bytes. */
+let wasm: WasmStripes | null | undefined;
+
+/** The WebAssembly stripe loop, compiled on first use; `null` where the runtime refuses it. */
+function wasmStripes(): WasmStripes | null {
+  if (wasm !== undefined) return wasm;
+  try {
+    const binary = Uint8Array.from(atob(XXH64_WASM_BASE64), (char) => char.charCodeAt(0));
+    const { exports } = new WebAssembly.Instance(new WebAssembly.Module(binary));
+    const { buffer } = exports.memory as WebAssembly.Memory;
+    wasm = { bytes: new Uint8Array(buffer), words: new Uint32Array(buffer, 0, 8), stripes: exports.stripes as (length: number) => void };
+  } catch {
+    wasm = null; // workerd, a strict CSP, or no WebAssembly at all: the JavaScript loop.
+  }
+  return wasm;
+}
+
+/** Whether long spans run through the WebAssembly loop in this runtime (compiles it on first call). */
+export function xxh64UsesWasm(): boolean {
+  return wasmStripes() !== null;
+}
+
+/**
+ * {@link stripes} through the WebAssembly loop: the lanes (`[high, low]` pairs here, little-endian
+ * u64 there) copied in, the input copied in pieces of {@link WASM_PIECE} bytes, the lanes copied back.
+ */
+function wasmRun(engine: WasmStripes, v: Uint32Array, bytes: Uint8Array, start: number, end: number): void {
+  const { words } = engine;
+  for (let lane = 0; lane < 4; lane++) {
+    words[2 * lane] = v[2 * lane + 1]!;
+    words[2 * lane + 1] = v[2 * lane]!;
+  }
+  for (let at = start; at < end; at += WASM_PIECE) {
+    const length = Math.min(WASM_PIECE, end - at);
+    engine.bytes.set(bytes.subarray(at, at + length), 64);
+    engine.stripes(length);
+  }
+  for (let lane = 0; lane < 4; lane++) {
+    v[2 * lane] = words[2 * lane + 1]!;
+    v[2 * lane + 1] = words[2 * lane]!;
+  }
+}
+
 /** Incremental XXH64 (seed 0): {@link Xxh64.update} with the bytes in order, then {@link Xxh64.digest}. */
 export class Xxh64 {
   private readonly lanes = new Uint32Array(8);
@@ -101,8 +163,11 @@ export class Xxh64 {
   private readonly tail = new Uint8Array(32);
   private tailLength = 0;
   private total = 0;
+  private readonly engine: WasmStripes | null;
 
-  constructor() {
+  /** @param useWasm Run long spans through the WebAssembly loop when the runtime allows it (default `true`). */
+  constructor(useWasm = true) {
+    this.engine = useWasm ? wasmStripes() : null;
     add(P1H, P1L, P2H, P2L);
     this.lanes.set([rh, rl, P2H, P2L, 0, 0, ~P1H >>> 0, (~P1L + 1) >>> 0]); // v4 = -P1 mod 2^64
   }
@@ -119,7 +184,8 @@ export class Xxh64 {
       this.tailLength = 0;
     }
     const end = i + ((bytes.length - i) & ~31);
-    if (end > i) stripes(this.lanes, bytes, i, end);
+    if (this.engine !== null && end - i >= WASM_MIN_BYTES) wasmRun(this.engine, this.lanes, bytes, i, end);
+    else if (end > i) stripes(this.lanes, bytes, i, end);
     this.tail.set(bytes.subarray(end), 0);
     this.tailLength = bytes.length - end;
   }
@@ -182,9 +248,10 @@ function finish(hh: number, hl: number, bytes: Uint8Array, n: number): [number, 
 /**
  * The XXH64 hash (seed 0) of `bytes`, as `[high 32 bits, low 32 bits]` (both unsigned).
  * The zstd content checksum is the low half, stored little-endian after the last block.
+ * @param useWasm See {@link Xxh64}.
  */
-export function xxh64(bytes: Uint8Array): [number, number] {
-  const hash = new Xxh64();
+export function xxh64(bytes: Uint8Array, useWasm = true): [number, number] {
+  const hash = new Xxh64(useWasm);
   hash.update(bytes);
   return hash.digest();
 }
