@@ -54,7 +54,7 @@ function words(random: () => number, chars: number): string {
  * Writes a dsh-shaped log of about `bytes` bytes: turns of a short user prompt, an assistant
  * message with reasoning, text and a tool call, a tool call and its result (most of the bytes, as in
  * real sessions), step events, a title now and then, and a compact checkpoint every 200 turns
- * replacing everything since the previous one.
+ * replacing the whole surface before it (the previous checkpoint included), as dsh's compaction does.
  * @returns The number of events written.
  */
 export function writeLog(path: string, bytes: number, seed: number, id: string, cwd = '/work/bench'): number {
@@ -73,15 +73,21 @@ export function writeLog(path: string, bytes: number, seed: number, id: string, 
     batch.push(text);
     written += Buffer.byteLength(text);
   };
+  /** Seqs of the first and the last node on the surface (events with `surfaceOp`, SPEC §8.2). */
+  let firstSurface: number | undefined;
+  let lastSurface = 0;
   const emit = (event: Record<string, unknown>) => {
     line(`${JSON.stringify({ ...event, seq, time: 1_789_000_000_000 + seq })}\n`);
+    if (event.surfaceOp !== undefined) {
+      firstSurface ??= seq;
+      lastSurface = seq;
+    }
     seq++;
     events++;
   };
   line(`${JSON.stringify({ type: 'session', version: 3, id, createdAt: 1_789_000_000_000 + seed, cwd })}\n`);
   // Output text is reused in slices, so generating 1 GiB costs little.
   const output = words(random, 64 * 1024);
-  let sinceCheckpoint = seq;
   for (let turn = 1; written < bytes; turn++) {
     emit({ type: 'turn/start', data: { turn } });
     emit({ type: 'user/message', surfaceOp: 'append', data: { id: `u${turn}`, role: 'user', content: [{ type: 'text', text: words(random, 200) }], source: { kind: 'user' } } });
@@ -100,9 +106,11 @@ export function writeLog(path: string, bytes: number, seed: number, id: string, 
     }
     if (turn % 50 === 0) emit({ type: 'session/title', data: { title: `Bench session ${id} turn ${turn}` } });
     if (turn % 200 === 0) {
-      const start = sinceCheckpoint;
-      sinceCheckpoint = seq;
-      emit({ type: 'user/message', surfaceOp: { op: 'replace', start, end: seq - 1 }, data: { id: `k${turn}`, role: 'user', content: [{ type: 'text', text: `Summary up to turn ${turn}: ${words(random, 400)}` }], source: { kind: 'plugin', plugin: 'compact' } } });
+      // As dsh's compaction: the whole surface so far (the previous checkpoint included) is
+      // replaced by the new checkpoint; both endpoints are surface nodes, so the replace folds.
+      const [start, end] = [firstSurface!, lastSurface];
+      firstSurface = seq;
+      emit({ type: 'user/message', surfaceOp: { op: 'replace', start, end }, data: { id: `k${turn}`, role: 'user', content: [{ type: 'text', text: `Summary up to turn ${turn}: ${words(random, 400)}` }], source: { kind: 'plugin', plugin: 'compact' } } });
     }
     if (batch.length > 2000) flush();
   }
