@@ -14,10 +14,10 @@
  *   call on the same query against the first.
  */
 import { spawnSync } from 'node:child_process';
-import { createReadStream, mkdirSync, mkdtempSync, openSync, closeSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, createReadStream, fstatSync, mkdirSync, mkdtempSync, open as openCb, openSync, read as readCb, readdir as readdirCb, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { open, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { Decompress } from 'fzstd';
 import { createSessionReferences } from '../src/index.js';
@@ -104,7 +104,8 @@ export function writeLog(path: string, bytes: number, seed: number, id: string, 
       emit({ type: 'tool/result', surfaceOp: 'append', data: { message: { content: [{ type: 'tool-result', content: [{ type: 'text', text: output.slice(from, from + 8000) }] }] } } });
       emit({ type: 'step/end', data: { turn, step } });
     }
-    if (turn % 50 === 0) emit({ type: 'session/title', data: { title: `Bench session ${id} turn ${turn}` } });
+    // dsh titles a session after its first turn, and retitles it now and then.
+    if (turn === 1 || turn % 50 === 0) emit({ type: 'session/title', data: { title: `Bench session ${id} turn ${turn}` } });
     if (turn % 200 === 0) {
       // As dsh's compaction: the whole surface so far (the previous checkpoint included) is
       // replaced by the new checkpoint; both endpoints are surface nodes, so the replace folds.
@@ -167,15 +168,21 @@ async function floorRead(chunks: AsyncIterable<Uint8Array>, zstd: boolean): Prom
   return lines;
 }
 
+/**
+ * A file's bytes in chunks of {@link CHUNK} (one chunk of its size, plus one byte, for a smaller
+ * file: as the Node store reads), until a short read.
+ */
 async function* fileChunks(path: string): AsyncGenerator<Uint8Array> {
   const file = await open(path, 'r');
   try {
+    const size = Math.min(CHUNK, (await file.stat()).size + 1);
     for (let position = 0; ; ) {
-      const buffer = new Uint8Array(CHUNK);
-      const { bytesRead } = await file.read(buffer, 0, CHUNK, position);
+      const buffer = new Uint8Array(size);
+      const { bytesRead } = await file.read(buffer, 0, size, position);
       if (bytesRead === 0) return;
       position += bytesRead;
       yield buffer.subarray(0, bytesRead);
+      if (bytesRead < size) return;
     }
   } finally {
     await file.close();
@@ -339,6 +346,30 @@ export function smallStore(dir: string, root: string, count: number, bytes: numb
   return paths;
 }
 
+/**
+ * What any dsh-layout listing must do before decoding (context for the floor): list every session
+ * directory (SPEC §12.1: the highest `v<N>` wins and only regular files are opened, so the names
+ * and types must be read), then open, `fstat`, read 4 KiB of and close the log (16 at a time).
+ */
+async function listAndReadHeads(dirs: readonly string[], paths: readonly string[]): Promise<number> {
+  const call = <T>(run: (done: (error: unknown, value: T) => void) => void) =>
+    new Promise<T>((resolve, reject) => run((error, value) => (error ? reject(error) : resolve(value))));
+  let next = 0;
+  let total = 0;
+  const worker = async () => {
+    while (next < paths.length) {
+      const i = next++;
+      await call((done) => readdirCb(dirs[i]!, { withFileTypes: true }, done));
+      const fd = await call<number>((done) => openCb(paths[i]!, 'r', done));
+      fstatSync(fd, { bigint: true });
+      total += await call<number>((done) => readCb(fd, new Uint8Array(4096), 0, 4096, 0, done));
+      closeSync(fd);
+    }
+  };
+  await Promise.all(Array.from({ length: 16 }, worker));
+  return total;
+}
+
 /** The floor of a listing: open every log, read its first 4 KiB, close it (16 at a time, as the store). */
 async function readHeads(paths: readonly string[]): Promise<number> {
   let next = 0;
@@ -382,10 +413,18 @@ async function benchListing(dir: string, hooks: StoreBenchHooks): Promise<void> 
       { name: 'list', async: true, op: () => list(root) },
       { name: 'list + big', async: true, op: () => list(withBig) },
       { name: 'heads', async: true, op: () => readHeads(paths) },
+      { name: 'dirs + heads', async: true, op: () => listAndReadHeads(paths.map(dirname), paths) },
     ],
     { samples: hooks.quick ? 3 : 7, minSampleMs: 50, warmupMs: 0 },
   );
   hooks.ratioRow('store', `listSessions, ${count} zstd sessions vs 4 KiB reads`, times.get('list')!, times.get('heads')!, 2);
+  hooks.ratioRow(
+    'store',
+    `listSessions vs listing each session directory + 4 KiB reads (no target: what §12.1 makes any listing do)`,
+    times.get('list')!,
+    times.get('dirs + heads')!,
+    undefined,
+  );
   const added = times.get('list + big')! - times.get('list')!;
   hooks.countRow('store', 'ms one 100 MB single-frame log adds to it', Math.round(added), 50, `${formatMs(times.get('list + big')!)} − ${formatMs(times.get('list')!)}`);
 }

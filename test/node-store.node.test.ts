@@ -1,6 +1,7 @@
 /** dsh's on-disk store as a SessionQuery (SPEC §12.1), over temp directories and the sample store. */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
+import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { createSessionReferences, type SessionEvent, type SessionHeader } from '../src/index.js';
@@ -59,6 +60,28 @@ function put(root: string, project: string, session: string, name: string, conte
 function zstdLog(h: SessionHeader, batches: SessionEvent[][]): Uint8Array {
   const frames = [rawZstdFrame(JSON.stringify(h) + '\n'), ...batches.map((batch) => rawZstdFrame(batch.map((e) => JSON.stringify(e) + '\n').join('')))];
   return concatBytes(...frames);
+}
+
+/**
+ * Records the calls of one callback `node:fs` function, as the store (an ES module importing it by
+ * name) makes them: the CommonJS export is wrapped and synced into the ESM bindings.
+ */
+function countCalls(name: 'read' | 'readdir'): { calls: unknown[][]; restore(): void } {
+  const fs = createRequire(import.meta.url)('node:fs') as Record<string, (...args: unknown[]) => unknown>;
+  const original = fs[name]!;
+  const calls: unknown[][] = [];
+  fs[name] = (...args: unknown[]) => {
+    calls.push(args.slice(0, -1));
+    return original(...args);
+  };
+  syncBuiltinESMExports();
+  return {
+    calls,
+    restore() {
+      fs[name] = original;
+      syncBuiltinESMExports();
+    },
+  };
 }
 
 const ids = async (root: string) => (await createDshStoreSessionQuery({ root }).listSessions()).map((r) => r.header.id);
@@ -228,6 +251,43 @@ describe('createDshStoreSessionQuery: reading (SPEC §12.1, §4.2)', () => {
     expect((await store.readSurface('a')).capturedThroughSeq).toBe(7);
     rmSync(join(root, 'p', 'b'), { recursive: true });
     await expectRejectCode(store.readSurface('b'), 'SESSION_REFERENCE_NOT_FOUND');
+  });
+
+  it('a second title read of an unchanged store lists no directory; a log added since is chosen (SPEC §12.1)', async () => {
+    const root = freshRoot();
+    put(root, 'p', 'a', 'session.v3.jsonl', jsonl(header('a', 1), [titleEvent(0, 'v3 title')]));
+    const store = createDshStoreSessionQuery({ root });
+    await store.listSessions();
+    const title = async () => {
+      const [row] = await store.readTitleSnapshots(['a']);
+      return row?.status === 'fulfilled' ? row.value.title?.title : row?.reason;
+    };
+    expect(await title()).toBe('v3 title');
+    const listed = countCalls('readdir');
+    try {
+      expect(await title()).toBe('v3 title');
+      expect(listed.calls).toEqual([]);
+      put(root, 'p', 'a', 'session.v4.jsonl', jsonl(header('a', 1, { version: 4 }), [titleEvent(0, 'v4 title')]));
+      expect(await title()).toBe('v4 title');
+      expect(listed.calls).toEqual([[join(root, 'p', 'a'), { withFileTypes: true }]]);
+    } finally {
+      listed.restore();
+    }
+  });
+
+  it('reads a small log whole in one read of its size (a short read is its end)', async () => {
+    const root = freshRoot();
+    const events = Array.from({ length: 50 }, (_, i) => userEvent(i, `message ${i} ${'x'.repeat(100)}`));
+    const path = put(root, 'p', 'a', 'session.v3.jsonl', jsonl(header('a', 1), events));
+    const store = createDshStoreSessionQuery({ root });
+    await store.listSessions();
+    const reads = countCalls('read');
+    try {
+      expect((await store.readSurface('a')).capturedThroughSeq).toBe(49);
+    } finally {
+      reads.restore();
+    }
+    expect(reads.calls.map((call) => call[3])).toEqual([readFileSync(path).length + 1]);
   });
 
   it('a log replaced by another session since the scan is found again by id', async () => {

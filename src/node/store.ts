@@ -64,6 +64,15 @@ const HEADER_CHUNK = 4 * 1024;
 const CHUNK_BYTES = 1024 * 1024;
 
 /**
+ * The first read of a whole log of `size` bytes: all of it (and one byte more, so the read comes
+ * back short: the end, without another read) up to {@link CHUNK_BYTES}, so a small log costs one
+ * small buffer, not a 1 MiB one.
+ */
+function wholeFirstChunk(size: number): number {
+  return Math.max(HEADER_CHUNK, Math.min(CHUNK_BYTES, size + 1));
+}
+
+/**
  * The default store root (SPEC §12.1): `$DSH_HOME/sessions` when `DSH_HOME` is a non-empty
  * string, else `~/.dsh/sessions`.
  * @param env - environment to read `DSH_HOME` from; default `process.env`.
@@ -139,7 +148,7 @@ export function createDshStoreSessionQuery(options: DshStoreOptions = {}): DshSt
     checkId(sessionId);
     const known = index.get(sessionId);
     if (known) {
-      const log = await chooseLog(known.dir, signal);
+      const log = await reads.chooseLog(known.dir, signal);
       if (log !== undefined) return { ...known, ...log };
     }
     if (rescan) await scan(signal);
@@ -353,10 +362,11 @@ async function logIdentity(path: string): Promise<string | undefined> {
   }
 }
 
-/** An open log: its descriptor and the identity of the file opened. */
+/** An open log: its descriptor, the identity of the file opened and its size when opened. */
 interface OpenLog {
   fd: number;
   identity: string;
+  size: number;
 }
 
 /**
@@ -386,7 +396,7 @@ async function openLog(log: LogEntry): Promise<OpenLog | undefined> {
     closeLog(fd);
     return rethrowRead(error, path);
   }
-  if (stats.isFile()) return { fd, identity: identityOf(stats) };
+  if (stats.isFile()) return { fd, identity: identityOf(stats), size: Number(stats.size) };
   closeLog(fd);
   return undefined;
 }
@@ -402,7 +412,9 @@ function closeLog(fd: number): void {
 
 /**
  * The bytes of an open file as a stream of chunks: reads of `first` bytes, doubling up to
- * {@link CHUNK_BYTES}, each into a fresh buffer (the pipeline may keep references to them).
+ * {@link CHUNK_BYTES}, each into a fresh buffer (the pipeline may keep references to them). A
+ * short read is the end of a regular file: the log as it was then (a line being appended meanwhile
+ * is a torn last line), without one more read to find it.
  */
 async function* fileChunks(fd: number, path: string, first: number): AsyncGenerator<Uint8Array> {
   for (let position = 0, size = first; ; size = Math.min(size * 2, CHUNK_BYTES)) {
@@ -415,7 +427,12 @@ async function* fileChunks(fd: number, path: string, first: number): AsyncGenera
     }
     if (bytesRead === 0) return;
     position += bytesRead;
-    yield bytesRead === size ? buffer : buffer.subarray(0, bytesRead);
+    if (bytesRead === size) {
+      yield buffer;
+      continue;
+    }
+    yield buffer.subarray(0, bytesRead);
+    return;
   }
 }
 
@@ -425,9 +442,32 @@ async function* fileChunks(fd: number, path: string, first: number): AsyncGenera
  */
 class LogReads {
   private readonly headers = new Map<string, { identity: string; header: SessionHeader | undefined }>();
+  /** The log chosen in a session directory, by the directory's identity (an entry added, removed or renamed changes it). */
+  private readonly chosen = new Map<string, { identity: string; log: LogEntry | undefined }>();
   private readonly titles = new Map<string, { identity: string; header: SessionHeader; title: string | undefined }>();
 
   constructor(private readonly options: Required<SessionLogReadOptions>) {}
+
+  /**
+   * {@link chooseLog} of a session directory, from the cache while the directory is unchanged
+   * (one `stat` instead of a listing). The directory is stat'ed before it is listed, so a change
+   * in between only makes the next call list it again.
+   */
+  async chooseLog(dir: string, signal: AbortSignal | undefined): Promise<LogEntry | undefined> {
+    throwIfAborted(signal);
+    let identity: string;
+    try {
+      identity = identityOf(await statOf(dir));
+    } catch (error) {
+      if (isErrno(error, 'ENOENT') || isErrno(error, 'ENOTDIR')) return undefined;
+      return rethrowRead(error, dir);
+    }
+    const cached = this.chosen.get(dir);
+    if (cached?.identity === identity) return cached.log;
+    const log = await chooseLog(dir, signal);
+    this.chosen.set(dir, { identity, log });
+    return log;
+  }
 
   /**
    * The header of the log at `path` (line 1, at most 1 MiB of it decoded). `undefined` when the
@@ -437,7 +477,7 @@ class LogReads {
   async header(log: LogEntry, signal: AbortSignal | undefined): Promise<SessionHeader | undefined> {
     const cached = await this.unchanged(this.headers, log.path);
     if (cached !== undefined) return cached.header;
-    const read = await this.read(log, signal, HEADER_CHUNK, (source, options) => readSessionHeader(source, options));
+    const read = await this.read(log, signal, () => HEADER_CHUNK, (source, options) => readSessionHeader(source, options));
     if (read === undefined) return undefined;
     this.headers.set(log.path, { identity: read.identity, header: read.value });
     return read.value;
@@ -447,7 +487,7 @@ class LogReads {
   async title(log: LogEntry, signal: AbortSignal | undefined): Promise<{ header: SessionHeader; title: string | undefined } | undefined> {
     const cached = await this.unchanged(this.titles, log.path);
     if (cached !== undefined) return cached;
-    const read = await this.read(log, signal, CHUNK_BYTES, (source, options) => readSessionTitle(source, options));
+    const read = await this.read(log, signal, wholeFirstChunk, (source, options) => readSessionTitle(source, options));
     if (read === undefined) return undefined;
     this.titles.set(log.path, { identity: read.identity, ...read.value });
     return read.value;
@@ -455,7 +495,7 @@ class LogReads {
 
   /** The surface and title of the whole log at `path`. */
   async surface(log: LogEntry, signal: AbortSignal | undefined): Promise<SessionRead | undefined> {
-    const read = await this.read(log, signal, CHUNK_BYTES, (source, options) => readSessionSurface(source, options));
+    const read = await this.read(log, signal, wholeFirstChunk, (source, options) => readSessionSurface(source, options));
     if (read === undefined) return undefined;
     const { header, title } = read.value;
     this.titles.set(log.path, { identity: read.identity, header, title });
@@ -472,18 +512,21 @@ class LogReads {
     return (await logIdentity(path)) === cached.identity ? cached : undefined;
   }
 
-  /** Opens the file and runs `read` over its chunks; `undefined` when the file is gone or not a regular file. */
+  /**
+   * Opens the file and runs `read` over its chunks, the first one `first(size)` bytes for a file
+   * of `size` bytes; `undefined` when the file is gone or not a regular file.
+   */
   private async read<T>(
     log: LogEntry,
     signal: AbortSignal | undefined,
-    first: number,
+    first: (size: number) => number,
     read: (source: AsyncIterable<Uint8Array>, options: ReadOptions) => Promise<T>,
   ): Promise<{ value: T; identity: string } | undefined> {
     throwIfAborted(signal);
     const file = await openLog(log);
     if (file === undefined) return undefined;
     try {
-      const value = await withPath(log.path, () => read(fileChunks(file.fd, log.path, first), { ...this.options, signal }));
+      const value = await withPath(log.path, () => read(fileChunks(file.fd, log.path, first(file.size)), { ...this.options, signal }));
       return { value, identity: file.identity };
     } finally {
       closeLog(file.fd);
