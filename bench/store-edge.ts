@@ -19,7 +19,7 @@
  * `createDshStoreSessionQuery` composes in this process for the same store and message.
  */
 import { spawnSync } from 'node:child_process';
-import { closeSync, createReadStream, linkSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
+import { createReadStream, linkSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pathToFileURL } from 'node:url';
@@ -27,6 +27,7 @@ import type { Miniflare as MiniflareType, MiniflareOptions } from 'miniflare';
 import { createSessionReferences, formatSessionReferenceMention, type UserMessage } from '../src/index.js';
 import { createDshStoreSessionQuery } from '../src/node/index.js';
 import { formatMs } from './harness.js';
+import { resetPeak, statusBytes } from './memory.js';
 import type { StoreBenchHooks } from './store.js';
 import { hugeLog, hugeLogAllowance, hugeLogForms, writeLog, type HugeLog } from './store-logs.js';
 
@@ -101,23 +102,6 @@ function workerdChildren(): Set<number> {
     }
   }
   return pids;
-}
-
-/** A field of /proc/PID/status in bytes (`VmRSS`, `VmHWM`). */
-function statusBytes(pid: number, field: 'VmRSS' | 'VmHWM'): number {
-  const match = new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  if (!match) throw new Error(`/proc/${pid}/status has no ${field}`);
-  return Number(match[1]) * 1024;
-}
-
-/** Resets the process's peak RSS (`VmHWM`) to its current RSS. */
-function resetPeak(pid: number): void {
-  const fd = openSync(`/proc/${pid}/clear_refs`, 'w');
-  try {
-    writeSync(fd, '5');
-  } finally {
-    closeSync(fd);
-  }
 }
 
 /** Streams each file into a persisted R2 bucket `SESSIONS` under its key, through the upload Worker. */

@@ -26,6 +26,7 @@ import { createSessionReferences } from '../src/index.js';
 import { createDshStoreSessionQuery } from '../src/node/index.js';
 import { createObjectStoreSessionQuery, type ObjectStoreBucket } from '../src/store/index.js';
 import { formatMs, measure } from './harness.js';
+import { statusBytes } from './memory.js';
 import { benchEdge } from './store-edge.js';
 import { compress, hugeLog, hugeLogAllowance, hugeLogForms, writeLog } from './store-logs.js';
 
@@ -203,7 +204,7 @@ export async function rssChild(kind: string, root: string, path: string, id: str
   const started = performance.now();
   await prepareOnce(query, id);
   const ms = performance.now() - started;
-  const peak = process.resourceUsage().maxRSS * 1024;
+  const peak = statusBytes(process.pid, 'VmHWM');
   console.log(JSON.stringify({ growth: peak - before, ms }));
 }
 
