@@ -69,7 +69,7 @@ async function expectedAnswer(root: string, message: UserMessage): Promise<strin
 
 /** A dsh store root: the huge log, the target and the warm-up session, each in its session folder (keys relative to the root). */
 function edgeStore(dir: string, log: HugeLog, form: { kind: string; path: string; name: string }): { root: string; files: Map<string, string> } {
-  const root = join(dir, `edge-${form.kind}`);
+  const root = join(dir, `edge-${log.id}-${form.kind}`);
   const files = new Map<string, string>([
     [`bench/${log.id}/${form.name}`, form.path],
     [`bench/${TARGET.id}/session.v3.jsonl`, join(dir, 'edge-target.jsonl')],
@@ -178,27 +178,22 @@ function build(args: string[]): void {
 
 const mib = (bytes: number) => (bytes / MIB).toFixed(0);
 
-export async function benchEdge(dir: string, hooks: StoreBenchHooks): Promise<void> {
-  console.log('\nStores — a 1 GiB log through the edge Worker in plain workerd and through the CLI (SPEC §11.2.2, §12.2)');
-  build([process.execPath, join(ROOT, 'examples', 'edge-worker', 'build.mjs')]);
-  build(['npm', 'run', 'build']);
-  const log = hugeLog(dir, hooks.quick);
-  writeLog(join(dir, 'edge-target.jsonl'), 1, 11, TARGET.id, TARGET.cwd);
-  writeLog(join(dir, 'edge-warm.jsonl'), MIB, 12, WARM, TARGET.cwd);
+/** The rows of one huge log, plain and zstd: the Worker's and the CLI's peak RSS growth, each answer checked against the library's. */
+async function benchLog(dir: string, hooks: StoreBenchHooks, log: HugeLog): Promise<void> {
   const message = citing(log.id);
-  const size = `${mib(log.bytes)} MiB`;
+  const size = `${mib(log.bytes)} MiB${log.compacted ? '' : ' never compacted'}`;
   let plainAnswer: string | undefined;
   for (const form of hugeLogForms(log)) {
     const { root, files } = edgeStore(dir, log, form);
     const expected = await expectedAnswer(root, message);
     plainAnswer ??= expected;
-    if (expected !== plainAnswer) throw new Error(`the library composes the ${form.kind} log differently from the plain one`);
+    if (expected !== plainAnswer) throw new Error(`the library composes the ${form.kind} log ${log.id} differently from the plain one`);
 
-    const persist = join(dir, `edge-r2-${form.kind}`);
+    const persist = join(dir, `edge-r2-${log.id}-${form.kind}`);
     await uploadBucket(persist, files);
     const worker = await preparedByWorker(persist, log);
     rmSync(persist, { recursive: true, force: true });
-    if (worker.body !== expected) throw new Error(`the Worker's answer for the ${form.kind} log differs from the library's`);
+    if (worker.body !== expected) throw new Error(`the Worker's answer for the ${form.kind} log ${log.id} differs from the library's`);
     const growth = worker.peak - worker.baseline;
     hooks.countRow('store', `peak RSS growth MiB, edge Worker in workerd, ${size} ${form.kind}`, Math.round(growth / MIB), 128, `${mib(growth)} MiB ≤ 128 MiB (Workers limit); workerd ${mib(worker.baseline)} → ${mib(worker.peak)} MiB; request ${formatMs(worker.ms)}; answer = library's`);
 
@@ -207,10 +202,20 @@ export async function benchEdge(dir: string, hooks: StoreBenchHooks): Promise<vo
     if (typeof id !== 'string' || id === '') throw new Error(`the CLI's message has no id: ${JSON.stringify(id)}`);
     // The CLI gives its message a random id; everything else must be the library's answer.
     if (JSON.stringify({ ...cli.answer, message: { ...cli.answer.message, id: message.id } }) !== expected) {
-      throw new Error(`the CLI's answer for the ${form.kind} log differs from the library's`);
+      throw new Error(`the CLI's answer for the ${form.kind} log ${log.id} differs from the library's`);
     }
     const cliGrowth = cli.peak - cli.start;
     const allowed = hugeLogAllowance(log);
     hooks.countRow('store', `peak RSS growth MiB, CLI prepare, ${size} ${form.kind}`, Math.round(cliGrowth / MIB), Math.floor(allowed / MIB), `${mib(cliGrowth)} MiB ≤ 128 MiB + 100 B × ${log.events} events; process ${mib(cli.start)} → ${mib(cli.peak)} MiB; run ${formatMs(cli.ms)}; output = library's`);
   }
+}
+
+export async function benchEdge(dir: string, hooks: StoreBenchHooks): Promise<void> {
+  console.log('\nStores — a 1 GiB log through the edge Worker in plain workerd and through the CLI (SPEC §11.2.2, §12.2)');
+  build([process.execPath, join(ROOT, 'examples', 'edge-worker', 'build.mjs')]);
+  build(['npm', 'run', 'build']);
+  writeLog(join(dir, 'edge-target.jsonl'), 1, 11, TARGET.id, TARGET.cwd);
+  writeLog(join(dir, 'edge-warm.jsonl'), MIB, 12, WARM, TARGET.cwd);
+  // The log as dsh writes a long session (compacted), then one whose surface keeps every message.
+  for (const compacted of [true, false]) await benchLog(dir, hooks, hugeLog(dir, hooks.quick, compacted));
 }

@@ -23,10 +23,13 @@ function words(random: () => number, chars: number): string {
  * Writes a dsh-shaped log of about `bytes` bytes: turns of a short user prompt, an assistant
  * message with reasoning, text and a tool call, a tool call and its result (most of the bytes, as in
  * real sessions), step events, a title now and then, and a compact checkpoint every 200 turns
- * replacing everything since the previous one.
+ * replacing everything on the surface since the previous one (that checkpoint included), as dsh
+ * compacts a long session: `surfaceOp: { op: 'replace', start, end }` from the first to the last
+ * surface node since then (SPEC §8.2). With `compacted: false` there are no checkpoints, and the
+ * surface keeps every message of the log.
  * @returns The number of events written.
  */
-export function writeLog(path: string, bytes: number, seed: number, id: string, cwd = '/work/bench'): number {
+export function writeLog(path: string, bytes: number, seed: number, id: string, cwd = '/work/bench', compacted = true): number {
   const random = rng(seed);
   const fd = openSync(path, 'w');
   let written = 0;
@@ -39,15 +42,21 @@ export function writeLog(path: string, bytes: number, seed: number, id: string, 
     writeSync(fd, text);
     batch = [];
   };
+  // The first and last surface node since the last checkpoint (the checkpoint itself included): what the next one replaces.
+  let firstSurface: number | undefined;
+  let lastSurface = -1;
   const emit = (event: Record<string, unknown>) => {
     batch.push(`${JSON.stringify({ ...event, seq, time: 1_789_000_000_000 + seq })}\n`);
+    if (event.surfaceOp !== undefined) {
+      firstSurface ??= seq;
+      lastSurface = seq;
+    }
     seq++;
     events++;
   };
   batch.push(`${JSON.stringify({ type: 'session', version: 3, id, createdAt: 1_789_000_000_000 + seed, cwd })}\n`);
   // Output text is reused in slices, so generating 1 GiB costs little.
   const output = words(random, 64 * 1024);
-  let sinceCheckpoint = seq;
   for (let turn = 1; written < bytes; turn++) {
     emit({ type: 'turn/start', data: { turn } });
     emit({ type: 'user/message', surfaceOp: 'append', data: { id: `u${turn}`, role: 'user', content: [{ type: 'text', text: words(random, 200) }], source: { kind: 'user' } } });
@@ -65,10 +74,10 @@ export function writeLog(path: string, bytes: number, seed: number, id: string, 
       emit({ type: 'step/end', data: { turn, step } });
     }
     if (turn % 50 === 0) emit({ type: 'session/title', data: { title: `Bench session ${id} turn ${turn}` } });
-    if (turn % 200 === 0) {
-      const start = sinceCheckpoint;
-      sinceCheckpoint = seq;
-      emit({ type: 'user/message', surfaceOp: { op: 'replace', start, end: seq - 1 }, data: { id: `k${turn}`, role: 'user', content: [{ type: 'text', text: `Summary up to turn ${turn}: ${words(random, 400)}` }], source: { kind: 'plugin', plugin: 'compact' } } });
+    if (compacted && turn % 200 === 0) {
+      const replace = { op: 'replace', start: firstSurface, end: lastSurface };
+      firstSurface = undefined;
+      emit({ type: 'user/message', surfaceOp: replace, data: { id: `k${turn}`, role: 'user', content: [{ type: 'text', text: `Summary up to turn ${turn}: ${words(random, 400)}` }], source: { kind: 'plugin', plugin: 'compact' } } });
     }
     if (batch.length > 2000) flush();
   }
@@ -90,6 +99,8 @@ export function compress(dir: string, jobs: Array<{ src: string; dst: string; fr
 export interface HugeLog {
   /** Session id of the log's header. */
   id: string;
+  /** Compact checkpoints every 200 turns (else the surface keeps every message). */
+  compacted: boolean;
   plainPath: string;
   zstdPath: string;
   /** Plain size in bytes. */
@@ -99,17 +110,18 @@ export interface HugeLog {
 
 const hugeLogs = new Map<string, HugeLog>();
 
-/** Generates the huge log in `dir` once, for every section that asks for it. */
-export function hugeLog(dir: string, quick: boolean): HugeLog {
-  const known = hugeLogs.get(dir);
+/** Generates the huge log (`compacted`: with compact checkpoints, the default) in `dir` once, for every section that asks for it. */
+export function hugeLog(dir: string, quick: boolean, compacted = true): HugeLog {
+  const id = compacted ? 'huge' : 'huge-uncompacted';
+  const plainPath = join(dir, `${id}.jsonl`);
+  const known = hugeLogs.get(plainPath);
   if (known) return known;
-  const plainPath = join(dir, 'huge.jsonl');
-  const events = writeLog(plainPath, quick ? 256 * MIB : 1024 * MIB, 2, 'huge');
-  const zstdPath = join(dir, 'huge.jsonl.zstd');
+  const events = writeLog(plainPath, quick ? 256 * MIB : 1024 * MIB, 2, id, '/work/bench', compacted);
+  const zstdPath = `${plainPath}.zstd`;
   compress(dir, [{ src: plainPath, dst: zstdPath, frames: 'single' }]);
-  const log = { id: 'huge', plainPath, zstdPath, bytes: statSync(plainPath).size, events };
-  console.log(`  generated ${(log.bytes / MIB).toFixed(0)} MiB, ${events} events; zstd ${(statSync(zstdPath).size / MIB).toFixed(1)} MiB`);
-  hugeLogs.set(dir, log);
+  const log = { id, compacted, plainPath, zstdPath, bytes: statSync(plainPath).size, events };
+  console.log(`  generated ${id}: ${(log.bytes / MIB).toFixed(0)} MiB, ${events} events; zstd ${(statSync(zstdPath).size / MIB).toFixed(1)} MiB`);
+  hugeLogs.set(plainPath, log);
   return log;
 }
 
