@@ -23,30 +23,32 @@ function words(random: () => number, chars: number): string {
  * Writes a dsh-shaped log of about `bytes` bytes: turns of a short user prompt, an assistant
  * message with reasoning, text and a tool call, a tool call and its result (most of the bytes, as in
  * real sessions), step events, a title now and then, and a compact checkpoint every 200 turns
- * replacing everything on the surface since the previous one (that checkpoint included), as dsh
- * compacts a long session: `surfaceOp: { op: 'replace', start, end }` from the first to the last
- * surface node since then (SPEC §8.2). With `compacted: false` there are no checkpoints, and the
- * surface keeps every message of the log.
+ * replacing the whole surface before it (the previous checkpoint included), as dsh's compaction
+ * does (SPEC §8.2). With `compacted: false` there are no checkpoints, and the surface keeps every
+ * message of the log.
  * @returns The number of events written.
  */
 export function writeLog(path: string, bytes: number, seed: number, id: string, cwd = '/work/bench', compacted = true): number {
   const random = rng(seed);
   const fd = openSync(path, 'w');
+  /** Bytes of the lines emitted so far, written or still in the batch. */
   let written = 0;
   let events = 0;
   let seq = 0;
   let batch: string[] = [];
   const flush = () => {
-    const text = batch.join('');
-    written += Buffer.byteLength(text);
-    writeSync(fd, text);
+    writeSync(fd, batch.join(''));
     batch = [];
   };
-  // The first and last surface node since the last checkpoint (the checkpoint itself included): what the next one replaces.
+  const line = (text: string) => {
+    batch.push(text);
+    written += Buffer.byteLength(text);
+  };
+  /** Seqs of the first and the last node on the surface (events with `surfaceOp`, SPEC §8.2). */
   let firstSurface: number | undefined;
-  let lastSurface = -1;
+  let lastSurface = 0;
   const emit = (event: Record<string, unknown>) => {
-    batch.push(`${JSON.stringify({ ...event, seq, time: 1_789_000_000_000 + seq })}\n`);
+    line(`${JSON.stringify({ ...event, seq, time: 1_789_000_000_000 + seq })}\n`);
     if (event.surfaceOp !== undefined) {
       firstSurface ??= seq;
       lastSurface = seq;
@@ -54,7 +56,7 @@ export function writeLog(path: string, bytes: number, seed: number, id: string, 
     seq++;
     events++;
   };
-  batch.push(`${JSON.stringify({ type: 'session', version: 3, id, createdAt: 1_789_000_000_000 + seed, cwd })}\n`);
+  line(`${JSON.stringify({ type: 'session', version: 3, id, createdAt: 1_789_000_000_000 + seed, cwd })}\n`);
   // Output text is reused in slices, so generating 1 GiB costs little.
   const output = words(random, 64 * 1024);
   for (let turn = 1; written < bytes; turn++) {
@@ -75,9 +77,11 @@ export function writeLog(path: string, bytes: number, seed: number, id: string, 
     }
     if (turn % 50 === 0) emit({ type: 'session/title', data: { title: `Bench session ${id} turn ${turn}` } });
     if (compacted && turn % 200 === 0) {
-      const replace = { op: 'replace', start: firstSurface, end: lastSurface };
-      firstSurface = undefined;
-      emit({ type: 'user/message', surfaceOp: replace, data: { id: `k${turn}`, role: 'user', content: [{ type: 'text', text: `Summary up to turn ${turn}: ${words(random, 400)}` }], source: { kind: 'plugin', plugin: 'compact' } } });
+      // As dsh's compaction: the whole surface so far (the previous checkpoint included) is
+      // replaced by the new checkpoint; both endpoints are surface nodes, so the replace folds.
+      const [start, end] = [firstSurface!, lastSurface];
+      firstSurface = seq;
+      emit({ type: 'user/message', surfaceOp: { op: 'replace', start, end }, data: { id: `k${turn}`, role: 'user', content: [{ type: 'text', text: `Summary up to turn ${turn}: ${words(random, 400)}` }], source: { kind: 'plugin', plugin: 'compact' } } });
     }
     if (batch.length > 2000) flush();
   }

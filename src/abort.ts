@@ -41,6 +41,7 @@ const racesOf = new WeakMap<AbortSignal, { races: Set<() => void>; listener: () 
  * call is left on the signal (SPEC §10.2).
  */
 export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined) return promise; // nothing to race (a store read per chunk, often)
   return new Promise<T>((resolve, reject) => {
     let settled = false;
     /** Leaves the signal, then settles (a throwing `removeEventListener` becomes the rejection). */

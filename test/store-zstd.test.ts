@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import realLog from '../samples/store/77-Dumen/session-904b047f-eb01-493f-b98a-391ecfae5b66/session.v3.jsonl?raw';
 import { parseSessionLog, parseSessionLogHeader } from '../src/store/index.js';
 import { decodeZstdFrames, isZstd, scanZstdFrame } from '../src/store/zstd.js';
-import { xxh64 } from '../src/store/xxhash64.js';
+import fc from 'fast-check';
+import { inject } from 'vitest';
+import { Xxh64, xxh64, xxh64UsesWasm } from '../src/store/xxhash64.js';
 import { concatBytes, decodeBase64 } from './fixtures/base64.js';
 import {
   CHECKSUM_FRAMES,
@@ -65,6 +67,45 @@ describe('XXH64, the zstd content checksum', () => {
     expect(hex('a')).toBe('d24ec4f1a98c6e5b');
     expect(hex('abc')).toBe('44bc2cf5ad770999');
     expect(hex('Nobody inspects the spammish repetition')).toBe('fbcea83c8a378bf1');
+  });
+
+  /** `length` bytes `(31 i + 7) mod 256`: spans past the WebAssembly threshold and piece size. */
+  const ramp = (length: number) => Uint8Array.from({ length }, (_, i) => (i * 31 + 7) & 255);
+  // Reference values from xxhash-wasm 1.1.0 (an independent implementation).
+  const LONG_VECTORS: Array<[number, string]> = [
+    [511, 'a316a70d395e7bb2'],
+    [512, '17bd9866c1c8ce58'],
+    [513, '1ada06ae4bba4fa7'],
+    [1000, '99594f4828043d35'],
+    [65605, '0ecce87a3e130631'],
+    [200003, 'a30178594c2451d8'],
+  ];
+
+  it.each(LONG_VECTORS)('matches the reference for %i bytes, with and without WebAssembly', (length, expected) => {
+    const hex = (digest: [number, number]) => digest.map((half) => half.toString(16).padStart(8, '0')).join('');
+    expect(hex(xxh64(ramp(length)))).toBe(expected);
+    expect(hex(xxh64(ramp(length), false))).toBe(expected);
+  });
+
+  it('runs the WebAssembly stripe loop where the runtime allows it (not in workerd)', () => {
+    expect(xxh64UsesWasm()).toBe(inject('expectedRuntime') !== 'workerd');
+  });
+
+  it('gives the same digest for any chunking, WebAssembly or not (property)', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 3000 }), fc.array(fc.nat(3000), { maxLength: 6 }), fc.boolean(), (bytes, cuts, useWasm) => {
+        const hash = new Xxh64(useWasm);
+        let at = 0;
+        for (const cut of [...cuts].sort((a, b) => a - b)) {
+          const end = Math.min(cut, bytes.length);
+          hash.update(bytes.subarray(at, Math.max(at, end)));
+          at = Math.max(at, end);
+        }
+        hash.update(bytes.subarray(at));
+        expect(hash.digest()).toEqual(xxh64(bytes, false));
+      }),
+      { numRuns: 200 },
+    );
   });
 
   it('verifies real frames of every length 0..80 (all tail paths of the hash)', () => {

@@ -2,11 +2,16 @@
  * XXH64 (seed 0) over bytes, for the zstd frame content checksum (SPEC §11.2), one-shot or
  * streamed.
  *
- * 64-bit values are pairs of unsigned 32-bit halves (no `BigInt`); the 32-byte stripe loop, where
- * all the time goes, has its multiplications inlined (`Math.imul` and one double product each) and
- * keeps its four lanes in local variables.
+ * The hash runs as a 657-byte WebAssembly module (src/store/xxhash64.wat: native 64-bit
+ * multiplies; the stripe loop about 13× the JavaScript one) where the runtime may compile
+ * WebAssembly from bytes. Where it may not (Cloudflare workerd, a page whose
+ * Content-Security-Policy lacks `'wasm-unsafe-eval'`), the JavaScript code below runs instead:
+ * same result, slower. 64-bit values are pairs of unsigned 32-bit halves (no `BigInt`); the
+ * JavaScript stripe loop has its multiplications inlined (`Math.imul` and one double product each)
+ * and keeps its four lanes in local variables.
  * @module
  */
+import { XXH64_WASM_BASE64 } from './xxhash64-wasm.js';
 
 // The five XXH64 primes, as [high 32 bits, low 32 bits].
 const P1H = 0x9e3779b1, P1L = 0x85ebca87;
@@ -94,6 +99,78 @@ function stripes(v: Uint32Array, bytes: Uint8Array, start: number, end: number):
   }
 }
 
+/** The WebAssembly XXH64 (see the module): lanes at bytes 0..31, digest at 32..39, input from byte 64. */
+interface WasmXxh64 {
+  /** The module's memory as bytes and as 32-bit words (it never grows, so the views stay valid). */
+  bytes: Uint8Array;
+  words: Uint32Array;
+  stripes(length: number): void;
+  digest(total: number, tailLength: number): void;
+}
+
+/** Input bytes per call of the WebAssembly stripe loop (its memory is 128 KiB). */
+const WASM_PIECE = 65536;
+
+/** Spans shorter than this run through the JavaScript stripe loop: copying the lanes would cost more. */
+const WASM_MIN_BYTES = 512;
+
+/** `undefined`: not tried yet; `null`: this runtime may not compile WebAssembly from bytes. */
+let wasm: WasmXxh64 | null | undefined;
+
+/** The WebAssembly XXH64, compiled on first use; `null` where the runtime refuses it. */
+function wasmXxh64(): WasmXxh64 | null {
+  if (wasm !== undefined) return wasm;
+  try {
+    const binary = Uint8Array.from(atob(XXH64_WASM_BASE64), (char) => char.charCodeAt(0));
+    const { exports } = new WebAssembly.Instance(new WebAssembly.Module(binary));
+    const { buffer } = exports.memory as WebAssembly.Memory;
+    wasm = {
+      bytes: new Uint8Array(buffer),
+      words: new Uint32Array(buffer, 0, 10),
+      stripes: exports.stripes as WasmXxh64['stripes'],
+      digest: exports.digest as WasmXxh64['digest'],
+    };
+  } catch {
+    wasm = null; // workerd, a strict CSP, or no WebAssembly at all: the JavaScript code.
+  }
+  return wasm;
+}
+
+/** Whether this runtime runs the WebAssembly XXH64 (compiles it on first call). */
+export function xxh64UsesWasm(): boolean {
+  return wasmXxh64() !== null;
+}
+
+/** Copies the lanes (`[high, low]` pairs here, little-endian u64 there) into the module's memory. */
+function lanesIn(engine: WasmXxh64, v: Uint32Array): void {
+  for (let lane = 0; lane < 4; lane++) {
+    engine.words[2 * lane] = v[2 * lane + 1]!;
+    engine.words[2 * lane + 1] = v[2 * lane]!;
+  }
+}
+
+/** {@link stripes} through the WebAssembly loop, the input copied in pieces of {@link WASM_PIECE} bytes. */
+function wasmStripes(engine: WasmXxh64, v: Uint32Array, bytes: Uint8Array, start: number, end: number): void {
+  lanesIn(engine, v);
+  for (let at = start; at < end; at += WASM_PIECE) {
+    const length = Math.min(WASM_PIECE, end - at);
+    engine.bytes.set(bytes.subarray(at, at + length), 64);
+    engine.stripes(length);
+  }
+  for (let lane = 0; lane < 4; lane++) {
+    v[2 * lane] = engine.words[2 * lane + 1]!;
+    v[2 * lane + 1] = engine.words[2 * lane]!;
+  }
+}
+
+/** The digest of `total` bytes: lanes `v`, and the last `tail` (under 32) bytes, through the module. */
+function wasmDigest(engine: WasmXxh64, v: Uint32Array, total: number, tail: Uint8Array): [number, number] {
+  lanesIn(engine, v);
+  engine.bytes.set(tail, 64);
+  engine.digest(total, tail.length);
+  return [engine.words[9]!, engine.words[8]!];
+}
+
 /** Incremental XXH64 (seed 0): {@link Xxh64.update} with the bytes in order, then {@link Xxh64.digest}. */
 export class Xxh64 {
   private readonly lanes = new Uint32Array(8);
@@ -101,8 +178,11 @@ export class Xxh64 {
   private readonly tail = new Uint8Array(32);
   private tailLength = 0;
   private total = 0;
+  private readonly engine: WasmXxh64 | null;
 
-  constructor() {
+  /** @param useWasm Use the WebAssembly code when the runtime allows it (default `true`). */
+  constructor(useWasm = true) {
+    this.engine = useWasm ? wasmXxh64() : null;
     add(P1H, P1L, P2H, P2L);
     this.lanes.set([rh, rl, P2H, P2L, 0, 0, ~P1H >>> 0, (~P1L + 1) >>> 0]); // v4 = -P1 mod 2^64
   }
@@ -119,13 +199,15 @@ export class Xxh64 {
       this.tailLength = 0;
     }
     const end = i + ((bytes.length - i) & ~31);
-    if (end > i) stripes(this.lanes, bytes, i, end);
+    if (this.engine !== null && end - i >= WASM_MIN_BYTES) wasmStripes(this.engine, this.lanes, bytes, i, end);
+    else if (end > i) stripes(this.lanes, bytes, i, end);
     this.tail.set(bytes.subarray(end), 0);
     this.tailLength = bytes.length - end;
   }
 
   /** The hash of everything passed to {@link Xxh64.update}, as `[high 32 bits, low 32 bits]`. */
   digest(): [number, number] {
+    if (this.engine !== null) return wasmDigest(this.engine, this.lanes, this.total, this.tail.subarray(0, this.tailLength));
     const n = this.total;
     const v = this.lanes;
     let hh: number, hl: number;
@@ -182,9 +264,10 @@ function finish(hh: number, hl: number, bytes: Uint8Array, n: number): [number, 
 /**
  * The XXH64 hash (seed 0) of `bytes`, as `[high 32 bits, low 32 bits]` (both unsigned).
  * The zstd content checksum is the low half, stored little-endian after the last block.
+ * @param useWasm See {@link Xxh64}.
  */
-export function xxh64(bytes: Uint8Array): [number, number] {
-  const hash = new Xxh64();
+export function xxh64(bytes: Uint8Array, useWasm = true): [number, number] {
+  const hash = new Xxh64(useWasm);
   hash.update(bytes);
   return hash.digest();
 }
