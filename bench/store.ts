@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- --only store` (or `store-prepare`, `store-rss`, `store-list`, `store-titles`):
+ * `npm run bench -- --only store` (or `store-prepare`, `store-rss`, `store-edge`, `store-list`, `store-titles`):
  * the stores at the speed of their bytes (issue 14, SPEC §11.2.2), each ratio measured side by
  * side in one run. Generated stores go to a temporary directory, removed at the end.
  *
@@ -8,13 +8,15 @@
  *   decoder (fzstd's streaming `Decompress`), split lines on `\n`, `JSON.parse` each line;
  * - a 1 GiB log (plain and zstd) prepared through both stores in a child process: peak RSS growth
  *   against 128 MiB + 100 bytes per event;
+ * - the same log cited through the edge Worker in plain workerd and through the CLI
+ *   (bench/store-edge.ts);
  * - listing 10,000 zstd sessions in dsh layout against reading the first 4 KiB of every log, and
  *   what one 100 MB single-frame log adds to that listing;
  * - titles of 2,000 sessions of about 100 KB against the floor for reading those logs, and a second
  *   call on the same query against the first.
  */
 import { spawnSync } from 'node:child_process';
-import { closeSync, createReadStream, fstatSync, mkdirSync, mkdtempSync, open as openCb, openSync, read as readCb, readdir as readdirCb, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, createReadStream, fstatSync, mkdirSync, mkdtempSync, open as openCb, read as readCb, readdir as readdirCb, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { open, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -23,8 +25,10 @@ import { Decompress } from 'fzstd';
 import { createSessionReferences } from '../src/index.js';
 import { createDshStoreSessionQuery } from '../src/node/index.js';
 import { createObjectStoreSessionQuery, type ObjectStoreBucket } from '../src/store/index.js';
-import { rng } from './generators.js';
 import { formatMs, measure } from './harness.js';
+import { statusBytes } from './memory.js';
+import { benchEdge } from './store-edge.js';
+import { compress, hugeLog, hugeLogAllowance, hugeLogForms, writeLog } from './store-logs.js';
 
 export interface StoreBenchHooks {
   ratioRow(section: string, name: string, ours: number, reference: number, max: number | undefined, detail?: string): void;
@@ -36,98 +40,6 @@ export interface StoreBenchHooks {
 const MB = 1_000_000;
 const MIB = 1 << 20;
 const CHUNK = MIB;
-const BUN = join(process.env.BENCH_DIR ?? 'bench', '..', 'node_modules', '.bin', 'bun');
-const COMPRESS = join(process.env.BENCH_DIR ?? 'bench', 'zstd-compress.ts');
-
-// ---------------------------------------------------------------------------------------------
-// Generated logs
-
-const WORDS = 'the a schema migration column numeric value test build deploy branch commit merge fix error günü çözüm 日本語 出力'.split(' ');
-
-function words(random: () => number, chars: number): string {
-  let text = '';
-  while (text.length < chars) text += `${WORDS[Math.floor(random() * WORDS.length)]} `;
-  return text;
-}
-
-/**
- * Writes a dsh-shaped log of about `bytes` bytes: turns of a short user prompt, an assistant
- * message with reasoning, text and a tool call, a tool call and its result (most of the bytes, as in
- * real sessions), step events, a title now and then, and a compact checkpoint every 200 turns
- * replacing the whole surface before it (the previous checkpoint included), as dsh's compaction does.
- * @returns The number of events written.
- */
-export function writeLog(path: string, bytes: number, seed: number, id: string, cwd = '/work/bench'): number {
-  const random = rng(seed);
-  const fd = openSync(path, 'w');
-  /** Bytes of the lines emitted so far, written or still in the batch. */
-  let written = 0;
-  let events = 0;
-  let seq = 0;
-  let batch: string[] = [];
-  const flush = () => {
-    writeSync(fd, batch.join(''));
-    batch = [];
-  };
-  const line = (text: string) => {
-    batch.push(text);
-    written += Buffer.byteLength(text);
-  };
-  /** Seqs of the first and the last node on the surface (events with `surfaceOp`, SPEC §8.2). */
-  let firstSurface: number | undefined;
-  let lastSurface = 0;
-  const emit = (event: Record<string, unknown>) => {
-    line(`${JSON.stringify({ ...event, seq, time: 1_789_000_000_000 + seq })}\n`);
-    if (event.surfaceOp !== undefined) {
-      firstSurface ??= seq;
-      lastSurface = seq;
-    }
-    seq++;
-    events++;
-  };
-  line(`${JSON.stringify({ type: 'session', version: 3, id, createdAt: 1_789_000_000_000 + seed, cwd })}\n`);
-  // Output text is reused in slices, so generating 1 GiB costs little.
-  const output = words(random, 64 * 1024);
-  for (let turn = 1; written < bytes; turn++) {
-    emit({ type: 'turn/start', data: { turn } });
-    emit({ type: 'user/message', surfaceOp: 'append', data: { id: `u${turn}`, role: 'user', content: [{ type: 'text', text: words(random, 200) }], source: { kind: 'user' } } });
-    for (let step = 1; step <= 3; step++) {
-      emit({ type: 'step/start', data: { turn, step } });
-      const reasoning = output.slice(step * 100, step * 100 + 1500);
-      emit({
-        type: 'assistant/message',
-        surfaceOp: 'append',
-        data: { turn, step, message: { role: 'assistant', content: [{ type: 'reasoning', text: reasoning }, { type: 'text', text: words(random, 150) }, { type: 'tool-call', id: `c${seq}`, name: 'shell', input: { cmd: 'ls' } }] } },
-      });
-      emit({ type: 'tool/call', data: { id: `c${seq}`, name: 'shell' } });
-      const from = Math.floor(random() * 32 * 1024);
-      emit({ type: 'tool/result', surfaceOp: 'append', data: { message: { content: [{ type: 'tool-result', content: [{ type: 'text', text: output.slice(from, from + 8000) }] }] } } });
-      emit({ type: 'step/end', data: { turn, step } });
-    }
-    // dsh titles a session after its first turn, and retitles it now and then.
-    if (turn === 1 || turn % 50 === 0) emit({ type: 'session/title', data: { title: `Bench session ${id} turn ${turn}` } });
-    if (turn % 200 === 0) {
-      // As dsh's compaction: the whole surface so far (the previous checkpoint included) is
-      // replaced by the new checkpoint; both endpoints are surface nodes, so the replace folds.
-      const [start, end] = [firstSurface!, lastSurface];
-      firstSurface = seq;
-      emit({ type: 'user/message', surfaceOp: { op: 'replace', start, end }, data: { id: `k${turn}`, role: 'user', content: [{ type: 'text', text: `Summary up to turn ${turn}: ${words(random, 400)}` }], source: { kind: 'plugin', plugin: 'compact' } } });
-    }
-    if (batch.length > 2000) flush();
-  }
-  flush();
-  closeSync(fd);
-  return events;
-}
-
-/** Compresses logs with Bun's libzstd (see bench/zstd-compress.ts). */
-function compress(dir: string, jobs: Array<{ src: string; dst: string; frames: 'single' | 'dsh' }>): void {
-  const list = join(dir, `jobs-${Math.random().toString(36).slice(2)}.json`);
-  writeFileSync(list, JSON.stringify(jobs));
-  const run = spawnSync(BUN, [COMPRESS, list], { stdio: 'inherit' });
-  rmSync(list);
-  if (run.status !== 0) throw new Error('bun zstd-compress failed');
-}
 
 // ---------------------------------------------------------------------------------------------
 // Floors and hosts
@@ -298,29 +210,24 @@ export async function rssChild(kind: string, root: string, path: string, id: str
   const started = performance.now();
   await prepareOnce(query, id);
   const ms = performance.now() - started;
-  const peak = process.resourceUsage().maxRSS * 1024;
+  const peak = statusBytes(process.pid, 'VmHWM');
   console.log(JSON.stringify({ growth: peak - before, ms }));
 }
 
 async function benchRss(dir: string, hooks: StoreBenchHooks): Promise<void> {
   console.log('\nStores — a 1 GiB log, peak RSS (SPEC §11.2.2)');
-  const bytes = hooks.quick ? 256 * MIB : 1024 * MIB;
-  const plainPath = join(dir, 'huge.jsonl');
-  const events = writeLog(plainPath, bytes, 2, 'huge');
-  const zstdPath = join(dir, 'huge.jsonl.zstd');
-  compress(dir, [{ src: plainPath, dst: zstdPath, frames: 'single' }]);
-  const allowed = 128 * MIB + 100 * events;
-  console.log(`  generated ${(statSync(plainPath).size / MIB).toFixed(0)} MiB, ${events} events; zstd ${(statSync(zstdPath).size / MIB).toFixed(1)} MiB`);
-  for (const [kind, path, name] of [['plain', plainPath, 'session.v3.jsonl'], ['zstd', zstdPath, 'session.v3.jsonl.zstd']] as const) {
+  const log = hugeLog(dir, hooks.quick);
+  const allowed = hugeLogAllowance(log);
+  for (const { kind, path, name } of hugeLogForms(log)) {
     const root = join(dir, `rss-${kind}`);
-    mkdirSync(join(root, 'project', 'huge'), { recursive: true });
+    mkdirSync(join(root, 'project', log.id), { recursive: true });
     // A hard link: the store sees the file under its dsh name without a second copy.
-    spawnSync('ln', [path, join(root, 'project', 'huge', name)]);
+    spawnSync('ln', [path, join(root, 'project', log.id, name)]);
     for (const store of ['node', 'object']) {
-      const run = spawnSync(process.execPath, ['--expose-gc', process.argv[1]!, '--rss-child', store, root, path, 'huge'], { encoding: 'utf8', env: process.env });
+      const run = spawnSync(process.execPath, ['--expose-gc', process.argv[1]!, '--rss-child', store, root, path, log.id], { encoding: 'utf8', env: process.env });
       if (run.status !== 0) throw new Error(`rss child failed: ${run.stderr}`);
       const { growth, ms } = JSON.parse(run.stdout.trim().split('\n').at(-1)!) as { growth: number; ms: number };
-      hooks.countRow('store', `peak RSS growth MiB, ${store === 'node' ? 'Node' : 'object'} store, ${(bytes / MIB).toFixed(0)} MiB ${kind}`, Math.round(growth / MIB), Math.floor(allowed / MIB), `${(growth / MIB).toFixed(0)} MiB ≤ 128 MiB + 100 B × ${events} events; prepare ${formatMs(ms)}`);
+      hooks.countRow('store', `peak RSS growth MiB, ${store === 'node' ? 'Node' : 'object'} store, ${(log.bytes / MIB).toFixed(0)} MiB ${kind}`, Math.round(growth / MIB), Math.floor(allowed / MIB), `${(growth / MIB).toFixed(0)} MiB ≤ 128 MiB + 100 B × ${log.events} events; prepare ${formatMs(ms)}`);
     }
   }
 }
@@ -476,6 +383,7 @@ export async function benchStores(hooks: StoreBenchHooks): Promise<void> {
     if (hooks.wants('store') || hooks.wants('store-list')) await benchListing(dir, hooks);
     if (hooks.wants('store') || hooks.wants('store-titles')) await benchTitles(dir, hooks);
     if (hooks.wants('store') || hooks.wants('store-rss')) await benchRss(dir, hooks);
+    if (hooks.wants('store') || hooks.wants('store-edge')) await benchEdge(dir, hooks);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
