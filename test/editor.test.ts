@@ -39,6 +39,9 @@ describe('findMentionTrigger (SPEC §15.1)', () => {
     ['@é🎉/repo-1.2', 13, { start: 0, end: 13, query: 'é🎉/repo-1.2' }],
     [`${SCHEMA} @x`, SCHEMA.length + 3, { start: SCHEMA.length + 1, end: SCHEMA.length + 3, query: 'x' }],
     [`@[x] @y`, 7, { start: 5, end: 7, query: 'y' }],
+    // A bare URI after the caret in the same run is not the query's: it stays where it is.
+    ['@dsh-session:0', 1, { start: 0, end: 1, query: '' }],
+    ['@abcdsh-session:Ig', 3, { start: 0, end: 3, query: 'ab' }],
   ])('%j at %i triggers', (text, caret, expected) => {
     expect(findMentionTrigger(text, caret)).toEqual(expected);
   });
@@ -57,6 +60,13 @@ describe('findMentionTrigger (SPEC §15.1)', () => {
     ['@[a\\] @mig', 10, 'a label left open: the ] is escaped'],
     [`@[Schema @mig](${BARE})`, 13, 'inside a mention label'],
     [`@dsh-session:ImEi`, 17, 'a bare URI in the query'],
+    // Found by the property tests (fast-check, under Node, workerd and Bun): a bare URI that
+    // starts in the query and runs on past the caret.
+    ['@dsh-session:0', 13, 'a bare URI running on past the caret'],
+    ['@dsh-session:0', 2, 'a bare URI running on past the caret, early'],
+    ['@dsh-session:dsh-session:', 13, 'a malformed bare URI running on past the caret'],
+    ['@dsh-session:email ', 13, 'a malformed bare URI running on past the caret, then a space'],
+    [' @dsh-session:x', 5, 'a bare URI running on past the caret, after a space'],
   ])('%j at %i does not trigger (%s)', (text, caret) => {
     expect(findMentionTrigger(text, caret)).toBeUndefined();
   });

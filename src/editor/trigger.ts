@@ -44,7 +44,7 @@ const PROBE = formatSessionReferenceMention({ sessionId: '' });
  *
  * It never triggers where a mention put in its place would not stand as itself: on `@[` (a mention
  * typed by hand), inside a mention's label or URI, inside a label left open by an unterminated
- * `@[`, or when the query holds a bare URI. So {@link insertMention} on a trigger always yields
+ * `@[`, or when the query holds a bare URI or the start of one that runs on past the caret. So {@link insertMention} on a trigger always yields
  * exactly the inserted mention. Linear in the text (one scan, SPEC §15.5); never throws on a
  * string `text`.
  * @example
@@ -64,6 +64,11 @@ export function findMentionTrigger(text: string, caret: number): MentionTrigger 
   // as the last token, whole (no unterminated `@[` before it takes it in, no URI after it).
   const probed = scanSessionReferenceText(text.slice(0, at) + PROBE + text.slice(at, caret)).tokens.at(-1);
   if (probed?.start !== at || probed.end !== at + PROBE.length || probed.error !== undefined) return undefined;
+  // A bare URI that starts in the query and runs on past the caret (`@dsh-session:|0`) is text
+  // already written, not a query; the probe, cut at the caret, cannot see it.
+  let runEnd = caret;
+  while (runEnd < text.length && !QUERY_STOP.test(text[runEnd]!)) runEnd++;
+  if (runEnd > caret && scanSessionReferenceText(text.slice(at, runEnd)).tokens.some((token) => token.start < caret - at)) return undefined;
   return { start: at, end: caret, query: text.slice(at + 1, caret) };
 }
 

@@ -11,7 +11,8 @@
  * and keeps its four lanes in local variables.
  * @module
  */
-import { XXH64_WASM_BASE64 } from './xxhash64-wasm.js';
+import { decodeBase64url } from '../base64url.js';
+import { XXH64_WASM_BASE64URL } from './xxhash64-wasm.js';
 
 // The five XXH64 primes, as [high 32 bits, low 32 bits].
 const P1H = 0x9e3779b1, P1L = 0x85ebca87;
@@ -121,14 +122,14 @@ let wasm: WasmXxh64 | null | undefined;
 function wasmXxh64(): WasmXxh64 | null {
   if (wasm !== undefined) return wasm;
   try {
-    const binary = Uint8Array.from(atob(XXH64_WASM_BASE64), (char) => char.charCodeAt(0));
-    const { exports } = new WebAssembly.Instance(new WebAssembly.Module(binary));
-    const { buffer } = exports.memory as WebAssembly.Memory;
+    const binary = decodeBase64url(XXH64_WASM_BASE64URL, 0)!.slice(); // a copy: the codec's buffer is shared
+    const { exports: api } = new WebAssembly.Instance(new WebAssembly.Module(binary));
+    const { buffer } = api.memory as WebAssembly.Memory;
     wasm = {
       bytes: new Uint8Array(buffer),
       words: new Uint32Array(buffer, 0, 10),
-      stripes: exports.stripes as WasmXxh64['stripes'],
-      digest: exports.digest as WasmXxh64['digest'],
+      stripes: api.stripes as WasmXxh64['stripes'],
+      digest: api.digest as WasmXxh64['digest'],
     };
   } catch {
     wasm = null; // workerd, a strict CSP, or no WebAssembly at all: the JavaScript code.
