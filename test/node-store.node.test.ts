@@ -275,6 +275,35 @@ describe('createDshStoreSessionQuery: reading (SPEC §12.1, §4.2)', () => {
     }
   });
 
+  it('holds whole reads to 4 in flight (cache checks run 16 at a time)', async () => {
+    const root = freshRoot();
+    const count = 24;
+    for (let i = 0; i < count; i++) put(root, 'p', `s${i}`, 'session.v3.jsonl', jsonl(header(`s${i}`, i), [titleEvent(0, `title ${i}`)]));
+    const store = createDshStoreSessionQuery({ root });
+    const sessionIds = (await store.listSessions()).map((row) => row.header.id);
+    const fs = createRequire(import.meta.url)('node:fs') as Record<string, (...args: unknown[]) => unknown>;
+    const original = fs.read!;
+    let inFlight = 0;
+    let most = 0;
+    fs.read = (...args: unknown[]) => {
+      most = Math.max(most, ++inFlight);
+      const done = args.at(-1) as (...results: unknown[]) => void;
+      return original(...args.slice(0, -1), (...results: unknown[]) => {
+        inFlight--;
+        done(...results);
+      });
+    };
+    syncBuiltinESMExports();
+    try {
+      const rows = await store.readTitleSnapshots(sessionIds);
+      expect(rows.every((row) => row.status === 'fulfilled' && row.value.title?.title.startsWith('title '))).toBe(true);
+    } finally {
+      fs.read = original;
+      syncBuiltinESMExports();
+    }
+    expect(most).toBe(4);
+  });
+
   it('reads a small log whole in one read of its size (a short read is its end)', async () => {
     const root = freshRoot();
     const events = Array.from({ length: 50 }, (_, i) => userEvent(i, `message ${i} ${'x'.repeat(100)}`));

@@ -54,7 +54,7 @@ const LOG_NAME = /^session(?:\.v(\d+))?\.jsonl(\.zstd)?$/;
 /** Header reads in flight at once while listing (keeps far below the usual fd limits). */
 const LIST_CONCURRENCY = 16;
 
-/** Whole-log reads in flight at once for titles. */
+/** Whole-log reads (titles, surfaces) in flight at once in one query; cache checks are not held to it. */
 const READ_CONCURRENCY = 4;
 
 /** First read of a header, in bytes; each further read doubles, up to {@link CHUNK_BYTES}. */
@@ -205,7 +205,7 @@ export function createDshStoreSessionQuery(options: DshStoreOptions = {}): DshSt
       throwIfAborted(signal);
       // One rescan up front for ids the last scan did not see, instead of one per id.
       if (sessionIds.some((id) => typeof id !== 'string' || !index.has(id))) await scan(signal);
-      const rows = await mapLimited(sessionIds, READ_CONCURRENCY, async (sessionId): Promise<SessionTitleSnapshot> => {
+      const rows = await mapLimited(sessionIds, LIST_CONCURRENCY, async (sessionId): Promise<SessionTitleSnapshot> => {
         try {
           const { title } = await readSession(sessionId, signal, false, (log) => reads.title(log, signal));
           return { sessionId, status: 'fulfilled', value: title === undefined ? {} : { title: { title } } };
@@ -312,6 +312,29 @@ function compareLogs(a: { name: string; version: bigint; zstd: boolean }, b: { n
   if (a.version !== b.version) return a.version > b.version ? 1 : -1;
   if (a.zstd !== b.zstd) return a.zstd ? -1 : 1;
   return a.name < b.name ? 1 : a.name > b.name ? -1 : 0;
+}
+
+/**
+ * At most `limit` tasks in flight; the others wait in order. A finishing task hands its slot to
+ * the next waiter, so the limit holds at every moment.
+ */
+class Limiter {
+  private active = 0;
+  private readonly waiting: Array<() => void> = [];
+
+  constructor(private readonly limit: number) {}
+
+  async run<T>(task: () => Promise<T>): Promise<T> {
+    if (this.active < this.limit) this.active++;
+    else await new Promise<void>((resolve) => this.waiting.push(resolve));
+    try {
+      return await task();
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.active--;
+    }
+  }
 }
 
 /** Runs `fn` over `items` with at most `limit` calls in flight; results in input order. */
@@ -442,6 +465,8 @@ async function* fileChunks(fd: number, path: string, first: number): AsyncGenera
  */
 class LogReads {
   private readonly headers = new Map<string, { identity: string; header: SessionHeader | undefined }>();
+  /** Whole reads in flight (each may hold up to a chunk and its longest line). */
+  private readonly whole = new Limiter(READ_CONCURRENCY);
   /** The log chosen in a session directory, by the directory's identity (an entry added, removed or renamed changes it). */
   private readonly chosen = new Map<string, { identity: string; log: LogEntry | undefined }>();
   private readonly titles = new Map<string, { identity: string; header: SessionHeader; title: string | undefined }>();
@@ -487,7 +512,7 @@ class LogReads {
   async title(log: LogEntry, signal: AbortSignal | undefined): Promise<{ header: SessionHeader; title: string | undefined } | undefined> {
     const cached = await this.unchanged(this.titles, log.path);
     if (cached !== undefined) return cached;
-    const read = await this.read(log, signal, wholeFirstChunk, (source, options) => readSessionTitle(source, options));
+    const read = await this.whole.run(() => this.read(log, signal, wholeFirstChunk, (source, options) => readSessionTitle(source, options)));
     if (read === undefined) return undefined;
     this.titles.set(log.path, { identity: read.identity, ...read.value });
     return read.value;
@@ -495,7 +520,7 @@ class LogReads {
 
   /** The surface and title of the whole log at `path`. */
   async surface(log: LogEntry, signal: AbortSignal | undefined): Promise<SessionRead | undefined> {
-    const read = await this.read(log, signal, wholeFirstChunk, (source, options) => readSessionSurface(source, options));
+    const read = await this.whole.run(() => this.read(log, signal, wholeFirstChunk, (source, options) => readSessionSurface(source, options)));
     if (read === undefined) return undefined;
     const { header, title } = read.value;
     this.titles.set(log.path, { identity: read.identity, header, title });
