@@ -123,7 +123,10 @@ function wasmXxh64(): WasmXxh64 | null {
   if (wasm !== undefined) return wasm;
   try {
     const binary = decodeBase64url(XXH64_WASM_BASE64URL, 0)!.slice(); // a copy: the codec's buffer is shared
-    const { exports: api } = new WebAssembly.Instance(new WebAssembly.Module(binary));
+    // The Web's constructor; Workers' types declare `Module` abstract, as workerd refuses to
+    // compile bytes (it throws, and the catch below falls back).
+    const Module = WebAssembly.Module as unknown as new (bytes: Uint8Array) => WebAssembly.Module;
+    const { exports: api } = new WebAssembly.Instance(new Module(binary));
     const { buffer } = api.memory as WebAssembly.Memory;
     wasm = {
       bytes: new Uint8Array(buffer),
