@@ -213,11 +213,23 @@ export function scanSessionReferenceText(text: string): SessionReferenceScan {
 }
 
 /**
+ * Whether an explicit mention begun in `text` is still open at its end: a `@[` whose label, or
+ * whose payload after `](dsh-session:`, runs on to the end of `text`. Whatever is appended would
+ * be read into that mention (the editor's trigger rule, SPEC §15.1). One scan, linear.
+ */
+export function endsInOpenMention(text: string): boolean {
+  const end = { open: false };
+  scan(text, false, undefined, end);
+  return end.open;
+}
+
+/**
  * The scan of {@link scanSessionReferenceText}; with `throwOnError`, the first malformed match
  * throws its error. `readableStarts`, when given, receives for each valid token the offset of its
- * `@label` in the readable text, in token order.
+ * `@label` in the readable text, in token order; `end.open` is set when a mention attempt ran to
+ * the end of the text (see {@link endsInOpenMention}).
  */
-function scan(text: string, throwOnError: boolean, readableStarts?: number[]): SessionReferenceScan {
+function scan(text: string, throwOnError: boolean, readableStarts?: number[], end?: { open: boolean }): SessionReferenceScan {
   check(typeof text === 'string', 'INVALID_ARGUMENT', 'text must be a string', text);
   const n = text.length;
   const tokens: SessionReferenceToken[] = [];
@@ -285,11 +297,13 @@ function scan(text: string, throwOnError: boolean, readableStarts?: number[]): S
   const matchMention = (start: number): number => {
     const labelEnd = findLabelEnd(start + 2);
     if (!text.startsWith(MENTION_MIDDLE, labelEnd)) {
+      if (end && labelEnd === n) end.open = true;
       mentionFrom = labelEnd;
       return start + 1;
     }
     const payloadEnd = find(PAYLOAD_STOP, text, labelEnd + MENTION_MIDDLE.length);
     if (text[payloadEnd] !== ')') {
+      if (end && payloadEnd === n) end.open = true;
       mentionFrom = lastLabelEndAtOrBefore(text, payloadEnd, labelEnd);
       return start + 1;
     }

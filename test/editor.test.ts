@@ -15,6 +15,7 @@ import {
   type UserMessage,
 } from '../src/index.js';
 import { describeReferencedMessage, findMentionTrigger, insertMention, mentionRangeAt } from '../src/editor/index.js';
+import { endsInOpenMention } from '../src/mention.js';
 import { revokedProxy, throwingGetter } from './hardening.js';
 import { expectCode } from './helpers.js';
 import { canonicalMention, CITED_IDS, promptText } from './prompt-texts.js';
@@ -343,6 +344,20 @@ describe('properties (SPEC §15): generated prompt texts', () => {
     if (at < 0 || text[at] !== '@' || text[at + 1] === '[') return undefined;
     return at === 0 || /[\s([{"'`“‘«„]/.test(text[at - 1]!) ? at : undefined;
   }
+
+  it.each([
+    ['@[abc', true, 'a label running to the end'],
+    ['@[a\\]', true, 'a label whose ] is escaped'],
+    ['@[a](dsh-session:Ig', true, 'a payload running to the end'],
+    ['@[x](dsh-session:ImEi"', true, 'a payload running on through a quote'],
+    ['@[x](dsh-session:ImEi" ', false, 'a payload stopped by whitespace'],
+    ['@[a](dsh-session:Ig)', false, 'a closed mention'],
+    ['@[a] x', false, 'a label closed without a URI'],
+    ['@[a](x', false, 'a label closed, then no scheme'],
+    ['plain text', false, 'no mention at all'],
+  ])('endsInOpenMention(%j) is %s (%s)', (text, open) => {
+    expect(endsInOpenMention(text)).toBe(open);
+  });
 
   it('no trigger where an earlier unclosed mention\'s payload run reaches the @ (found by the oracle under Bun)', () => {
     const text = '@[x](dsh-session:ImEi"@';

@@ -3,7 +3,7 @@
  * @module
  */
 import { argumentError, check } from '../errors.js';
-import { formatSessionReferenceMention, scanSessionReferenceText, type SessionReferenceMentionInput } from '../mention.js';
+import { endsInOpenMention, formatSessionReferenceMention, scanSessionReferenceText, type SessionReferenceMentionInput } from '../mention.js';
 import { checkOffset, checkText } from './offsets.js';
 
 /** An `@query` being typed (SPEC §15.1): `text.slice(start, end)` is `'@' + query`. */
@@ -34,8 +34,6 @@ export interface MentionInsertion {
 const QUERY_STOP = /[\s()[\]{}@]/;
 /** May stand right before a triggering `@`: whitespace, an opening bracket or a quote. */
 const BEFORE_TRIGGER = /[\s([{"'`“‘«„]/;
-/** A valid mention, inserted where a trigger's `@` stands to see whether it would stand alone. */
-const PROBE = formatSessionReferenceMention({ sessionId: '' });
 
 /**
  * The `@` the caret is typing after (SPEC §15.1), or `undefined`: an `@` at the start of the text
@@ -60,15 +58,14 @@ export function findMentionTrigger(text: string, caret: number): MentionTrigger 
   let at = caret - 1;
   while (at >= 0 && !QUERY_STOP.test(text[at]!)) at--;
   if (at < 0 || text[at] !== '@' || (at > 0 && !BEFORE_TRIGGER.test(text[at - 1]!)) || text[at + 1] === '[') return undefined;
-  // Scan the text up to the caret with a mention in the `@`'s place: that mention must come out
-  // as the last token, whole (no unterminated `@[` before it takes it in, no URI after it).
-  const probed = scanSessionReferenceText(text.slice(0, at) + PROBE + text.slice(at, caret)).tokens.at(-1);
-  if (probed?.start !== at || probed.end !== at + PROBE.length || probed.error !== undefined) return undefined;
-  // A bare URI that starts in the query and runs on past the caret (`@dsh-session:|0`) is text
-  // already written, not a query; the probe, cut at the caret, cannot see it.
+  // A mention put in the `@`'s place must stand as itself: no mention begun before the `@` may
+  // still be open there (its label or payload would take the new one in) ...
+  if (endsInOpenMention(text.slice(0, at))) return undefined;
+  // ... and the query holds no bare URI, nor the start of one that runs on past the caret
+  // (`@dsh-session:|0`): that is text already written, not a query.
   let runEnd = caret;
   while (runEnd < text.length && !QUERY_STOP.test(text[runEnd]!)) runEnd++;
-  if (runEnd > caret && scanSessionReferenceText(text.slice(at, runEnd)).tokens.some((token) => token.start < caret - at)) return undefined;
+  if (scanSessionReferenceText(text.slice(at, runEnd)).tokens.some((token) => token.start < caret - at)) return undefined;
   return { start: at, end: caret, query: text.slice(at + 1, caret) };
 }
 
