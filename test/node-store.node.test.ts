@@ -8,6 +8,7 @@ import { createSessionReferences, type SessionEvent, type SessionHeader } from '
 import { createDshStoreSessionQuery, defaultSessionStoreRoot, sampleStoreRoot } from '../src/node/index.js';
 import { concatBytes } from './fixtures/base64.js';
 import { rawZstdFrame } from './fixtures/object-store.js';
+import { SessionReferenceError } from '../src/errors.js';
 import { expectCode, expectRejectCode } from './helpers.js';
 import { CJK, COMPACTED, ENVELOPED, LARGE, REAL, TARGET, VERSIONS } from './sample-ids.js';
 
@@ -302,6 +303,60 @@ describe('createDshStoreSessionQuery: reading (SPEC §12.1, §4.2)', () => {
       syncBuiltinESMExports();
     }
     expect(most).toBe(4);
+  });
+
+  it('a read waiting for a slot rejects at once when its signal aborts, and leaves no slot taken (SPEC §10.2)', async () => {
+    const root = freshRoot();
+    for (let i = 0; i < 6; i++) put(root, 'p', `s${i}`, 'session.v3.jsonl', jsonl(header(`s${i}`, i), [titleEvent(0, `title ${i}`)]));
+    put(root, 'p', 'bad', 'session.v3.jsonl', jsonl(header('bad', 9)) + 'not json\n');
+    const store = createDshStoreSessionQuery({ root });
+    await store.listSessions();
+    // Holds every read of a log's bytes until released (a slow disk).
+    const fs = createRequire(import.meta.url)('node:fs') as Record<string, (...args: unknown[]) => unknown>;
+    const original = fs.read!;
+    let held: Array<() => void> = [];
+    let holding = true;
+    fs.read = (...args: unknown[]) => {
+      if (!holding) return original(...args);
+      held.push(() => original(...args));
+      return undefined;
+    };
+    syncBuiltinESMExports();
+    const releaseHeld = () => {
+      const now = held;
+      held = [];
+      for (const go of now) go();
+    };
+    try {
+      // One failing read and three good ones take the 4 slots.
+      const failing = store.readSurface('bad').catch((error: unknown) => error);
+      const busy = Promise.all(['s0', 's1', 's2'].map((id) => store.readSurface(id)));
+      await vi.waitFor(() => expect(held).toHaveLength(4));
+      const controller = new AbortController();
+      const waiting = store.readSurface('s3', controller.signal);
+      const waitingResult = waiting.catch((error: unknown) => error);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(held).toHaveLength(4); // s3 waits for a slot
+      controller.abort(new Error('stop'));
+      const cancelled = (await waitingResult) as SessionReferenceError;
+      expect(cancelled).toBeInstanceOf(SessionReferenceError);
+      expect(cancelled.code).toBe('SESSION_REFERENCE_CANCELLED');
+      expect(held).toHaveLength(4); // still held: the rejection did not wait for a slot
+      holding = false;
+      releaseHeld();
+      expect(((await failing) as SessionReferenceError).code).toBe('SESSION_REFERENCE_INVALID_LOG');
+      expect((await busy).map((surface) => surface.capturedThroughSeq)).toEqual([0, 0, 0]);
+      // Every slot is free again: 4 reads held at once, none left waiting behind a lost slot.
+      holding = true;
+      const again = Promise.all(['s2', 's3', 's4', 's5'].map((id) => store.readSurface(id)));
+      await vi.waitFor(() => expect(held).toHaveLength(4));
+      holding = false;
+      releaseHeld();
+      expect(await again).toHaveLength(4);
+    } finally {
+      fs.read = original;
+      syncBuiltinESMExports();
+    }
   });
 
   it('reads a small log whole in one read of its size (a short read is its end)', async () => {

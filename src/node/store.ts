@@ -8,7 +8,7 @@
 import { closeSync, constants, fstatSync, open, read as readFd, readdir, stat, type BigIntStats, type Dirent } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { throwIfAborted } from '../abort.js';
+import { raceAbort, throwIfAborted } from '../abort.js';
 import { check, describeValue, fail, SessionReferenceError } from '../errors.js';
 import type { ReadOptions } from '../store/pipeline.js';
 import { checkReadOptions, readSessionHeader, readSessionSurface, readSessionTitle, type SessionLogReadOptions, type SessionRead } from '../store/read.js';
@@ -316,7 +316,8 @@ function compareLogs(a: { name: string; version: bigint; zstd: boolean }, b: { n
 
 /**
  * At most `limit` tasks in flight; the others wait in order. A finishing task hands its slot to
- * the next waiter, so the limit holds at every moment.
+ * the next waiter, so the limit holds at every moment. A wait ends with
+ * `SESSION_REFERENCE_CANCELLED` as soon as its signal aborts, and its place is given up (SPEC §10.2).
  */
 class Limiter {
   private active = 0;
@@ -324,16 +325,46 @@ class Limiter {
 
   constructor(private readonly limit: number) {}
 
-  async run<T>(task: () => Promise<T>): Promise<T> {
-    if (this.active < this.limit) this.active++;
-    else await new Promise<void>((resolve) => this.waiting.push(resolve));
+  async run<T>(task: () => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+    await this.acquire(signal);
     try {
       return await task();
     } finally {
-      const next = this.waiting.shift();
-      if (next) next();
-      else this.active--;
+      this.release();
     }
+  }
+
+  /** Takes a slot, waiting for one while all are taken. */
+  private async acquire(signal: AbortSignal | undefined): Promise<void> {
+    throwIfAborted(signal);
+    if (this.active < this.limit) {
+      this.active++;
+      return;
+    }
+    let granted = false;
+    let grant!: () => void;
+    const turn = new Promise<void>((resolve) => {
+      grant = () => {
+        granted = true;
+        resolve();
+      };
+    });
+    this.waiting.push(grant);
+    try {
+      await raceAbort(turn, signal);
+    } catch (error) {
+      // Cancelled: a slot handed over meanwhile goes on to the next waiter; else the place goes.
+      if (granted) this.release();
+      else this.waiting.splice(this.waiting.indexOf(grant), 1);
+      throw error;
+    }
+  }
+
+  /** Hands the slot to the next waiter, or frees it. */
+  private release(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.active--;
   }
 }
 
@@ -512,7 +543,7 @@ class LogReads {
   async title(log: LogEntry, signal: AbortSignal | undefined): Promise<{ header: SessionHeader; title: string | undefined } | undefined> {
     const cached = await this.unchanged(this.titles, log.path);
     if (cached !== undefined) return cached;
-    const read = await this.whole.run(() => this.read(log, signal, wholeFirstChunk, (source, options) => readSessionTitle(source, options)));
+    const read = await this.whole.run(() => this.read(log, signal, wholeFirstChunk, (source, options) => readSessionTitle(source, options)), signal);
     if (read === undefined) return undefined;
     this.titles.set(log.path, { identity: read.identity, ...read.value });
     return read.value;
@@ -520,7 +551,7 @@ class LogReads {
 
   /** The surface and title of the whole log at `path`. */
   async surface(log: LogEntry, signal: AbortSignal | undefined): Promise<SessionRead | undefined> {
-    const read = await this.whole.run(() => this.read(log, signal, wholeFirstChunk, (source, options) => readSessionSurface(source, options)));
+    const read = await this.whole.run(() => this.read(log, signal, wholeFirstChunk, (source, options) => readSessionSurface(source, options)), signal);
     if (read === undefined) return undefined;
     const { header, title } = read.value;
     this.titles.set(log.path, { identity: read.identity, header, title });
