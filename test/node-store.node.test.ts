@@ -1,5 +1,5 @@
 /** dsh's on-disk store as a SessionQuery (SPEC §12.1), over temp directories and the sample store. */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { join } from 'node:path';
@@ -257,6 +257,8 @@ describe('createDshStoreSessionQuery: reading (SPEC §12.1, §4.2)', () => {
   it('a second title read of an unchanged store lists no directory; a log added since is chosen (SPEC §12.1)', async () => {
     const root = freshRoot();
     put(root, 'p', 'a', 'session.v3.jsonl', jsonl(header('a', 1), [titleEvent(0, 'v3 title')]));
+    const anHourAgo = Date.now() / 1000 - 3600;
+    utimesSync(join(root, 'p', 'a'), anHourAgo, anHourAgo); // settled: its listing may be cached
     const store = createDshStoreSessionQuery({ root });
     await store.listSessions();
     const title = async () => {
@@ -274,6 +276,29 @@ describe('createDshStoreSessionQuery: reading (SPEC §12.1, §4.2)', () => {
     } finally {
       listed.restore();
     }
+  });
+
+  it('a log added or removed within the mtime tick of the last listing is seen (a recently changed directory is listed again)', async () => {
+    const root = freshRoot();
+    const dir = join(root, 'p', 'a');
+    put(root, 'p', 'a', 'session.v3.jsonl', jsonl(header('a', 1), [titleEvent(0, 'v3 title')]));
+    // A coarse mtime clock: every change below leaves the directory's mtime (and size) as they were.
+    const tick = Date.now() / 1000;
+    utimesSync(dir, tick, tick);
+    const store = createDshStoreSessionQuery({ root });
+    await store.listSessions();
+    const title = async () => {
+      const [row] = await store.readTitleSnapshots(['a']);
+      return row?.status === 'fulfilled' ? row.value.title?.title : row?.reason;
+    };
+    expect(await title()).toBe('v3 title');
+    put(root, 'p', 'a', 'session.v4.jsonl', jsonl(header('a', 1, { version: 4 }), [titleEvent(0, 'v4 title')]));
+    utimesSync(dir, tick, tick);
+    expect(await title()).toBe('v4 title');
+    expect((await store.readSurface('a')).capturedThroughSeq).toBe(0);
+    rmSync(join(dir, 'session.v4.jsonl'));
+    utimesSync(dir, tick, tick);
+    expect(await title()).toBe('v3 title');
   });
 
   it('holds whole reads to 4 in flight (cache checks run 16 at a time)', async () => {

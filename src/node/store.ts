@@ -60,6 +60,12 @@ const READ_CONCURRENCY = 4;
 /** First read of a header, in bytes; each further read doubles, up to {@link CHUNK_BYTES}. */
 const HEADER_CHUNK = 4 * 1024;
 
+/**
+ * Milliseconds since a directory's last change after which its listing may be cached: coarser
+ * than any file system's mtime granularity (FAT's is 2 s), so a later change always changes it.
+ */
+const SETTLED_MS = 2000;
+
 /** Bytes per read of a whole log. */
 const CHUNK_BYTES = 1024 * 1024;
 
@@ -507,21 +513,26 @@ class LogReads {
   /**
    * {@link chooseLog} of a session directory, from the cache while the directory is unchanged
    * (one `stat` instead of a listing). The directory is stat'ed before it is listed, so a change
-   * in between only makes the next call list it again.
+   * in between only makes the next call list it again. A directory changed in the last
+   * {@link SETTLED_MS} is listed every time: a change within its mtime's granularity (a coarse
+   * kernel clock tick, FAT's 2 s) would leave its identity as it was.
    */
   async chooseLog(dir: string, signal: AbortSignal | undefined): Promise<LogEntry | undefined> {
     throwIfAborted(signal);
-    let identity: string;
+    let stats: BigIntStats;
     try {
-      identity = identityOf(await statOf(dir));
+      stats = await statOf(dir);
     } catch (error) {
       if (isErrno(error, 'ENOENT') || isErrno(error, 'ENOTDIR')) return undefined;
       return rethrowRead(error, dir);
     }
+    const identity = identityOf(stats);
     const cached = this.chosen.get(dir);
     if (cached?.identity === identity) return cached.log;
+    const settled = stats.mtimeNs < BigInt(Date.now() - SETTLED_MS) * 1_000_000n;
     const log = await chooseLog(dir, signal);
-    this.chosen.set(dir, { identity, log });
+    if (settled) this.chosen.set(dir, { identity, log });
+    else this.chosen.delete(dir);
     return log;
   }
 
