@@ -384,6 +384,67 @@ describe('createDshStoreSessionQuery: reading (SPEC §12.1, §4.2)', () => {
     }
   });
 
+  /** A plain log of exactly `size` bytes: a header, a title, and user messages (the last padded). */
+  function logOfSize(id: string, size: number): { text: string; messages: number } {
+    const head = jsonl(header(id, 1), [titleEvent(0, 'sized')]);
+    const lines: string[] = [];
+    let length = head.length;
+    const line = (seq: number, pad: number) => JSON.stringify(userEvent(seq, 'm'.repeat(pad))) + '\n';
+    for (let seq = 1; length + 2 * line(seq, 0).length + 50_000 < size; seq++) {
+      lines.push(line(seq, 50_000));
+      length += lines.at(-1)!.length;
+    }
+    const last = lines.length + 1;
+    lines.push(line(last, size - length - line(last, 0).length));
+    const text = head + lines.join('');
+    expect(text.length).toBe(size);
+    return { text, messages: lines.length };
+  }
+
+  it.each([4095, 4096, 4097, 1024 * 1024 - 1, 1024 * 1024, 1024 * 1024 + 1, 2 * 1024 * 1024])(
+    'reads a log of %i bytes whole, at and around the read sizes',
+    async (size) => {
+      const root = freshRoot();
+      const log = logOfSize('a', size);
+      put(root, 'p', 'a', 'session.v3.jsonl', log.text);
+      const store = createDshStoreSessionQuery({ root });
+      await store.listSessions();
+      const surface = await store.readSurface('a');
+      expect(surface.events.length).toBe(log.messages);
+      expect(surface.capturedThroughSeq).toBe(log.messages);
+      const [row] = await store.readTitleSnapshots(['a']);
+      expect(row).toEqual({ sessionId: 'a', status: 'fulfilled', value: { title: { title: 'sized' } } });
+    },
+  );
+
+  it('a log truncated or grown between open and the first read is read as it is then', async () => {
+    const root = freshRoot();
+    const full = jsonl(header('a', 1), [userEvent(1, 'one'), userEvent(2, 'two')]);
+    const path = put(root, 'p', 'a', 'session.v3.jsonl', full);
+    const store = createDshStoreSessionQuery({ root });
+    await store.listSessions();
+    const fs = createRequire(import.meta.url)('node:fs') as Record<string, (...args: unknown[]) => unknown>;
+    const original = fs.read!;
+    let change: (() => void) | undefined;
+    fs.read = (...args: unknown[]) => {
+      change?.();
+      change = undefined;
+      return original(...args);
+    };
+    syncBuiltinESMExports();
+    try {
+      const oneLine = jsonl(header('a', 1), [userEvent(1, 'one')]);
+      change = () => truncateSync(path, oneLine.length);
+      expect((await store.readSurface('a')).capturedThroughSeq).toBe(1);
+      const grown = jsonl(header('a', 1), [userEvent(1, 'one'), userEvent(2, 'two'), userEvent(3, 'x'.repeat(20_000))]);
+      change = () => writeFileSync(path, grown);
+      expect((await store.readSurface('a')).capturedThroughSeq).toBe(3);
+    } finally {
+      fs.read = original;
+      syncBuiltinESMExports();
+    }
+  });
+
   it('reads a small log whole in one read of its size (a short read is its end)', async () => {
     const root = freshRoot();
     const events = Array.from({ length: 50 }, (_, i) => userEvent(i, `message ${i} ${'x'.repeat(100)}`));
