@@ -1,5 +1,5 @@
 /** dsh's on-disk store as a SessionQuery (SPEC §12.1), over temp directories and the sample store. */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { join } from 'node:path';
@@ -8,6 +8,7 @@ import { createSessionReferences, type SessionEvent, type SessionHeader } from '
 import { createDshStoreSessionQuery, defaultSessionStoreRoot, sampleStoreRoot } from '../src/node/index.js';
 import { concatBytes } from './fixtures/base64.js';
 import { rawZstdFrame } from './fixtures/object-store.js';
+import { SessionReferenceError } from '../src/errors.js';
 import { expectCode, expectRejectCode } from './helpers.js';
 import { CJK, COMPACTED, ENVELOPED, LARGE, REAL, TARGET, VERSIONS } from './sample-ids.js';
 
@@ -256,6 +257,8 @@ describe('createDshStoreSessionQuery: reading (SPEC §12.1, §4.2)', () => {
   it('a second title read of an unchanged store lists no directory; a log added since is chosen (SPEC §12.1)', async () => {
     const root = freshRoot();
     put(root, 'p', 'a', 'session.v3.jsonl', jsonl(header('a', 1), [titleEvent(0, 'v3 title')]));
+    const anHourAgo = Date.now() / 1000 - 3600;
+    utimesSync(join(root, 'p', 'a'), anHourAgo, anHourAgo); // settled: its listing may be cached
     const store = createDshStoreSessionQuery({ root });
     await store.listSessions();
     const title = async () => {
@@ -273,6 +276,29 @@ describe('createDshStoreSessionQuery: reading (SPEC §12.1, §4.2)', () => {
     } finally {
       listed.restore();
     }
+  });
+
+  it('a log added or removed within the mtime tick of the last listing is seen (a recently changed directory is listed again)', async () => {
+    const root = freshRoot();
+    const dir = join(root, 'p', 'a');
+    put(root, 'p', 'a', 'session.v3.jsonl', jsonl(header('a', 1), [titleEvent(0, 'v3 title')]));
+    // A coarse mtime clock: every change below leaves the directory's mtime (and size) as they were.
+    const tick = Date.now() / 1000;
+    utimesSync(dir, tick, tick);
+    const store = createDshStoreSessionQuery({ root });
+    await store.listSessions();
+    const title = async () => {
+      const [row] = await store.readTitleSnapshots(['a']);
+      return row?.status === 'fulfilled' ? row.value.title?.title : row?.reason;
+    };
+    expect(await title()).toBe('v3 title');
+    put(root, 'p', 'a', 'session.v4.jsonl', jsonl(header('a', 1, { version: 4 }), [titleEvent(0, 'v4 title')]));
+    utimesSync(dir, tick, tick);
+    expect(await title()).toBe('v4 title');
+    expect((await store.readSurface('a')).capturedThroughSeq).toBe(0);
+    rmSync(join(dir, 'session.v4.jsonl'));
+    utimesSync(dir, tick, tick);
+    expect(await title()).toBe('v3 title');
   });
 
   it('holds whole reads to 4 in flight (cache checks run 16 at a time)', async () => {
@@ -302,6 +328,121 @@ describe('createDshStoreSessionQuery: reading (SPEC §12.1, §4.2)', () => {
       syncBuiltinESMExports();
     }
     expect(most).toBe(4);
+  });
+
+  it('a read waiting for a slot rejects at once when its signal aborts, and leaves no slot taken (SPEC §10.2)', async () => {
+    const root = freshRoot();
+    for (let i = 0; i < 6; i++) put(root, 'p', `s${i}`, 'session.v3.jsonl', jsonl(header(`s${i}`, i), [titleEvent(0, `title ${i}`)]));
+    put(root, 'p', 'bad', 'session.v3.jsonl', jsonl(header('bad', 9)) + 'not json\n');
+    const store = createDshStoreSessionQuery({ root });
+    await store.listSessions();
+    // Holds every read of a log's bytes until released (a slow disk).
+    const fs = createRequire(import.meta.url)('node:fs') as Record<string, (...args: unknown[]) => unknown>;
+    const original = fs.read!;
+    let held: Array<() => void> = [];
+    let holding = true;
+    fs.read = (...args: unknown[]) => {
+      if (!holding) return original(...args);
+      held.push(() => original(...args));
+      return undefined;
+    };
+    syncBuiltinESMExports();
+    const releaseHeld = () => {
+      const now = held;
+      held = [];
+      for (const go of now) go();
+    };
+    try {
+      // One failing read and three good ones take the 4 slots.
+      const failing = store.readSurface('bad').catch((error: unknown) => error);
+      const busy = Promise.all(['s0', 's1', 's2'].map((id) => store.readSurface(id)));
+      await vi.waitFor(() => expect(held).toHaveLength(4));
+      const controller = new AbortController();
+      const waiting = store.readSurface('s3', controller.signal);
+      const waitingResult = waiting.catch((error: unknown) => error);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(held).toHaveLength(4); // s3 waits for a slot
+      controller.abort(new Error('stop'));
+      const cancelled = (await waitingResult) as SessionReferenceError;
+      expect(cancelled).toBeInstanceOf(SessionReferenceError);
+      expect(cancelled.code).toBe('SESSION_REFERENCE_CANCELLED');
+      expect(held).toHaveLength(4); // still held: the rejection did not wait for a slot
+      holding = false;
+      releaseHeld();
+      expect(((await failing) as SessionReferenceError).code).toBe('SESSION_REFERENCE_INVALID_LOG');
+      expect((await busy).map((surface) => surface.capturedThroughSeq)).toEqual([0, 0, 0]);
+      // Every slot is free again: 4 reads held at once, none left waiting behind a lost slot.
+      holding = true;
+      const again = Promise.all(['s2', 's3', 's4', 's5'].map((id) => store.readSurface(id)));
+      await vi.waitFor(() => expect(held).toHaveLength(4));
+      holding = false;
+      releaseHeld();
+      expect(await again).toHaveLength(4);
+    } finally {
+      fs.read = original;
+      syncBuiltinESMExports();
+    }
+  });
+
+  /** A plain log of exactly `size` bytes: a header, a title, and user messages (the last padded). */
+  function logOfSize(id: string, size: number): { text: string; messages: number } {
+    const head = jsonl(header(id, 1), [titleEvent(0, 'sized')]);
+    const lines: string[] = [];
+    let length = head.length;
+    const line = (seq: number, pad: number) => JSON.stringify(userEvent(seq, 'm'.repeat(pad))) + '\n';
+    for (let seq = 1; length + 2 * line(seq, 0).length + 50_000 < size; seq++) {
+      lines.push(line(seq, 50_000));
+      length += lines.at(-1)!.length;
+    }
+    const last = lines.length + 1;
+    lines.push(line(last, size - length - line(last, 0).length));
+    const text = head + lines.join('');
+    expect(text.length).toBe(size);
+    return { text, messages: lines.length };
+  }
+
+  it.each([4095, 4096, 4097, 1024 * 1024 - 1, 1024 * 1024, 1024 * 1024 + 1, 2 * 1024 * 1024])(
+    'reads a log of %i bytes whole, at and around the read sizes',
+    async (size) => {
+      const root = freshRoot();
+      const log = logOfSize('a', size);
+      put(root, 'p', 'a', 'session.v3.jsonl', log.text);
+      const store = createDshStoreSessionQuery({ root });
+      await store.listSessions();
+      const surface = await store.readSurface('a');
+      expect(surface.events.length).toBe(log.messages);
+      expect(surface.capturedThroughSeq).toBe(log.messages);
+      const [row] = await store.readTitleSnapshots(['a']);
+      expect(row).toEqual({ sessionId: 'a', status: 'fulfilled', value: { title: { title: 'sized' } } });
+    },
+  );
+
+  it('a log truncated or grown between open and the first read is read as it is then', async () => {
+    const root = freshRoot();
+    const full = jsonl(header('a', 1), [userEvent(1, 'one'), userEvent(2, 'two')]);
+    const path = put(root, 'p', 'a', 'session.v3.jsonl', full);
+    const store = createDshStoreSessionQuery({ root });
+    await store.listSessions();
+    const fs = createRequire(import.meta.url)('node:fs') as Record<string, (...args: unknown[]) => unknown>;
+    const original = fs.read!;
+    let change: (() => void) | undefined;
+    fs.read = (...args: unknown[]) => {
+      change?.();
+      change = undefined;
+      return original(...args);
+    };
+    syncBuiltinESMExports();
+    try {
+      const oneLine = jsonl(header('a', 1), [userEvent(1, 'one')]);
+      change = () => truncateSync(path, oneLine.length);
+      expect((await store.readSurface('a')).capturedThroughSeq).toBe(1);
+      const grown = jsonl(header('a', 1), [userEvent(1, 'one'), userEvent(2, 'two'), userEvent(3, 'x'.repeat(20_000))]);
+      change = () => writeFileSync(path, grown);
+      expect((await store.readSurface('a')).capturedThroughSeq).toBe(3);
+    } finally {
+      fs.read = original;
+      syncBuiltinESMExports();
+    }
   });
 
   it('reads a small log whole in one read of its size (a short read is its end)', async () => {

@@ -8,7 +8,7 @@
 import { closeSync, constants, fstatSync, open, read as readFd, readdir, stat, type BigIntStats, type Dirent } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { throwIfAborted } from '../abort.js';
+import { raceAbort, throwIfAborted } from '../abort.js';
 import { check, describeValue, fail, SessionReferenceError } from '../errors.js';
 import type { ReadOptions } from '../store/pipeline.js';
 import { checkReadOptions, readSessionHeader, readSessionSurface, readSessionTitle, type SessionLogReadOptions, type SessionRead } from '../store/read.js';
@@ -59,6 +59,12 @@ const READ_CONCURRENCY = 4;
 
 /** First read of a header, in bytes; each further read doubles, up to {@link CHUNK_BYTES}. */
 const HEADER_CHUNK = 4 * 1024;
+
+/**
+ * Milliseconds since a directory's last change after which its listing may be cached: coarser
+ * than any file system's mtime granularity (FAT's is 2 s), so a later change always changes it.
+ */
+const SETTLED_MS = 2000;
 
 /** Bytes per read of a whole log. */
 const CHUNK_BYTES = 1024 * 1024;
@@ -316,7 +322,8 @@ function compareLogs(a: { name: string; version: bigint; zstd: boolean }, b: { n
 
 /**
  * At most `limit` tasks in flight; the others wait in order. A finishing task hands its slot to
- * the next waiter, so the limit holds at every moment.
+ * the next waiter, so the limit holds at every moment. A wait ends with
+ * `SESSION_REFERENCE_CANCELLED` as soon as its signal aborts, and its place is given up (SPEC §10.2).
  */
 class Limiter {
   private active = 0;
@@ -324,16 +331,46 @@ class Limiter {
 
   constructor(private readonly limit: number) {}
 
-  async run<T>(task: () => Promise<T>): Promise<T> {
-    if (this.active < this.limit) this.active++;
-    else await new Promise<void>((resolve) => this.waiting.push(resolve));
+  async run<T>(task: () => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+    await this.acquire(signal);
     try {
       return await task();
     } finally {
-      const next = this.waiting.shift();
-      if (next) next();
-      else this.active--;
+      this.release();
     }
+  }
+
+  /** Takes a slot, waiting for one while all are taken. */
+  private async acquire(signal: AbortSignal | undefined): Promise<void> {
+    throwIfAborted(signal);
+    if (this.active < this.limit) {
+      this.active++;
+      return;
+    }
+    let granted = false;
+    let grant!: () => void;
+    const turn = new Promise<void>((resolve) => {
+      grant = () => {
+        granted = true;
+        resolve();
+      };
+    });
+    this.waiting.push(grant);
+    try {
+      await raceAbort(turn, signal);
+    } catch (error) {
+      // Cancelled: a slot handed over meanwhile goes on to the next waiter; else the place goes.
+      if (granted) this.release();
+      else this.waiting.splice(this.waiting.indexOf(grant), 1);
+      throw error;
+    }
+  }
+
+  /** Hands the slot to the next waiter, or frees it. */
+  private release(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.active--;
   }
 }
 
@@ -476,21 +513,26 @@ class LogReads {
   /**
    * {@link chooseLog} of a session directory, from the cache while the directory is unchanged
    * (one `stat` instead of a listing). The directory is stat'ed before it is listed, so a change
-   * in between only makes the next call list it again.
+   * in between only makes the next call list it again. A directory changed in the last
+   * {@link SETTLED_MS} is listed every time: a change within its mtime's granularity (a coarse
+   * kernel clock tick, FAT's 2 s) would leave its identity as it was.
    */
   async chooseLog(dir: string, signal: AbortSignal | undefined): Promise<LogEntry | undefined> {
     throwIfAborted(signal);
-    let identity: string;
+    let stats: BigIntStats;
     try {
-      identity = identityOf(await statOf(dir));
+      stats = await statOf(dir);
     } catch (error) {
       if (isErrno(error, 'ENOENT') || isErrno(error, 'ENOTDIR')) return undefined;
       return rethrowRead(error, dir);
     }
+    const identity = identityOf(stats);
     const cached = this.chosen.get(dir);
     if (cached?.identity === identity) return cached.log;
+    const settled = stats.mtimeNs < BigInt(Date.now() - SETTLED_MS) * 1_000_000n;
     const log = await chooseLog(dir, signal);
-    this.chosen.set(dir, { identity, log });
+    if (settled) this.chosen.set(dir, { identity, log });
+    else this.chosen.delete(dir);
     return log;
   }
 
@@ -512,7 +554,7 @@ class LogReads {
   async title(log: LogEntry, signal: AbortSignal | undefined): Promise<{ header: SessionHeader; title: string | undefined } | undefined> {
     const cached = await this.unchanged(this.titles, log.path);
     if (cached !== undefined) return cached;
-    const read = await this.whole.run(() => this.read(log, signal, wholeFirstChunk, (source, options) => readSessionTitle(source, options)));
+    const read = await this.whole.run(() => this.read(log, signal, wholeFirstChunk, (source, options) => readSessionTitle(source, options)), signal);
     if (read === undefined) return undefined;
     this.titles.set(log.path, { identity: read.identity, ...read.value });
     return read.value;
@@ -520,7 +562,7 @@ class LogReads {
 
   /** The surface and title of the whole log at `path`. */
   async surface(log: LogEntry, signal: AbortSignal | undefined): Promise<SessionRead | undefined> {
-    const read = await this.whole.run(() => this.read(log, signal, wholeFirstChunk, (source, options) => readSessionSurface(source, options)));
+    const read = await this.whole.run(() => this.read(log, signal, wholeFirstChunk, (source, options) => readSessionSurface(source, options)), signal);
     if (read === undefined) return undefined;
     const { header, title } = read.value;
     this.titles.set(log.path, { identity: read.identity, header, title });
