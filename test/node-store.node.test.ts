@@ -445,6 +445,26 @@ describe('createDshStoreSessionQuery: reading (SPEC §12.1, §4.2)', () => {
     }
   });
 
+  it('reads on after a short read before the end (a file system that returns them mid-file)', async () => {
+    const root = freshRoot();
+    const events = Array.from({ length: 40 }, (_, i) => userEvent(i, `message ${i} ${'y'.repeat(200)}`));
+    put(root, 'p', 'a', 'session.v3.jsonl', jsonl(header('a', 1), events));
+    const store = createDshStoreSessionQuery({ root });
+    await store.listSessions();
+    const fs = createRequire(import.meta.url)('node:fs') as Record<string, (...args: unknown[]) => unknown>;
+    const original = fs.read!;
+    // Every read returns at most 100 bytes, as some network and FUSE file systems do.
+    fs.read = (fd: unknown, buffer: unknown, offset: unknown, length: unknown, position: unknown, done: unknown) =>
+      original(fd, buffer, offset, Math.min(length as number, 100), position, done);
+    syncBuiltinESMExports();
+    try {
+      expect((await store.readSurface('a')).capturedThroughSeq).toBe(39);
+    } finally {
+      fs.read = original;
+      syncBuiltinESMExports();
+    }
+  });
+
   it('reads a small log whole in one read of its size (a short read is its end)', async () => {
     const root = freshRoot();
     const events = Array.from({ length: 50 }, (_, i) => userEvent(i, `message ${i} ${'x'.repeat(100)}`));

@@ -473,26 +473,23 @@ function closeLog(fd: number): void {
 /**
  * The bytes of an open file as a stream of chunks: reads of `first` bytes, doubling up to
  * {@link CHUNK_BYTES}, each into a fresh buffer (the pipeline may keep references to them). A
- * short read is the end of a regular file: the log as it was then (a line being appended meanwhile
- * is a torn last line), without one more read to find it.
+ * short read that reaches `size` (the file's size when it was opened) is the end: the log as it
+ * was then (a line being appended meanwhile is a torn last line), without one more read to find
+ * it. A short read before `size` (a file system that returns them mid-file) reads on.
  */
-async function* fileChunks(fd: number, path: string, first: number): AsyncGenerator<Uint8Array> {
-  for (let position = 0, size = first; ; size = Math.min(size * 2, CHUNK_BYTES)) {
-    const buffer = new Uint8Array(size);
+async function* fileChunks(fd: number, path: string, first: number, size: number): AsyncGenerator<Uint8Array> {
+  for (let position = 0, length = first; ; length = Math.min(length * 2, CHUNK_BYTES)) {
+    const buffer = new Uint8Array(length);
     let bytesRead: number;
     try {
-      bytesRead = await fsCall<number>((done) => readFd(fd, buffer, 0, size, position, done));
+      bytesRead = await fsCall<number>((done) => readFd(fd, buffer, 0, length, position, done));
     } catch (error) {
       return rethrowRead(error, path);
     }
     if (bytesRead === 0) return;
     position += bytesRead;
-    if (bytesRead === size) {
-      yield buffer;
-      continue;
-    }
-    yield buffer.subarray(0, bytesRead);
-    return;
+    yield bytesRead === length ? buffer : buffer.subarray(0, bytesRead);
+    if (bytesRead < length && position >= size) return;
   }
 }
 
@@ -593,7 +590,7 @@ class LogReads {
     const file = await openLog(log);
     if (file === undefined) return undefined;
     try {
-      const value = await withPath(log.path, () => read(fileChunks(file.fd, log.path, first(file.size)), { ...this.options, signal }));
+      const value = await withPath(log.path, () => read(fileChunks(file.fd, log.path, first(file.size), file.size), { ...this.options, signal }));
       return { value, identity: file.identity };
     } finally {
       closeLog(file.fd);
