@@ -118,7 +118,11 @@ export function defaultSessionStoreRoot(
  *   there is none), or `rejected` with the error as `reason` (also for a log that fails to read
  *   whole). A title read parses every line but keeps nothing else.
  * - Headers and titles are cached by file identity (device, inode, size, mtime): a later call
- *   reads no file it has read before unless the file changed.
+ *   reads no file it has read before unless the file changed. The log chosen in a session
+ *   directory is cached by the directory's identity (not for a directory changed in the last 2 s),
+ *   so reading a known session again lists no directory.
+ * - At most 4 logs are read whole (titles, surfaces) at once per query; cache checks run 16 at a
+ *   time. A whole read starts with one buffer of the file's size (up to 1 MiB).
  * - Ids are resolved against the index of the last scan; an id missing from it triggers a rescan.
  * - Every read checks `signal` between chunks.
  *
