@@ -253,6 +253,14 @@ export function smallStore(dir: string, root: string, count: number, bytes: numb
   return paths;
 }
 
+/** Runs `step(i)` for every `i` below `count`, `width` at a time (as the store's workers do). */
+async function inParallel(count: number, width: number, step: (i: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: width }, async () => {
+    while (next < count) await step(next++);
+  }));
+}
+
 /**
  * What any dsh-layout listing must do before decoding (context for the floor): list every session
  * directory (SPEC §12.1: the highest `v<N>` wins and only regular files are opened, so the names
@@ -261,37 +269,28 @@ export function smallStore(dir: string, root: string, count: number, bytes: numb
 async function listAndReadHeads(dirs: readonly string[], paths: readonly string[]): Promise<number> {
   const call = <T>(run: (done: (error: unknown, value: T) => void) => void) =>
     new Promise<T>((resolve, reject) => run((error, value) => (error ? reject(error) : resolve(value))));
-  let next = 0;
   let total = 0;
-  const worker = async () => {
-    while (next < paths.length) {
-      const i = next++;
-      await call((done) => readdirCb(dirs[i]!, { withFileTypes: true }, done));
-      const fd = await call<number>((done) => openCb(paths[i]!, 'r', done));
-      fstatSync(fd, { bigint: true });
-      total += await call<number>((done) => readCb(fd, new Uint8Array(4096), 0, 4096, 0, done));
-      closeSync(fd);
-    }
-  };
-  await Promise.all(Array.from({ length: 16 }, worker));
+  await inParallel(paths.length, 16, async (i) => {
+    await call((done) => readdirCb(dirs[i]!, { withFileTypes: true }, done));
+    const fd = await call<number>((done) => openCb(paths[i]!, 'r', done));
+    fstatSync(fd, { bigint: true });
+    total += await call<number>((done) => readCb(fd, new Uint8Array(4096), 0, 4096, 0, done));
+    closeSync(fd);
+  });
   return total;
 }
 
 /** The floor of a listing: open every log, read its first 4 KiB, close it (16 at a time, as the store). */
 async function readHeads(paths: readonly string[]): Promise<number> {
-  let next = 0;
   let total = 0;
-  const worker = async () => {
-    while (next < paths.length) {
-      const file = await open(paths[next++]!, 'r');
-      try {
-        total += (await file.read(new Uint8Array(4096), 0, 4096, 0)).bytesRead;
-      } finally {
-        await file.close();
-      }
+  await inParallel(paths.length, 16, async (i) => {
+    const file = await open(paths[i]!, 'r');
+    try {
+      total += (await file.read(new Uint8Array(4096), 0, 4096, 0)).bytesRead;
+    } finally {
+      await file.close();
     }
-  };
-  await Promise.all(Array.from({ length: 16 }, worker));
+  });
   return total;
 }
 
@@ -362,10 +361,7 @@ async function benchTitles(dir: string, hooks: StoreBenchHooks): Promise<void> {
     seconds.push(performance.now() - started);
     (globalThis as { gc?: () => void }).gc?.();
     started = performance.now();
-    let next = 0;
-    await Promise.all(Array.from({ length: 4 }, async () => {
-      while (next < paths.length) await floorRead(fileChunks(paths[next++]!), false);
-    }));
+    await inParallel(paths.length, 4, async (i) => void (await floorRead(fileChunks(paths[i]!), false)));
     floors.push(performance.now() - started);
   }
   const median = (values: number[]) => values.sort((a, b) => a - b)[values.length >> 1]!;

@@ -63,26 +63,33 @@ function zstdLog(h: SessionHeader, batches: SessionEvent[][]): Uint8Array {
   return concatBytes(...frames);
 }
 
+type FsCall = (...args: unknown[]) => unknown;
+
 /**
- * Records the calls of one callback `node:fs` function, as the store (an ES module importing it by
- * name) makes them: the CommonJS export is wrapped and synced into the ESM bindings.
+ * Runs `body` with the callback `node:fs` function `name` replaced by `replace(original)`, as the
+ * store (an ES module importing it by name) calls it: the CommonJS export is replaced and synced
+ * into the ESM bindings, and put back afterwards.
  */
-function countCalls(name: 'read' | 'readdir'): { calls: unknown[][]; restore(): void } {
-  const fs = createRequire(import.meta.url)('node:fs') as Record<string, (...args: unknown[]) => unknown>;
+async function withFs<T>(name: 'read' | 'readdir', replace: (original: FsCall) => FsCall, body: () => Promise<T>): Promise<T> {
+  const fs = createRequire(import.meta.url)('node:fs') as Record<string, FsCall>;
   const original = fs[name]!;
-  const calls: unknown[][] = [];
-  fs[name] = (...args: unknown[]) => {
-    calls.push(args.slice(0, -1));
-    return original(...args);
-  };
+  fs[name] = replace(original);
   syncBuiltinESMExports();
-  return {
-    calls,
-    restore() {
-      fs[name] = original;
-      syncBuiltinESMExports();
-    },
-  };
+  try {
+    return await body();
+  } finally {
+    fs[name] = original;
+    syncBuiltinESMExports();
+  }
+}
+
+/** {@link withFs} recording the arguments (callback left out) of each call into `calls`. */
+function recordingInto(calls: unknown[][]): (original: FsCall) => FsCall {
+  return (original) =>
+    (...args) => {
+      calls.push(args.slice(0, -1));
+      return original(...args);
+    };
 }
 
 const ids = async (root: string) => (await createDshStoreSessionQuery({ root }).listSessions()).map((r) => r.header.id);
@@ -266,16 +273,14 @@ describe('createDshStoreSessionQuery: reading (SPEC §12.1, §4.2)', () => {
       return row?.status === 'fulfilled' ? row.value.title?.title : row?.reason;
     };
     expect(await title()).toBe('v3 title');
-    const listed = countCalls('readdir');
-    try {
+    const listed: unknown[][] = [];
+    await withFs('readdir', recordingInto(listed), async () => {
       expect(await title()).toBe('v3 title');
-      expect(listed.calls).toEqual([]);
+      expect(listed).toEqual([]);
       put(root, 'p', 'a', 'session.v4.jsonl', jsonl(header('a', 1, { version: 4 }), [titleEvent(0, 'v4 title')]));
       expect(await title()).toBe('v4 title');
-      expect(listed.calls).toEqual([[join(root, 'p', 'a'), { withFileTypes: true }]]);
-    } finally {
-      listed.restore();
-    }
+      expect(listed).toEqual([[join(root, 'p', 'a'), { withFileTypes: true }]]);
+    });
   });
 
   it('a log added or removed within the mtime tick of the last listing is seen (a recently changed directory is listed again)', async () => {
@@ -307,11 +312,9 @@ describe('createDshStoreSessionQuery: reading (SPEC §12.1, §4.2)', () => {
     for (let i = 0; i < count; i++) put(root, 'p', `s${i}`, 'session.v3.jsonl', jsonl(header(`s${i}`, i), [titleEvent(0, `title ${i}`)]));
     const store = createDshStoreSessionQuery({ root });
     const sessionIds = (await store.listSessions()).map((row) => row.header.id);
-    const fs = createRequire(import.meta.url)('node:fs') as Record<string, (...args: unknown[]) => unknown>;
-    const original = fs.read!;
     let inFlight = 0;
     let most = 0;
-    fs.read = (...args: unknown[]) => {
+    const counting = (original: FsCall) => (...args: unknown[]) => {
       most = Math.max(most, ++inFlight);
       const done = args.at(-1) as (...results: unknown[]) => void;
       return original(...args.slice(0, -1), (...results: unknown[]) => {
@@ -319,14 +322,8 @@ describe('createDshStoreSessionQuery: reading (SPEC §12.1, §4.2)', () => {
         done(...results);
       });
     };
-    syncBuiltinESMExports();
-    try {
-      const rows = await store.readTitleSnapshots(sessionIds);
-      expect(rows.every((row) => row.status === 'fulfilled' && row.value.title?.title.startsWith('title '))).toBe(true);
-    } finally {
-      fs.read = original;
-      syncBuiltinESMExports();
-    }
+    const rows = await withFs('read', counting, () => store.readTitleSnapshots(sessionIds));
+    expect(rows.every((row) => row.status === 'fulfilled' && row.value.title?.title.startsWith('title '))).toBe(true);
     expect(most).toBe(4);
   });
 
@@ -337,22 +334,19 @@ describe('createDshStoreSessionQuery: reading (SPEC §12.1, §4.2)', () => {
     const store = createDshStoreSessionQuery({ root });
     await store.listSessions();
     // Holds every read of a log's bytes until released (a slow disk).
-    const fs = createRequire(import.meta.url)('node:fs') as Record<string, (...args: unknown[]) => unknown>;
-    const original = fs.read!;
     let held: Array<() => void> = [];
     let holding = true;
-    fs.read = (...args: unknown[]) => {
+    const holdingReads = (original: FsCall) => (...args: unknown[]) => {
       if (!holding) return original(...args);
       held.push(() => original(...args));
       return undefined;
     };
-    syncBuiltinESMExports();
     const releaseHeld = () => {
       const now = held;
       held = [];
       for (const go of now) go();
     };
-    try {
+    await withFs('read', holdingReads, async () => {
       // One failing read and three good ones take the 4 slots.
       const failing = store.readSurface('bad').catch((error: unknown) => error);
       const busy = Promise.all(['s0', 's1', 's2'].map((id) => store.readSurface(id)));
@@ -378,10 +372,7 @@ describe('createDshStoreSessionQuery: reading (SPEC §12.1, §4.2)', () => {
       holding = false;
       releaseHeld();
       expect(await again).toHaveLength(4);
-    } finally {
-      fs.read = original;
-      syncBuiltinESMExports();
-    }
+    });
   });
 
   /** A plain log of exactly `size` bytes: a header, a title, and user messages (the last padded). */
@@ -423,26 +414,20 @@ describe('createDshStoreSessionQuery: reading (SPEC §12.1, §4.2)', () => {
     const path = put(root, 'p', 'a', 'session.v3.jsonl', full);
     const store = createDshStoreSessionQuery({ root });
     await store.listSessions();
-    const fs = createRequire(import.meta.url)('node:fs') as Record<string, (...args: unknown[]) => unknown>;
-    const original = fs.read!;
     let change: (() => void) | undefined;
-    fs.read = (...args: unknown[]) => {
+    const changingFirst = (original: FsCall) => (...args: unknown[]) => {
       change?.();
       change = undefined;
       return original(...args);
     };
-    syncBuiltinESMExports();
-    try {
+    await withFs('read', changingFirst, async () => {
       const oneLine = jsonl(header('a', 1), [userEvent(1, 'one')]);
       change = () => truncateSync(path, oneLine.length);
       expect((await store.readSurface('a')).capturedThroughSeq).toBe(1);
       const grown = jsonl(header('a', 1), [userEvent(1, 'one'), userEvent(2, 'two'), userEvent(3, 'x'.repeat(20_000))]);
       change = () => writeFileSync(path, grown);
       expect((await store.readSurface('a')).capturedThroughSeq).toBe(3);
-    } finally {
-      fs.read = original;
-      syncBuiltinESMExports();
-    }
+    });
   });
 
   it('reads on after a short read before the end (a file system that returns them mid-file)', async () => {
@@ -451,18 +436,11 @@ describe('createDshStoreSessionQuery: reading (SPEC §12.1, §4.2)', () => {
     put(root, 'p', 'a', 'session.v3.jsonl', jsonl(header('a', 1), events));
     const store = createDshStoreSessionQuery({ root });
     await store.listSessions();
-    const fs = createRequire(import.meta.url)('node:fs') as Record<string, (...args: unknown[]) => unknown>;
-    const original = fs.read!;
     // Every read returns at most 100 bytes, as some network and FUSE file systems do.
-    fs.read = (fd: unknown, buffer: unknown, offset: unknown, length: unknown, position: unknown, done: unknown) =>
+    const shortReads = (original: FsCall) => (fd: unknown, buffer: unknown, offset: unknown, length: unknown, position: unknown, done: unknown) =>
       original(fd, buffer, offset, Math.min(length as number, 100), position, done);
-    syncBuiltinESMExports();
-    try {
-      expect((await store.readSurface('a')).capturedThroughSeq).toBe(39);
-    } finally {
-      fs.read = original;
-      syncBuiltinESMExports();
-    }
+    const surface = await withFs('read', shortReads, () => store.readSurface('a'));
+    expect(surface.capturedThroughSeq).toBe(39);
   });
 
   it('reads a small log whole in one read of its size (a short read is its end)', async () => {
@@ -471,13 +449,10 @@ describe('createDshStoreSessionQuery: reading (SPEC §12.1, §4.2)', () => {
     const path = put(root, 'p', 'a', 'session.v3.jsonl', jsonl(header('a', 1), events));
     const store = createDshStoreSessionQuery({ root });
     await store.listSessions();
-    const reads = countCalls('read');
-    try {
-      expect((await store.readSurface('a')).capturedThroughSeq).toBe(49);
-    } finally {
-      reads.restore();
-    }
-    expect(reads.calls.map((call) => call[3])).toEqual([readFileSync(path).length + 1]);
+    const reads: unknown[][] = [];
+    const surface = await withFs('read', recordingInto(reads), () => store.readSurface('a'));
+    expect(surface.capturedThroughSeq).toBe(49);
+    expect(reads.map((call) => call[3])).toEqual([readFileSync(path).length + 1]);
   });
 
   it('a log replaced by another session since the scan is found again by id', async () => {

@@ -42,8 +42,9 @@ const BEFORE_TRIGGER = /[\s([{"'`“‘«„]/;
  *
  * It never triggers where a mention put in its place would not stand as itself: on `@[` (a mention
  * typed by hand), inside a mention's label or URI, inside a label left open by an unterminated
- * `@[`, or when the query holds a bare URI or the start of one that runs on past the caret. So {@link insertMention} on a trigger always yields
- * exactly the inserted mention. Linear in the text (one scan, SPEC §15.5); never throws on a
+ * `@[`, or when the query holds a bare URI or the start of one that runs on past the caret. So
+ * {@link insertMention} on a trigger always yields exactly the inserted mention. Linear in the text
+ * (one scan of the text before the `@`, one of the query's run, SPEC §15.5); never throws on a
  * string `text`.
  * @example
  * findMentionTrigger('ask @sch', 8);  // { start: 4, end: 8, query: 'sch' }

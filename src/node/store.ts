@@ -51,7 +51,7 @@ interface LogEntry {
 /** `session.jsonl`, `session.v<N>.jsonl`, each optionally `.zstd`. */
 const LOG_NAME = /^session(?:\.v(\d+))?\.jsonl(\.zstd)?$/;
 
-/** Header reads in flight at once while listing (keeps far below the usual fd limits). */
+/** Header reads while listing, and title rows checked against the caches, in flight at once (far below the usual fd limits). */
 const LIST_CONCURRENCY = 16;
 
 /** Whole-log reads (titles, surfaces) in flight at once in one query; cache checks are not held to it. */

@@ -153,6 +153,14 @@ function lanesIn(engine: WasmXxh64, v: Uint32Array): void {
   }
 }
 
+/** Copies the lanes back out of the module's memory (see {@link lanesIn}). */
+function lanesOut(engine: WasmXxh64, v: Uint32Array): void {
+  for (let lane = 0; lane < 4; lane++) {
+    v[2 * lane] = engine.words[2 * lane + 1]!;
+    v[2 * lane + 1] = engine.words[2 * lane]!;
+  }
+}
+
 /** {@link stripes} through the WebAssembly loop, the input copied in pieces of {@link WASM_PIECE} bytes. */
 function wasmStripes(engine: WasmXxh64, v: Uint32Array, bytes: Uint8Array, start: number, end: number): void {
   lanesIn(engine, v);
@@ -161,10 +169,7 @@ function wasmStripes(engine: WasmXxh64, v: Uint32Array, bytes: Uint8Array, start
     engine.bytes.set(bytes.subarray(at, at + length), 64);
     engine.stripes(length);
   }
-  for (let lane = 0; lane < 4; lane++) {
-    v[2 * lane] = engine.words[2 * lane + 1]!;
-    v[2 * lane + 1] = engine.words[2 * lane]!;
-  }
+  lanesOut(engine, v);
 }
 
 /** The digest of `total` bytes: lanes `v`, and the last `tail` (under 32) bytes, through the module. */
