@@ -7,10 +7,10 @@
  */
 import { closeSync, constants, fstatSync, open, read as readFd, readdir, stat, type BigIntStats, type Dirent } from 'node:fs';
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join, resolve, sep } from 'node:path';
 import { raceAbort, throwIfAborted } from '../abort.js';
 import { check, describeValue, fail, SessionReferenceError } from '../errors.js';
-import type { ReadOptions } from '../store/pipeline.js';
+import { PulledChunks, type ReadOptions } from '../store/pipeline.js';
 import { checkReadOptions, readSessionHeader, readSessionSurface, readSessionTitle, type SessionLogReadOptions, type SessionRead } from '../store/read.js';
 import type { SessionHeader, SessionQuery, SessionSurface, SessionTitleSnapshot } from '../types.js';
 
@@ -286,7 +286,7 @@ async function listDirectories(dir: string, signal: AbortSignal | undefined, isR
   }
   const dirs: string[] = [];
   for (const entry of entries) {
-    const path = join(dir, entry.name);
+    const path = entryPath(dir, entry.name);
     if (entry.isDirectory()) dirs.push(path);
     else if (entry.isSymbolicLink() && (await statOf(path).then((s) => s.isDirectory(), () => false))) dirs.push(path);
   }
@@ -314,7 +314,16 @@ async function chooseLog(dir: string, signal: AbortSignal | undefined): Promise<
     const candidate = { name: entry.name, version: match[1] === undefined ? -1n : BigInt(match[1]), zstd: match[2] !== undefined, regular: entry.isFile() };
     if (best === undefined || compareLogs(candidate, best) > 0) best = candidate;
   }
-  return best === undefined ? undefined : { path: join(dir, best.name), regular: best.regular };
+  return best === undefined ? undefined : { path: entryPath(dir, best.name), regular: best.regular };
+}
+
+/**
+ * The path of the entry `name` of the directory `dir` (a path already normalized, as every
+ * directory here is): what `join(dir, name)` gives, without normalizing `dir` again for each of
+ * thousands of entries.
+ */
+function entryPath(dir: string, name: string): string {
+  return dir.endsWith(sep) ? dir + name : dir + sep + name;
 }
 
 /** > 0 when `a` is preferred over `b`. */
@@ -475,26 +484,32 @@ function closeLog(fd: number): void {
 }
 
 /**
- * The bytes of an open file as a stream of chunks: reads of `first` bytes, doubling up to
- * {@link CHUNK_BYTES}, each into a fresh buffer (the pipeline may keep references to them). A
+ * The bytes of an open file as chunks pulled by the pipeline: reads of `first` bytes, doubling up
+ * to {@link CHUNK_BYTES}, each into a fresh buffer (the pipeline may keep references to them). A
  * short read that reaches `size` (the file's size when it was opened) is the end: the log as it
  * was then (a line being appended meanwhile is a torn last line), without one more read to find
- * it. A short read before `size` (a file system that returns them mid-file) reads on.
+ * it. A short read before `size` (a file system that returns them mid-file) reads on. Each chunk
+ * costs one `read` and one promise.
  */
-async function* fileChunks(fd: number, path: string, first: number, size: number): AsyncGenerator<Uint8Array> {
-  for (let position = 0, length = first; ; length = Math.min(length * 2, CHUNK_BYTES)) {
-    const buffer = new Uint8Array(length);
-    let bytesRead: number;
-    try {
-      bytesRead = await fsCall<number>((done) => readFd(fd, buffer, 0, length, position, done));
-    } catch (error) {
-      return rethrowRead(error, path);
-    }
-    if (bytesRead === 0) return;
-    position += bytesRead;
-    yield bytesRead === length ? buffer : buffer.subarray(0, bytesRead);
-    if (bytesRead < length && position >= size) return;
-  }
+function fileChunks(fd: number, path: string, first: number, size: number): PulledChunks {
+  let position = 0;
+  let length = first;
+  let ended = false;
+  return new PulledChunks(
+    () =>
+      new Promise((resolve, reject) => {
+        if (ended) return resolve(undefined);
+        const buffer = new Uint8Array(length);
+        readFd(fd, buffer, 0, length, position, (error, bytesRead) => {
+          if (error) return reject(readFailed(error, path));
+          ended = bytesRead === 0 || (bytesRead < length && position + bytesRead >= size);
+          position += bytesRead;
+          const asked = length;
+          length = Math.min(length * 2, CHUNK_BYTES);
+          resolve(bytesRead === 0 ? undefined : bytesRead === asked ? buffer : buffer.subarray(0, bytesRead));
+        });
+      }),
+  );
 }
 
 /**
@@ -543,7 +558,8 @@ class LogReads {
    * is not a regular file.
    */
   async header(log: LogEntry, signal: AbortSignal | undefined): Promise<SessionHeader | undefined> {
-    const cached = await this.unchanged(this.headers, log.path);
+    // No await without a cache entry: a first listing goes straight to the read.
+    const cached = this.headers.has(log.path) ? await this.unchanged(this.headers, log.path) : undefined;
     if (cached !== undefined) return cached.header;
     const read = await this.read(log, signal, () => HEADER_CHUNK, (source, options) => readSessionHeader(source, options));
     if (read === undefined) return undefined;
@@ -588,35 +604,38 @@ class LogReads {
     log: LogEntry,
     signal: AbortSignal | undefined,
     first: (size: number) => number,
-    read: (source: AsyncIterable<Uint8Array>, options: ReadOptions) => Promise<T>,
+    read: (source: PulledChunks, options: ReadOptions) => Promise<T>,
   ): Promise<{ value: T; identity: string } | undefined> {
     throwIfAborted(signal);
     const file = await openLog(log);
     if (file === undefined) return undefined;
     try {
-      const value = await withPath(log.path, () => read(fileChunks(file.fd, log.path, first(file.size), file.size), { ...this.options, signal }));
+      const value = await read(fileChunks(file.fd, log.path, first(file.size), file.size), { ...this.options, signal });
       return { value, identity: file.identity };
+    } catch (error) {
+      throw withPath(log.path, error);
     } finally {
       closeLog(file.fd);
     }
   }
 }
 
-/** Runs a read, prefixing the path to the message of the `SessionReferenceError` it throws. */
-async function withPath<T>(path: string, read: () => Promise<T>): Promise<T> {
-  try {
-    return await read();
-  } catch (error) {
-    if (!(error instanceof SessionReferenceError)) throw fail('INVALID_LOG', `${quotePath(path)}: ${describeValue(error)}`, error);
-    if (error.code === 'SESSION_REFERENCE_CANCELLED' || error.message.includes(quotePath(path))) throw error;
-    throw new SessionReferenceError(error.code, `${quotePath(path)}: ${error.message}`, { cause: error });
-  }
+/** The error of a read of `path`: a `SessionReferenceError` whose message starts with the path. */
+function withPath(path: string, error: unknown): SessionReferenceError {
+  if (!(error instanceof SessionReferenceError)) return fail('INVALID_LOG', `${quotePath(path)}: ${describeValue(error)}`, error);
+  if (error.code === 'SESSION_REFERENCE_CANCELLED' || error.message.includes(quotePath(path))) return error;
+  return new SessionReferenceError(error.code, `${quotePath(path)}: ${error.message}`, { cause: error });
 }
 
 function rethrowRead(error: unknown, path: string): never {
+  throw readFailed(error, path);
+}
+
+/** `SESSION_REFERENCE_READ_FAILED` naming `path` and the file system's error code. */
+function readFailed(error: unknown, path: string): SessionReferenceError {
   const code = (error as { code?: unknown } | null)?.code;
   const detail = typeof code === 'string' ? code : describeValue(error);
-  throw fail('READ_FAILED', `cannot read ${quotePath(path)}: ${detail}`, error);
+  return fail('READ_FAILED', `cannot read ${quotePath(path)}: ${detail}`, error);
 }
 
 function isErrno(error: unknown, code: string): boolean {

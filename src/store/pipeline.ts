@@ -51,6 +51,9 @@ function loadZstd(): Promise<ZstdCodec> {
   return zstdModule;
 }
 
+/** No bytes: the sniffed prefix before any chunk (never written to). */
+const NO_BYTES = new Uint8Array(0);
+
 /**
  * Pushes a log's bytes, in chunks of any size, through zstd decoding (when the bytes start with
  * a zstd magic) and line splitting into a collector. Synchronous: a zstd log needs the codec,
@@ -59,8 +62,9 @@ function loadZstd(): Promise<ZstdCodec> {
 export class LogFeed {
   private readonly lines: LineSplitter;
   /** The first bytes, until 4 have arrived and say whether the log is zstd. */
-  private sniffed: Uint8Array | undefined = new Uint8Array(0);
-  private target: { push(chunk: Uint8Array): void; end(): void } | undefined;
+  private sniffed: Uint8Array | undefined = NO_BYTES;
+  /** The zstd decoder the bytes go through, once they turned out to be zstd (else straight to the lines). */
+  private zstd: ZstdStream | undefined;
   /** The log is zstd and the codec is missing: {@link LogFeed.provide} it before pushing more. */
   needsZstd = false;
 
@@ -104,7 +108,13 @@ export class LogFeed {
       this.start(isZstd(held));
       chunk = held;
     }
-    this.guard(() => this.target!.push(chunk));
+    if (this.lines.stopped) return;
+    try {
+      if (this.zstd !== undefined) this.zstd.push(chunk);
+      else this.lines.push(chunk);
+    } catch (error) {
+      if (error !== STOP) throw error;
+    }
   }
 
   /** Ends the input (a torn last line, a truncated final frame are dropped by the stages). */
@@ -113,18 +123,22 @@ export class LogFeed {
       const held = this.sniffed;
       this.sniffed = undefined;
       this.start(false);
-      this.guard(() => this.target!.push(held));
+      this.lines.push(held);
     }
-    this.guard(() => this.target!.end());
+    if (this.lines.stopped) return;
+    try {
+      this.zstd?.end();
+      this.lines.end();
+    } catch (error) {
+      if (error !== STOP) throw error;
+    }
   }
 
+  /** Routes the bytes from here on: through a zstd decoder (`zstd`) or straight to the lines. */
   private start(zstd: boolean): void {
+    if (!zstd) return;
     const { lines, collector } = this;
-    if (!zstd) {
-      this.target = { push: (chunk) => lines.push(chunk), end: () => lines.end() };
-      return;
-    }
-    const stream = new this.codec!.ZstdStream(
+    this.zstd = new this.codec!.ZstdStream(
       (bytes) => {
         lines.push(bytes);
         if (lines.stopped) throw STOP;
@@ -142,22 +156,6 @@ export class LogFeed {
         },
       },
     );
-    this.target = {
-      push: (chunk) => stream.push(chunk),
-      end: () => {
-        stream.end();
-        lines.end();
-      },
-    };
-  }
-
-  private guard(step: () => void): void {
-    if (this.lines.stopped) return;
-    try {
-      step();
-    } catch (error) {
-      if (error !== STOP) throw error;
-    }
   }
 }
 
@@ -183,10 +181,20 @@ export function collectSync(input: string | Uint8Array, collector: LogCollector,
 /** Chunks of a byte source, one at a time, and a way to stop early. */
 interface ChunkReader {
   next(): Promise<unknown>;
-  cancel(): Promise<void>;
+  /** Stops the source early (none: nothing to stop). */
+  cancel?(): Promise<void>;
 }
 
 const noop = () => {};
+
+/**
+ * Chunks a store reads itself, one call of `next` at a time (`undefined` at the end), read by
+ * the pipeline as they come: no async iterator and no stream between the store's reads and the
+ * feed. Stopping early only stops calling `next`; the store releases what it read from.
+ */
+export class PulledChunks implements ChunkReader {
+  constructor(readonly next: () => Promise<Uint8Array | undefined>) {}
+}
 
 function tagOf(value: object): string {
   return Object.prototype.toString.call(value);
@@ -205,10 +213,11 @@ export function asBytes(value: unknown): Uint8Array | undefined {
  * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_ARGUMENT` for anything else.
  */
 function chunkReader(source: unknown): ChunkReader {
+  if (source instanceof PulledChunks) return source;
   const bytes = asBytes(source);
   if (bytes !== undefined) {
     let given = false;
-    return { next: async () => (given ? undefined : ((given = true), bytes)), cancel: async () => {} };
+    return { next: async () => (given ? undefined : ((given = true), bytes)) };
   }
   const candidate = source as { getReader?: unknown; [Symbol.asyncIterator]?: unknown } | null;
   if (typeof candidate === 'object' && candidate !== null && typeof candidate.getReader === 'function') {
@@ -240,14 +249,15 @@ function chunkReader(source: unknown): ChunkReader {
 }
 
 /** The next chunk of `reader` (`undefined` at the end), cancellable by `signal`. */
-async function nextChunk(reader: ChunkReader, signal: AbortSignal | undefined): Promise<Uint8Array | undefined> {
-  let value: unknown;
-  try {
-    value = await raceAbort(reader.next(), signal);
-  } catch (error) {
+function nextChunk(reader: ChunkReader, signal: AbortSignal | undefined): Promise<unknown> {
+  return raceAbort(reader.next(), signal).catch((error: unknown) => {
     if (error instanceof SessionReferenceError) throw error;
     throw fail('READ_FAILED', `reading the dsh session log failed: ${describeValue(error)}`, error);
-  }
+  });
+}
+
+/** A chunk a reader gave: its bytes (`undefined` at the end). */
+function chunkBytes(value: unknown): Uint8Array | undefined {
   if (value === undefined) return undefined;
   const bytes = asBytes(value);
   if (bytes === undefined) throw fail('READ_FAILED', `a dsh session log stream gave a chunk that is not bytes: ${describeValue(value)}`);
@@ -263,7 +273,7 @@ async function nextChunk(reader: ChunkReader, signal: AbortSignal | undefined): 
  * `SESSION_REFERENCE_READ_FAILED` (the source failed or gave something that is not bytes),
  * `SESSION_REFERENCE_CANCELLED`.
  */
-export async function collect(source: SessionLogSource | string, collector: LogCollector, options: ReadOptions = {}): Promise<void> {
+export async function collect(source: SessionLogSource | PulledChunks | string, collector: LogCollector, options: ReadOptions = {}): Promise<void> {
   const { signal } = options;
   throwIfAborted(signal);
   if (typeof source === 'string') {
@@ -275,8 +285,9 @@ export async function collect(source: SessionLogSource | string, collector: LogC
   let finished = false;
   try {
     for (;;) {
-      const chunk = await nextChunk(reader, signal);
+      const value = await nextChunk(reader, signal);
       throwIfAborted(signal);
+      const chunk = chunkBytes(value);
       if (chunk === undefined) break;
       feed.push(chunk);
       if (feed.needsZstd) feed.provide(await loadZstd());
@@ -286,7 +297,7 @@ export async function collect(source: SessionLogSource | string, collector: LogC
     if (feed.needsZstd) feed.provide(await loadZstd());
     feed.end();
   } finally {
-    if (!finished) await reader.cancel();
+    if (!finished && reader.cancel) await reader.cancel();
   }
 }
 
@@ -296,7 +307,7 @@ export async function collect(source: SessionLogSource | string, collector: LogC
  * @returns The collector, input ended (its `header` is `undefined` for a log without a complete header).
  */
 export async function collectLog(
-  source: SessionLogSource | string,
+  source: SessionLogSource | PulledChunks | string,
   keep: KeepEvent | 'header',
   options: ReadOptions = {},
   compact?: (events: SessionEvent[]) => SessionEvent[],

@@ -8,7 +8,7 @@ import { describeValue, fail, type ErrorCodeInput } from '../errors.js';
 import { foldSurface } from '../surface.js';
 import type { SessionEvent, SessionHeader } from '../types.js';
 import type { SessionLog } from './log.js';
-import { collectLog, DEFAULT_MAX_LOG_BYTES, type ReadOptions, type SessionLogSource } from './pipeline.js';
+import { collectLog, DEFAULT_MAX_LOG_BYTES, type PulledChunks, type ReadOptions, type SessionLogSource } from './pipeline.js';
 
 export type { SessionLogSource } from './pipeline.js';
 
@@ -116,7 +116,7 @@ function surfaceEntry(event: SessionEvent): SessionEvent {
 }
 
 /** Reads a log's surface and title, keeping only what projection and retention can use (SPEC §8). */
-export async function readSessionSurface(source: SessionLogSource, options: ReadOptions): Promise<SessionRead> {
+export async function readSessionSurface(source: SessionLogSource | PulledChunks, options: ReadOptions): Promise<SessionRead> {
   // Folded as the lines go by, so shadowed events (a compacted history) are not held to the end.
   const collector = await collectLog(source, surfaceEntry, options, foldSurface);
   const header = collector.finish();
@@ -124,7 +124,7 @@ export async function readSessionSurface(source: SessionLogSource, options: Read
 }
 
 /** Reads a log's header and latest title, parsing only the lines that can hold a title. */
-export async function readSessionTitle(source: SessionLogSource, options: ReadOptions): Promise<{ header: SessionHeader; title: string | undefined }> {
+export async function readSessionTitle(source: SessionLogSource | PulledChunks, options: ReadOptions): Promise<{ header: SessionHeader; title: string | undefined }> {
   const collector = await collectLog(source, undefined, options);
   return { header: collector.finish(), title: collector.title };
 }
@@ -134,6 +134,6 @@ export async function readSessionTitle(source: SessionLogSource, options: ReadOp
  * @returns `undefined` when the log has no complete header yet (empty, torn first line, truncated
  * first frame: a session being created).
  */
-export async function readSessionHeader(source: SessionLogSource, options: ReadOptions): Promise<SessionHeader | undefined> {
+export async function readSessionHeader(source: SessionLogSource | PulledChunks, options: ReadOptions): Promise<SessionHeader | undefined> {
   return (await collectLog(source, 'header', options)).header;
 }

@@ -111,13 +111,16 @@ export function decodeZstdFrames(bytes: Uint8Array): Uint8Array {
   return concat(chunks);
 }
 
+/** No bytes: an empty queue's buffer (never written to). */
+const NO_BYTES = new Uint8Array(0);
+
 /**
  * A growable byte buffer consumed from the front. A chunk appended to an empty queue is held as
  * it is, not copied (most chunks hold whole frames, consumed at once), until {@link ByteQueue.own}
  * copies what is left of it; the queue writes only into buffers of its own.
  */
 class ByteQueue {
-  private buffer: Uint8Array = new Uint8Array(0);
+  private buffer: Uint8Array = NO_BYTES;
   private start = 0;
   private end = 0;
   /** `buffer` is the caller's chunk: read only. */
