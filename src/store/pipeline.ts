@@ -248,12 +248,10 @@ function chunkReader(source: unknown): ChunkReader {
   );
 }
 
-/** The next chunk of `reader` (`undefined` at the end), cancellable by `signal`. */
-function nextChunk(reader: ChunkReader, signal: AbortSignal | undefined): Promise<unknown> {
-  return raceAbort(reader.next(), signal).catch((error: unknown) => {
-    if (error instanceof SessionReferenceError) throw error;
-    throw fail('READ_FAILED', `reading the dsh session log failed: ${describeValue(error)}`, error);
-  });
+/** What a failing source read becomes: a `SessionReferenceError` as it is, anything else `SESSION_REFERENCE_READ_FAILED`. */
+function readFailure(error: unknown): SessionReferenceError {
+  if (error instanceof SessionReferenceError) return error;
+  return fail('READ_FAILED', `reading the dsh session log failed: ${describeValue(error)}`, error);
 }
 
 /** A chunk a reader gave: its bytes (`undefined` at the end). */
@@ -285,7 +283,13 @@ export async function collect(source: SessionLogSource | PulledChunks | string, 
   let finished = false;
   try {
     for (;;) {
-      const value = await nextChunk(reader, signal);
+      // The next chunk (`undefined` at the end), cancellable by `signal`.
+      let value: unknown;
+      try {
+        value = await raceAbort(reader.next(), signal);
+      } catch (error) {
+        throw readFailure(error);
+      }
       throwIfAborted(signal);
       const chunk = chunkBytes(value);
       if (chunk === undefined) break;
@@ -306,13 +310,12 @@ export async function collect(source: SessionLogSource | PulledChunks | string, 
  * shrunk by `compact` as it goes (see {@link LogCollector}).
  * @returns The collector, input ended (its `header` is `undefined` for a log without a complete header).
  */
-export async function collectLog(
+export function collectLog(
   source: SessionLogSource | PulledChunks | string,
   keep: KeepEvent | 'header',
   options: ReadOptions = {},
   compact?: (events: SessionEvent[]) => SessionEvent[],
 ): Promise<LogCollector> {
   const collector = new LogCollector(keep, compact);
-  await collect(source, collector, options);
-  return collector;
+  return collect(source, collector, options).then(() => collector);
 }
