@@ -483,6 +483,16 @@ function closeLog(fd: number): void {
   }
 }
 
+/** Header buffers carved from one allocation (as Node's `Buffer` pool): each is fresh memory, never handed out twice. */
+const HEADER_SLAB = 16;
+let headerSlab: { buffer: ArrayBuffer; next: number } | undefined;
+
+/** A fresh {@link HEADER_CHUNK}-byte buffer: one allocation per {@link HEADER_SLAB} of them (a listing reads thousands). */
+function headerBuffer(): Uint8Array {
+  if (headerSlab === undefined || headerSlab.next === HEADER_SLAB) headerSlab = { buffer: new ArrayBuffer(HEADER_SLAB * HEADER_CHUNK), next: 0 };
+  return new Uint8Array(headerSlab.buffer, HEADER_CHUNK * headerSlab.next++, HEADER_CHUNK);
+}
+
 /**
  * The bytes of an open file as chunks pulled by the pipeline: reads of `first` bytes, doubling up
  * to {@link CHUNK_BYTES}, each into a fresh buffer (the pipeline may keep references to them). A
@@ -499,7 +509,7 @@ function fileChunks(fd: number, path: string, first: number, size: number): Pull
     () =>
       new Promise((resolve, reject) => {
         if (ended) return resolve(undefined);
-        const buffer = new Uint8Array(length);
+        const buffer = length === HEADER_CHUNK ? headerBuffer() : new Uint8Array(length);
         readFd(fd, buffer, 0, length, position, (error, bytesRead) => {
           if (error) return reject(readFailed(error, path));
           ended = bytesRead === 0 || (bytesRead < length && position + bytesRead >= size);

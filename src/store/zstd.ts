@@ -131,6 +131,7 @@ class ByteQueue {
   }
 
   view(): Uint8Array {
+    if (this.start === 0 && this.end === this.buffer.length) return this.buffer; // a borrowed chunk, whole
     return this.buffer.subarray(this.start, this.end);
   }
 
