@@ -494,32 +494,30 @@ function headerBuffer(): Uint8Array {
 }
 
 /**
- * The bytes of an open file as chunks pulled by the pipeline: reads of `first` bytes, doubling up
- * to {@link CHUNK_BYTES}, each into a fresh buffer (the pipeline may keep references to them). A
- * short read that reaches `size` (the file's size when it was opened) is the end: the log as it
- * was then (a line being appended meanwhile is a torn last line), without one more read to find
- * it. A short read before `size` (a file system that returns them mid-file) reads on. Each chunk
- * costs one `read` and one promise.
+ * The reads of an open file's bytes, one chunk per call (`undefined` at the end): reads of
+ * `first` bytes, doubling up to {@link CHUNK_BYTES}, each into a fresh buffer (the pipeline may
+ * keep references to them). A short read that reaches `size` (the file's size when it was
+ * opened) is the end: the log as it was then (a line being appended meanwhile is a torn last
+ * line), without one more read to find it. A short read before `size` (a file system that
+ * returns them mid-file) reads on. Each chunk costs one `read` and one promise.
  */
-function fileChunks(fd: number, path: string, first: number, size: number): PulledChunks {
+function fileReads(fd: number, path: string, first: number, size: number): () => Promise<Uint8Array | undefined> {
   let position = 0;
   let length = first;
   let ended = false;
-  return new PulledChunks(
-    () =>
-      new Promise((resolve, reject) => {
-        if (ended) return resolve(undefined);
-        const buffer = length === HEADER_CHUNK ? headerBuffer() : new Uint8Array(length);
-        readFd(fd, buffer, 0, length, position, (error, bytesRead) => {
-          if (error) return reject(readFailed(error, path));
-          ended = bytesRead === 0 || (bytesRead < length && position + bytesRead >= size);
-          position += bytesRead;
-          const asked = length;
-          length = Math.min(length * 2, CHUNK_BYTES);
-          resolve(bytesRead === 0 ? undefined : bytesRead === asked ? buffer : buffer.subarray(0, bytesRead));
-        });
-      }),
-  );
+  return () =>
+    new Promise((resolve, reject) => {
+      if (ended) return resolve(undefined);
+      const buffer = length === HEADER_CHUNK ? headerBuffer() : new Uint8Array(length);
+      readFd(fd, buffer, 0, length, position, (error, bytesRead) => {
+        if (error) return reject(readFailed(error, path));
+        ended = bytesRead === 0 || (bytesRead < length && position + bytesRead >= size);
+        position += bytesRead;
+        const asked = length;
+        length = Math.min(length * 2, CHUNK_BYTES);
+        resolve(bytesRead === 0 ? undefined : bytesRead === asked ? buffer : buffer.subarray(0, bytesRead));
+      });
+    });
 }
 
 /**
@@ -608,19 +606,25 @@ class LogReads {
 
   /**
    * Opens the file and runs `read` over its chunks, the first one `first(size)` bytes for a file
-   * of `size` bytes; `undefined` when the file is gone or not a regular file.
+   * of `size` bytes; `undefined` when the file is gone or not a regular file. The first chunk is
+   * read here and handed to the pipeline with the reads of the rest ({@link PulledChunks}): a
+   * header within it costs the open and that one read, and no other turn of the event loop.
    */
   private async read<T>(
     log: LogEntry,
     signal: AbortSignal | undefined,
     first: (size: number) => number,
-    read: (source: PulledChunks, options: ReadOptions) => Promise<T>,
+    read: (source: PulledChunks, options: ReadOptions) => T | Promise<T>,
   ): Promise<{ value: T; identity: string } | undefined> {
     throwIfAborted(signal);
     const file = await openLog(log);
     if (file === undefined) return undefined;
     try {
-      const value = await read(fileChunks(file.fd, log.path, first(file.size), file.size), { ...this.options, signal });
+      throwIfAborted(signal); // as the pipeline checks before each read
+      const next = fileReads(file.fd, log.path, first(file.size), file.size);
+      const chunks = new PulledChunks(await raceAbort(next(), signal), next);
+      const result = read(chunks, { ...this.options, signal });
+      const value = result instanceof Promise ? await result : result;
       return { value, identity: file.identity };
     } catch (error) {
       throw withPath(log.path, error);

@@ -188,12 +188,18 @@ interface ChunkReader {
 const noop = () => {};
 
 /**
- * Chunks a store reads itself, one call of `next` at a time (`undefined` at the end), read by
- * the pipeline as they come: no async iterator and no stream between the store's reads and the
- * feed. Stopping early only stops calling `next`; the store releases what it read from.
+ * Chunks a store reads itself: `first`, read already (`undefined`: the log is empty), then one
+ * call of `next` per further chunk (`undefined` at the end), read by the pipeline as they come —
+ * no async iterator and no stream between the store's reads and the feed. When `first` holds
+ * what the collector wants (a header in the first read: the usual listing), the read ends
+ * synchronously (see {@link collect}). Stopping early only stops calling `next`; the store
+ * releases what it read from.
  */
 export class PulledChunks implements ChunkReader {
-  constructor(readonly next: () => Promise<Uint8Array | undefined>) {}
+  constructor(
+    readonly first: Uint8Array | undefined,
+    readonly next: () => Promise<Uint8Array | undefined>,
+  ) {}
 }
 
 function tagOf(value: object): string {
@@ -265,24 +271,37 @@ function chunkBytes(value: unknown): Uint8Array | undefined {
 /**
  * Runs a log source through a collector, loading the zstd codec when the bytes are zstd. Stops
  * reading (and cancels the source) as soon as the collector has what it wants, on abort, and on
- * the first error.
+ * the first error. Synchronous for text, and for {@link PulledChunks} whose first chunk holds
+ * what the collector wants: then it returns `undefined` (no promise, no turn of the event loop);
+ * else the promise of the rest. Failures before the first read throw.
  * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_ARGUMENT` (not a source),
  * `SESSION_REFERENCE_INVALID_LOG` (from the stages and the collector),
  * `SESSION_REFERENCE_READ_FAILED` (the source failed or gave something that is not bytes),
  * `SESSION_REFERENCE_CANCELLED`.
  */
-export async function collect(source: SessionLogSource | PulledChunks | string, collector: LogCollector, options: ReadOptions = {}): Promise<void> {
+export function collect(source: SessionLogSource | PulledChunks | string, collector: LogCollector, options: ReadOptions = {}): Promise<void> | undefined {
   const { signal } = options;
   throwIfAborted(signal);
   if (typeof source === 'string') {
     splitTextLines(source, collector);
-    return;
+    return undefined;
   }
   const reader = chunkReader(source);
   const feed = new LogFeed(collector, settled(options), loadedZstd);
+  if (reader instanceof PulledChunks && reader.first !== undefined) {
+    feed.push(reader.first);
+    if (feed.done) return undefined;
+  }
+  return feedChunks(feed, reader, signal);
+}
+
+/** Pushes the chunks of `reader` into `feed` until the collector has what it wants, or ends the input at the end of the chunks. */
+async function feedChunks(feed: LogFeed, reader: ChunkReader, signal: AbortSignal | undefined): Promise<void> {
   let finished = false;
   try {
     for (;;) {
+      if (feed.needsZstd) feed.provide(await loadZstd());
+      if (feed.done) return;
       // The next chunk (`undefined` at the end), cancellable by `signal`.
       let value: unknown;
       try {
@@ -294,8 +313,6 @@ export async function collect(source: SessionLogSource | PulledChunks | string, 
       const chunk = chunkBytes(value);
       if (chunk === undefined) break;
       feed.push(chunk);
-      if (feed.needsZstd) feed.provide(await loadZstd());
-      if (feed.done) return;
     }
     finished = true;
     if (feed.needsZstd) feed.provide(await loadZstd());
@@ -308,14 +325,16 @@ export async function collect(source: SessionLogSource | PulledChunks | string, 
 /**
  * Reads a log source, keeping `keep` of each event (see {@link KeepEvent}; `'header'`: line 1 only),
  * shrunk by `compact` as it goes (see {@link LogCollector}).
- * @returns The collector, input ended (its `header` is `undefined` for a log without a complete header).
+ * @returns The collector, input ended (its `header` is `undefined` for a log without a complete
+ * header): at once when {@link collect} ends synchronously, else as a promise.
  */
 export function collectLog(
   source: SessionLogSource | PulledChunks | string,
   keep: KeepEvent | 'header',
   options: ReadOptions = {},
   compact?: (events: SessionEvent[]) => SessionEvent[],
-): Promise<LogCollector> {
+): LogCollector | Promise<LogCollector> {
   const collector = new LogCollector(keep, compact);
-  return collect(source, collector, options).then(() => collector);
+  const rest = collect(source, collector, options);
+  return rest === undefined ? collector : rest.then(() => collector);
 }
