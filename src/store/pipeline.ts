@@ -35,11 +35,8 @@ export interface ReadOptions {
 
 /** What the zstd module gives the pipeline. */
 export interface ZstdCodec {
-  ZstdStream: new (out: (bytes: Uint8Array) => void, options: ZstdStreamOptions) => ZstdStream;
+  ZstdStream: new (out: (bytes: Uint8Array) => boolean, options: ZstdStreamOptions) => ZstdStream;
 }
-
-/** Thrown through the zstd decoder to stop it once the collector has what it wants (not an error). */
-const STOP: object = Object.freeze({ stop: true });
 
 let zstdModule: Promise<ZstdCodec> | undefined;
 /** The zstd decoder module once loaded, given to every later read at once. */
@@ -108,13 +105,8 @@ export class LogFeed {
       this.start(isZstd(held));
       chunk = held;
     }
-    if (this.lines.stopped) return;
-    try {
-      if (this.zstd !== undefined) this.zstd.push(chunk);
-      else this.lines.push(chunk);
-    } catch (error) {
-      if (error !== STOP) throw error;
-    }
+    if (this.zstd !== undefined) this.zstd.push(chunk);
+    else this.lines.push(chunk);
   }
 
   /** Ends the input (a torn last line, a truncated final frame are dropped by the stages). */
@@ -126,12 +118,8 @@ export class LogFeed {
       this.lines.push(held);
     }
     if (this.lines.stopped) return;
-    try {
-      this.zstd?.end();
-      this.lines.end();
-    } catch (error) {
-      if (error !== STOP) throw error;
-    }
+    this.zstd?.end();
+    this.lines.end();
   }
 
   /** Routes the bytes from here on: through a zstd decoder (`zstd`) or straight to the lines. */
@@ -141,7 +129,7 @@ export class LogFeed {
     this.zstd = new this.codec!.ZstdStream(
       (bytes) => {
         lines.push(bytes);
-        if (lines.stopped) throw STOP;
+        return !lines.stopped;
       },
       {
         wholeFrameBytes: collector.headerOnly ? 2 * MAX_HEADER_BYTES : 8 * MAX_HEADER_BYTES,

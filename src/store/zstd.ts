@@ -98,7 +98,7 @@ function frameForDecoder(bytes: Uint8Array, frame: ZstdFrameExtent): Uint8Array 
  */
 export function decodeZstdFrames(bytes: Uint8Array): Uint8Array {
   const chunks: Uint8Array[] = [];
-  const stream = new ZstdStream((chunk) => void chunks.push(chunk.slice()), {
+  const stream = new ZstdStream((chunk) => chunks.push(chunk.slice()) > 0, {
     wholeFrameBytes: Infinity,
     verifyChecksums: true,
     mark: () => {
@@ -110,6 +110,9 @@ export function decodeZstdFrames(bytes: Uint8Array): Uint8Array {
   stream.end();
   return concat(chunks);
 }
+
+/** Thrown through `fzstd`'s streaming decoder to stop it once the consumer wants no more (not an error). */
+const STOPPED: object = Object.freeze({ stopped: true });
 
 /** No bytes: an empty queue's buffer (never written to). */
 const NO_BYTES = new Uint8Array(0);
@@ -301,23 +304,36 @@ export class ZstdStream {
   /** Offset in the log of the queue's first byte. */
   private offset = 0;
   private frame: StreamedFrame | undefined;
+  /** The consumer wants no more bytes: nothing more is decoded. */
+  private stopped = false;
 
+  /**
+   * @param out Receives the decoded bytes, in order; returns `false` once it wants no more (a
+   *   header read): the stream then decodes nothing further and holds no bytes.
+   */
   constructor(
-    private readonly out: (bytes: Uint8Array) => void,
+    private readonly out: (bytes: Uint8Array) => boolean,
     private readonly options: ZstdStreamOptions,
   ) {}
 
   /**
    * Feeds the next compressed bytes; the caller must not change them afterwards. After it throws
-   * (a corrupt frame, or the consumer stopping it), the stream is not used again.
+   * (a corrupt frame), the stream is not used again; once the consumer has stopped it, pushing
+   * does nothing.
    * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_LOG` for a corrupt frame or bytes that are not frames.
    */
   push(chunk: Uint8Array): void {
-    while (this.frame !== undefined && chunk.length > 0) chunk = this.feedFrame(chunk);
-    if (chunk.length === 0) return;
-    this.queue.append(chunk);
-    this.drain();
-    this.queue.own();
+    if (this.stopped) return;
+    try {
+      while (this.frame !== undefined && chunk.length > 0) chunk = this.feedFrame(chunk);
+      if (chunk.length === 0) return;
+      this.queue.append(chunk);
+      this.drain();
+    } catch (error) {
+      if (error !== STOPPED) throw error;
+      this.stopped = true;
+    }
+    if (!this.stopped) this.queue.own();
   }
 
   /** Ends the input: a frame still incomplete is a truncated final frame, ignored. */
@@ -345,8 +361,12 @@ export class ZstdStream {
         this.startFrame(frame);
         return;
       }
-      this.out(decodeZstdFrame(bytes, frame, this.options.verifyChecksums));
+      const more = this.out(decodeZstdFrame(bytes, frame, this.options.verifyChecksums));
       this.consume(frame.end);
+      if (!more) {
+        this.stopped = true;
+        return;
+      }
     }
   }
 
@@ -357,7 +377,10 @@ export class ZstdStream {
       held[complete.windowDescriptorAt] = boundedWindow(held[complete.windowDescriptorAt]!, complete.blockCount);
     }
     const restore = isSkippableMagic(readU32(held, 0)) ? undefined : this.options.mark();
-    this.frame = new StreamedFrame(held, this.offset, this.out, this.options.verifyChecksums, restore);
+    const out = (bytes: Uint8Array) => {
+      if (!this.out(bytes)) throw STOPPED; // out of fzstd's streaming decoder, to the catch in push
+    };
+    this.frame = new StreamedFrame(held, this.offset, out, this.options.verifyChecksums, restore);
     const rest = this.feedFrame(held);
     if (rest.length > 0) {
       this.queue.append(rest);
