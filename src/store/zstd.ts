@@ -17,7 +17,7 @@
 import { Decompress, decompress } from 'fzstd';
 import { describeValue, SessionReferenceError } from '../errors.js';
 import { concat } from './lines.js';
-import { Xxh64 } from './xxhash64.js';
+import { Xxh64, xxh64 } from './xxhash64.js';
 import { isSkippableMagic, readU32 } from './magic.js';
 import { corrupt, MAX_BLOCK_BYTES, MAX_WINDOW_BYTES, readBlockHeader, readFrameHeader, scanZstdFrame, type ZstdFrameExtent } from './zstd-format.js';
 
@@ -57,9 +57,7 @@ export function decodeZstdFrame(bytes: Uint8Array, frame: ZstdFrameExtent, verif
     throw corrupt(frame.start, `decoded ${out.length} bytes, the header declares ${frame.contentSize}`);
   }
   if (verifyChecksum && frame.hasChecksum) {
-    const hash = new Xxh64();
-    hash.update(out);
-    if (hash.digest()[1] !== readU32(bytes, frame.end - 4)) throw corrupt(frame.start, 'content checksum mismatch');
+    if (xxh64(out)[1] !== readU32(bytes, frame.end - 4)) throw corrupt(frame.start, 'content checksum mismatch');
   }
   return out;
 }
