@@ -11,7 +11,8 @@ import { join, resolve } from 'node:path';
 import { raceAbort, throwIfAborted } from '../abort.js';
 import { check, describeValue, fail, SessionReferenceError } from '../errors.js';
 import type { ReadOptions } from '../store/pipeline.js';
-import { checkReadOptions, readSessionHeader, readSessionSurface, readSessionTitle, type SessionLogReadOptions, type SessionRead } from '../store/read.js';
+import { checkReadOptions, readSessionHeader, readSessionTitle, type SessionLogReadOptions } from '../store/read.js';
+import { checkBudget, readSessionSurface, type SessionRead } from '../store/surface-read.js';
 import type { SessionHeader, SessionQuery, SessionSurface, SessionTitleSnapshot } from '../types.js';
 
 /** Options of {@link createDshStoreSessionQuery}. */
@@ -28,6 +29,7 @@ export interface DshStoreSessionQuery extends SessionQuery {
   /** The absolute root directory this query reads. */
   readonly root: string;
   readTitleSnapshots(sessionIds: string[], signal?: AbortSignal): Promise<SessionTitleSnapshot[]>;
+  readRetainedSurface(sessionId: string, maxReferenceBytes: number, signal?: AbortSignal): Promise<SessionSurface>;
 }
 
 /** One session found on disk: the log chosen for it and its header. */
@@ -113,6 +115,14 @@ export function defaultSessionStoreRoot(
  *   `{ session: header, capturedThroughSeq: seq of the last event (null without events),
  *   events: folded surface (SPEC §8.2) }`, keeping only what projection can use (events it never
  *   reads are placeholders `{ type, seq, time, surfaceOp? }`).
+ * - `readRetainedSurface(id, maxReferenceBytes, signal?)` (what `prepare` calls, SPEC §11.2.2):
+ *   the same, less the messages retention cannot keep in a reference object of
+ *   `maxReferenceBytes`, counted in `withheld: { messages, bytes }`. Message texts are held up to
+ *   16 MiB (or 4 × `maxReferenceBytes`); past that, the log is read a second time, on the same
+ *   open file, for the texts of the messages retention may keep. So a 1 GiB log never compacted
+ *   is cited in bounded memory. `SESSION_REFERENCE_INVALID_ARGUMENT` for a `maxReferenceBytes`
+ *   that is not a positive safe integer; `SESSION_REFERENCE_READ_FAILED` when the file changed
+ *   between the two passes.
  * - `readTitleSnapshots(ids, signal?)`: one row per id in order: `fulfilled` with
  *   `value.title = { title }` from the last `session/title` event's `data.title` (`value: {}` when
  *   there is none), or `rejected` with the error as `reason` (also for a log that fails to read
@@ -207,6 +217,13 @@ export function createDshStoreSessionQuery(options: DshStoreOptions = {}): DshSt
     async readSurface(sessionId: string, signal?: AbortSignal): Promise<SessionSurface> {
       const log = await readSession(sessionId, signal, true, (log) => reads.surface(log, signal));
       return { session: log.header, capturedThroughSeq: log.capturedThroughSeq, events: log.events };
+    },
+    async readRetainedSurface(sessionId: string, maxReferenceBytes: number, signal?: AbortSignal): Promise<SessionSurface> {
+      checkBudget(maxReferenceBytes);
+      const log = await readSession(sessionId, signal, true, (log) => reads.surface(log, signal, maxReferenceBytes));
+      const surface: SessionSurface = { session: log.header, capturedThroughSeq: log.capturedThroughSeq, events: log.events };
+      if (log.withheld) surface.withheld = log.withheld;
+      return surface;
     },
     async readTitleSnapshots(sessionIds: string[], signal?: AbortSignal): Promise<SessionTitleSnapshot[]> {
       if (!Array.isArray(sessionIds)) {
@@ -545,7 +562,7 @@ class LogReads {
   async header(log: LogEntry, signal: AbortSignal | undefined): Promise<SessionHeader | undefined> {
     const cached = await this.unchanged(this.headers, log.path);
     if (cached !== undefined) return cached.header;
-    const read = await this.read(log, signal, () => HEADER_CHUNK, (source, options) => readSessionHeader(source, options));
+    const read = await this.read(log, signal, () => HEADER_CHUNK, (open, options) => readSessionHeader(open(), options));
     if (read === undefined) return undefined;
     this.headers.set(log.path, { identity: read.identity, header: read.value });
     return read.value;
@@ -555,15 +572,15 @@ class LogReads {
   async title(log: LogEntry, signal: AbortSignal | undefined): Promise<{ header: SessionHeader; title: string | undefined } | undefined> {
     const cached = await this.unchanged(this.titles, log.path);
     if (cached !== undefined) return cached;
-    const read = await this.whole.run(() => this.read(log, signal, wholeFirstChunk, (source, options) => readSessionTitle(source, options)), signal);
+    const read = await this.whole.run(() => this.read(log, signal, wholeFirstChunk, (open, options) => readSessionTitle(open(), options)), signal);
     if (read === undefined) return undefined;
     this.titles.set(log.path, { identity: read.identity, ...read.value });
     return read.value;
   }
 
-  /** The surface and title of the whole log at `path`. */
-  async surface(log: LogEntry, signal: AbortSignal | undefined): Promise<SessionRead | undefined> {
-    const read = await this.whole.run(() => this.read(log, signal, wholeFirstChunk, (source, options) => readSessionSurface(source, options)), signal);
+  /** The surface and title of the whole log at `path`, at `budget` bytes of reference when given (two passes may open the file twice). */
+  async surface(log: LogEntry, signal: AbortSignal | undefined, budget?: number): Promise<SessionRead | undefined> {
+    const read = await this.whole.run(() => this.read(log, signal, wholeFirstChunk, (open, options) => readSessionSurface(open, options, budget)), signal);
     if (read === undefined) return undefined;
     const { header, title } = read.value;
     this.titles.set(log.path, { identity: read.identity, header, title });
@@ -581,20 +598,22 @@ class LogReads {
   }
 
   /**
-   * Opens the file and runs `read` over its chunks, the first one `first(size)` bytes for a file
-   * of `size` bytes; `undefined` when the file is gone or not a regular file.
+   * Opens the file and runs `read`, whose `open()` gives the file's chunks from its start (each
+   * call from the start again, on the same open file), the first one `first(size)` bytes for a
+   * file of `size` bytes; `undefined` when the file is gone or not a regular file.
    */
   private async read<T>(
     log: LogEntry,
     signal: AbortSignal | undefined,
     first: (size: number) => number,
-    read: (source: AsyncIterable<Uint8Array>, options: ReadOptions) => Promise<T>,
+    read: (open: () => AsyncIterable<Uint8Array>, options: ReadOptions) => Promise<T>,
   ): Promise<{ value: T; identity: string } | undefined> {
     throwIfAborted(signal);
     const file = await openLog(log);
     if (file === undefined) return undefined;
     try {
-      const value = await withPath(log.path, () => read(fileChunks(file.fd, log.path, first(file.size), file.size), { ...this.options, signal }));
+      const open = () => fileChunks(file.fd, log.path, first(file.size), file.size);
+      const value = await withPath(log.path, () => read(open, { ...this.options, signal }));
       return { value, identity: file.identity };
     } finally {
       closeLog(file.fd);

@@ -292,7 +292,7 @@ export async function collect(source: SessionLogSource | string, collector: LogC
 
 /**
  * Reads a log source, keeping `keep` of each event (see {@link KeepEvent}; `'header'`: line 1 only),
- * shrunk by `compact` as it goes (see {@link LogCollector}).
+ * shrunk by `compact` as it goes, or parsing only `lines` (see {@link LogCollector}).
  * @returns The collector, input ended (its `header` is `undefined` for a log without a complete header).
  */
 export async function collectLog(
@@ -300,8 +300,9 @@ export async function collectLog(
   keep: KeepEvent | 'header',
   options: ReadOptions = {},
   compact?: (events: SessionEvent[]) => SessionEvent[],
+  lines?: ReadonlySet<number>,
 ): Promise<LogCollector> {
-  const collector = new LogCollector(keep, compact);
+  const collector = new LogCollector(keep, compact, lines);
   await collect(source, collector, options);
   return collector;
 }
