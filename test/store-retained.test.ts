@@ -139,7 +139,7 @@ describe('readRetainedSurface: surface reads at a budget (SPEC §11.2.2)', () =>
     expect(result).toEqual(await prepared(whole.query, budget));
     expect(result.context.metadata.references[0]).toMatchObject({ originalMessages: 200, truncated: true });
     // Under the bound, one pass and nothing left out.
-    const roomy = queryOver(bytes, 100 * 200);
+    const roomy = queryOver(bytes, 1024 * 1024);
     expect((await roomy.query.readRetainedSurface!('cited', budget)).withheld).toBeUndefined();
     expect(roomy.opens()).toBe(1);
   });

@@ -4,7 +4,7 @@
  * retention cannot keep are not held either.
  *
  * A read at a budget holds message texts as usual until they pass a bound
- * ({@link heldTextBound}); past it, each further message is kept as a stand-in holding only its
+ * ({@link heldBound}); past it, each further message is kept as a stand-in holding only its
  * line, seq and projected size, and the ones already held become stand-ins at the next fold.
  * Once the log has ended, the folded surface says which messages retention could keep at the
  * budget: the checkpoints, the newest message, and the newest others while their raw text sizes
@@ -49,12 +49,19 @@ export function checkBudget(maxReferenceBytes: unknown): asserts maxReferenceByt
 /** Event types whose data projection reads (SPEC §8.2); every other event is kept as a placeholder. */
 const PROJECTED_TYPES: ReadonlySet<string> = new Set(['user/message', 'steering/message', 'assistant/message']);
 
-/** Raw UTF-8 bytes of message text a read at a budget holds before it keeps stand-ins (at least 4× the budget). */
-const HELD_TEXT_BYTES = 16 * 1024 * 1024;
+/**
+ * What a read at a budget holds of full messages before it keeps stand-ins: 16 MiB, counted as the
+ * raw UTF-8 bytes of each message's projected text plus {@link MESSAGE_OVERHEAD} (its objects),
+ * and at least 4× the budget.
+ */
+const HELD_BYTES = 16 * 1024 * 1024;
 
-/** The bound of {@link HELD_TEXT_BYTES} for a read at `budget` bytes. */
-export function heldTextBound(budget: number): number {
-  return Math.max(HELD_TEXT_BYTES, 4 * budget);
+/** What a parsed message costs besides its text, as a read at a budget counts it (its event, data, content array and block objects). */
+const MESSAGE_OVERHEAD = 512;
+
+/** The bound of {@link HELD_BYTES} for a read at `budget` bytes. */
+export function heldBound(budget: number): number {
+  return Math.max(HELD_BYTES, 4 * budget);
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -109,18 +116,28 @@ interface Message {
  */
 class StandIn implements SessionEvent, Message {
   [key: string]: unknown;
-  readonly data = undefined;
-  readonly checkpoint = false;
   readonly type: string;
   readonly seq: number;
-  readonly time: SessionEvent['time'];
   readonly surfaceOp: SessionEvent['surfaceOp'];
 
   constructor(event: SessionEvent, readonly line: number, readonly bytes: number) {
     this.type = sharedType(event.type);
     this.seq = event.seq;
-    this.time = event.time;
     this.surfaceOp = event.surfaceOp;
+  }
+
+  // On the prototype, so that a stand-in costs only its own five fields (one per surface message).
+  get data(): undefined {
+    return undefined;
+  }
+
+  /** Folding never reads it, and a stand-in never reaches an answer. */
+  get time(): number {
+    return 0;
+  }
+
+  get checkpoint(): false {
+    return false;
   }
 }
 
@@ -150,7 +167,7 @@ class RetainedRead {
     // Retention keeps every checkpoint (SPEC §8.3): their texts are held.
     if (this.withholding && !checkpoint) return new StandIn(entry, line, bytes);
     this.full.set(entry, { line, bytes, checkpoint });
-    if (!checkpoint && (this.held += bytes) > this.bound) this.withholding = true;
+    if (!checkpoint && (this.held += MESSAGE_OVERHEAD + bytes) > this.bound) this.withholding = true;
     return entry;
   };
 
@@ -162,7 +179,7 @@ class RetainedRead {
       const message = this.full.get(event);
       if (message === undefined || message.checkpoint) return event;
       if (this.withholding) return new StandIn(event, message.line, message.bytes);
-      this.held += message.bytes;
+      this.held += MESSAGE_OVERHEAD + message.bytes;
       return event;
     });
   };
@@ -211,12 +228,12 @@ class RetainedRead {
  * what projection never reads. With `budget` (UTF-8 bytes of a reference object), messages
  * retention cannot keep at that budget are left out and counted in `withheld`; the log may then be
  * opened a second time to read again the kept messages whose texts were not held: once the texts
- * held pass `heldTextBytes` (default {@link heldTextBound}; tests pass a small one).
+ * held pass `heldBytes` (default {@link heldBound}; tests pass a small one).
  * @throws SessionReferenceError as the pipeline, and `SESSION_REFERENCE_READ_FAILED` when the log
  * changed between the two passes (a line no longer holds the event it held).
  */
-export async function readSessionSurface(open: OpenLog, options: ReadOptions, budget?: number, heldTextBytes = heldTextBound(budget ?? 0)): Promise<SessionRead> {
-  const retained = budget === undefined ? undefined : new RetainedRead(heldTextBytes);
+export async function readSessionSurface(open: OpenLog, options: ReadOptions, budget?: number, heldBytes = heldBound(budget ?? 0)): Promise<SessionRead> {
+  const retained = budget === undefined ? undefined : new RetainedRead(heldBytes);
   // Folded as the lines go by, so shadowed events (a compacted history) are not held to the end.
   const collector = await collectLog(await open(), retained?.keep ?? surfaceEntry, options, retained?.fold ?? foldSurface);
   const header = collector.finish();
