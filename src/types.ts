@@ -168,9 +168,9 @@ export interface SessionQuery {
    * Optional; this package's stores have it (SPEC §11.2.2: a read's memory grows with what the
    * snapshot keeps). The surface `readSurface` gives, less messages that a reference object of
    * `maxReferenceBytes` UTF-8 bytes cannot keep, counted in `withheld` (see
-   * {@link SessionSurface}); those are never checkpoints, never the newest message, and always
-   * older than every message left in. When present, `prepare` calls it instead of `readSurface`,
-   * once per source.
+   * {@link SessionSurface}); those are never checkpoints or the newest message, and always older
+   * than every other message left in. When present, `prepare` calls it instead of `readSurface`,
+   * once per source, with `config.maxReferenceBytes`; errors still name `readSurface`.
    */
   readRetainedSurface?(sessionId: string, maxReferenceBytes: number, signal?: AbortSignal): Promise<SessionSurface>;
   /** Latest titles of the given sessions, one row per id. */

@@ -176,3 +176,52 @@ describe('readRetainedSurface: surface reads at a budget (SPEC §11.2.2)', () =>
     await expectRejectCode(readSessionSurface(() => invalid, {}, 1000, 0), 'SESSION_REFERENCE_INVALID_LOG');
   });
 });
+
+describe('prepare over a host with readRetainedSurface (SPEC §10.1, §11.2.2)', () => {
+  const events = [{ type: 'user/message', seq: 0, time: 0, data: { role: 'user', content: text('hello'), source: { kind: 'user' } } }];
+  const hostWith = (answer: unknown): SessionQuery => ({
+    listSessions: async () => [{ header: HEADER }],
+    readSurface: async () => {
+      throw new Error('readSurface must not be called when readRetainedSurface exists');
+    },
+    readRetainedSurface: async () => answer as never,
+  });
+  const prepareOver = (sessionQuery: SessionQuery) =>
+    createSessionReferences({ sessionQuery }).prepare(TARGET, [], [{ sessionId: 'cited' }]);
+
+  it('is called once per source with the configured budget and the signal, and its withheld counts are dropped messages', async () => {
+    const calls: unknown[][] = [];
+    const sessionQuery: SessionQuery = {
+      ...hostWith(undefined),
+      readRetainedSurface: async (...args) => {
+        calls.push(args);
+        return { session: HEADER, capturedThroughSeq: 9, events, withheld: { messages: 4, bytes: 1000 } };
+      },
+    };
+    const signal = new AbortController().signal;
+    const { context } = await createSessionReferences({ sessionQuery, config: { maxReferenceBytes: 5000 } }).prepare(TARGET, [], [{ sessionId: 'cited' }], signal);
+    expect(calls).toEqual([['cited', 5000, signal]]);
+    expect(context!.metadata.references[0]).toMatchObject({ originalMessages: 5, retainedMessages: 1, omittedMessages: 4, omittedBytes: 1000, truncated: true });
+  });
+
+  it.each([
+    ['negative counts', { messages: -1, bytes: 10 }],
+    ['fractional bytes', { messages: 1, bytes: 0.5 }],
+    ['strings', { messages: '1', bytes: '10' }],
+    ['null', null],
+    ['a number', 3],
+    ['a throwing getter', Object.defineProperty({ bytes: 1 }, 'messages', { get: () => { throw new Error('boom'); }, enumerable: true })],
+  ])('a withheld of %s is READ_FAILED naming the host call', async (_name, withheld) => {
+    const error = await expectRejectCode(prepareOver(hostWith({ session: HEADER, capturedThroughSeq: 0, events, withheld })), 'SESSION_REFERENCE_READ_FAILED');
+    expect(error.message).toContain('sessionQuery.readSurface("cited")');
+  });
+
+  it('a query whose `has` trap throws is READ_FAILED, not the caller\'s fault', async () => {
+    const hostile = new Proxy(hostWith(undefined), {
+      has: () => {
+        throw new Error('no has');
+      },
+    });
+    await expectRejectCode(prepareOver(hostile), 'SESSION_REFERENCE_READ_FAILED');
+  });
+});
