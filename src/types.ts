@@ -169,8 +169,9 @@ export interface SessionQuery {
    * snapshot keeps). The surface `readSurface` gives, less messages that a reference object of
    * `maxReferenceBytes` UTF-8 bytes cannot keep, counted in `withheld` (see
    * {@link SessionSurface}); those are never checkpoints or the newest message, and always older
-   * than every other message left in but the checkpoints. When present, `prepare` calls it instead of `readSurface`,
-   * once per source, with `config.maxReferenceBytes`; errors still name `readSurface`.
+   * than every other message left in but the checkpoints. When present, `prepare` calls it
+   * instead of `readSurface`, once per source, with `config.maxReferenceBytes`; errors still name
+   * `readSurface`.
    */
   readRetainedSurface?(sessionId: string, maxReferenceBytes: number, signal?: AbortSignal): Promise<SessionSurface>;
   /** Latest titles of the given sessions, one row per id. */
