@@ -190,14 +190,15 @@ class RetainedRead {
   }
 
   /**
-   * The messages of the folded `surface` that retention cannot keep at `budget` (to leave out),
-   * and their raw text bytes. Retention keeps the
-   * checkpoints, the newest message, and the newest others while they fit (SPEC §8.3); each kept
-   * one costs at least its raw text bytes, so walking raw sizes from the newest never stops
-   * before retention does, and what it leaves out is older than every message but checkpoints
-   * left in.
+   * The answer at `budget` from the folded `surface` of the first pass: its projected messages
+   * that retention may keep, in surface order, and the others counted as `withheld`. Retention
+   * keeps the checkpoints, the newest message, and the newest others while they fit (SPEC §8.3);
+   * each kept one costs at least its raw text bytes, so walking raw sizes from the newest never
+   * stops before retention does, and what it leaves out is older than every other message left in
+   * but the checkpoints. Events that project to nothing are left out too: a folded surface folds
+   * to itself with any of its nodes left out, as long as no seq repeats (SPEC §8.2).
    */
-  plan(surface: readonly SessionEvent[], budget: number): { left: Set<SessionEvent>; leftBytes: number } {
+  answer(surface: readonly SessionEvent[], budget: number): Pick<SessionRead, 'events' | 'withheld'> {
     const projected = surface.filter((event) => this.messageOf(event) !== undefined);
     const newest = projected.length - 1;
     let total = 0;
@@ -205,21 +206,26 @@ class RetainedRead {
       const message = this.messageOf(event)!;
       if (i === newest || message.checkpoint) total += message.bytes;
     });
-    const left = new Set<SessionEvent>();
-    let leftBytes = 0;
-    for (let i = newest - 1, fits = true; i >= 0; i--) {
-      const event = projected[i]!;
-      const { bytes, checkpoint } = this.messageOf(event)!;
-      if (checkpoint) continue;
-      fits &&= total + bytes <= budget;
-      if (fits) {
-        total += bytes;
-      } else {
-        left.add(event);
-        leftBytes += bytes;
-      }
+    // The oldest message but checkpoints that may be kept: every older one but checkpoints is left out.
+    let oldest = newest;
+    while (oldest > 0) {
+      const { bytes, checkpoint } = this.messageOf(projected[oldest - 1]!)!;
+      if (!checkpoint && total + bytes > budget) break;
+      if (!checkpoint) total += bytes;
+      oldest--;
     }
-    return { left, leftBytes };
+    const events: SessionEvent[] = [];
+    const withheld = { messages: 0, bytes: 0 };
+    projected.forEach((event, i) => {
+      const message = this.messageOf(event)!;
+      if (i >= oldest || message.checkpoint) {
+        events.push(event);
+      } else {
+        withheld.messages++;
+        withheld.bytes += message.bytes;
+      }
+    });
+    return withheld.messages > 0 ? { events, withheld } : { events };
   }
 }
 
@@ -234,20 +240,25 @@ class RetainedRead {
  */
 export async function readSessionSurface(open: OpenLog, options: ReadOptions, budget?: number, heldBytes = heldBound(budget ?? 0)): Promise<SessionRead> {
   const retained = budget === undefined ? undefined : new RetainedRead(heldBytes);
-  // Folded as the lines go by, so shadowed events (a compacted history) are not held to the end.
-  const collector = await collectLog(await open(), retained?.keep ?? surfaceEntry, options, retained?.fold ?? foldSurface);
-  const header = collector.finish();
-  const read: SessionRead = { header, capturedThroughSeq: collector.lastSeq, events: foldSurface(collector.events), title: collector.title };
+  const { read, seqsIncreasing } = await readFolded(open, options, retained);
   if (budget === undefined || !retained?.withholding) return read;
   // Leaving nodes out of a folded surface keeps it folded only while no seq repeats (SPEC §8.2):
   // else nothing is left out, and every stand-in is read again.
-  const { left, leftBytes } = collector.seqsIncreasing ? retained.plan(read.events, budget) : { left: new Set<SessionEvent>(), leftBytes: 0 };
+  if (seqsIncreasing) Object.assign(read, retained.answer(read.events, budget));
   const reread = new Map<number, StandIn>();
-  for (const event of read.events) if (event instanceof StandIn && !left.has(event)) reread.set(event.line, event);
-  const found = reread.size === 0 ? new Map<number, SessionEvent>() : await readAgain(open, options, header, reread);
-  read.events = read.events.filter((event) => !left.has(event)).map((event) => (event instanceof StandIn ? found.get(event.line)! : event));
-  if (left.size > 0) read.withheld = { messages: left.size, bytes: leftBytes };
+  for (const event of read.events) if (event instanceof StandIn) reread.set(event.line, event);
+  if (reread.size === 0) return read;
+  const found = await readAgain(open, options, read.header, reread);
+  read.events = read.events.map((event) => (event instanceof StandIn ? found.get(event.line)! : event));
   return read;
+}
+
+/** The first pass: the folded surface (stand-ins included for a read at a budget), header and title. */
+async function readFolded(open: OpenLog, options: ReadOptions, retained: RetainedRead | undefined): Promise<{ read: SessionRead; seqsIncreasing: boolean }> {
+  // Folded as the lines go by, so shadowed events (a compacted history) are not held to the end.
+  const collector = await collectLog(await open(), retained?.keep ?? surfaceEntry, options, retained?.fold ?? foldSurface);
+  const read: SessionRead = { header: collector.finish(), capturedThroughSeq: collector.lastSeq, events: foldSurface(collector.events), title: collector.title };
+  return { read, seqsIncreasing: collector.seqsIncreasing };
 }
 
 /**
