@@ -8,10 +8,11 @@
  * line, seq and projected size, and the ones already held become stand-ins at the next fold.
  * Once the log has ended, the folded surface says which messages retention could keep at the
  * budget: the checkpoints, the newest message, and the newest others while their raw text sizes
- * fit (a lower bound of what retention counts, so it never keeps one more). Stand-ins among those
- * are read again from their lines in a second pass over the log; every other message is left
- * out of the answer and counted in `withheld`. A log whose texts stay under the bound (a
- * compacted one, as dsh writes long sessions) is read once.
+ * fit (a lower bound of what retention counts, so it never keeps one more). Those are the answer:
+ * every other message is left out and counted in `withheld`, and events that project to nothing
+ * are left out too. Stand-ins in the answer are read again from their lines in a second pass over
+ * the log, which holds nothing but the answer. A log whose texts stay under the bound (a compacted
+ * one, as dsh writes long sessions) is read once, and answered as `readSurface` answers.
  * @module
  */
 import { isPositiveSafeInteger } from '../config.js';
