@@ -7,10 +7,13 @@
  *   persisted R2 bucket (a streamed put: a one-line upload Worker pipes each request body into
  *   `SESSIONS.put` through a `FixedLengthStream`, as R2 wants a known length); then a plain
  *   Miniflare (no compatibility flags, no nodejs_compat) runs the bundle alone over that bucket,
- *   and `POST /prepare` cites the huge session. The row is the growth of the workerd process's
+ *   and `POST /prepare` cites the huge session. Two rows: the growth of the workerd process's
  *   peak RSS during that request (its `VmHWM` is reset through `/proc/PID/clear_refs` first,
- *   after a warm-up request) against 128 MiB, the Workers memory limit. The workerd process also
- *   runs Miniflare's R2 emulation, so its memory is in the figure.
+ *   after a warm-up request) against 128 MiB + 100 B per event, as in `store-rss` (the process
+ *   also runs Miniflare's R2 emulation, so its memory is in the figure); and the peak memory of
+ *   the Worker's own isolate (committed V8 heap + ArrayBuffer backing stores, polled every 20 ms
+ *   through workerd's inspector, bench/inspector.ts) against 128 MiB, the Workers memory limit,
+ *   which applies to the isolate.
  * - The CLI: `npm run build`, then `node dist/node/cli.js prepare --store ROOT --as … --json` in a
  *   child process preloaded with bench/peak-rss.mjs, which reports its peak RSS and its RSS at
  *   start; the row is their difference against 128 MiB + 100 B per event, as in `store-rss`.
@@ -27,6 +30,7 @@ import type { Miniflare as MiniflareType, MiniflareOptions } from 'miniflare';
 import { createSessionReferences, formatSessionReferenceMention, type UserMessage } from '../src/index.js';
 import { createDshStoreSessionQuery } from '../src/node/index.js';
 import { formatMs } from './harness.js';
+import { isolatePeak } from './inspector.js';
 import { resetPeak, statusBytes } from './memory.js';
 import type { StoreBenchHooks } from './store.js';
 import { hugeLog, hugeLogAllowance, hugeLogForms, writeLog, type HugeLog } from './store-logs.js';
@@ -124,10 +128,28 @@ async function uploadBucket(persist: string, files: Map<string, string>): Promis
   }
 }
 
-/** Peak RSS growth of workerd during one `POST /prepare` citing the huge log, and the answer. */
-async function preparedByWorker(persist: string, log: HugeLog): Promise<{ body: string; baseline: number; peak: number; ms: number }> {
+/** What one `POST /prepare` citing the huge log cost the Worker: workerd's RSS and the isolate's heap (peak and before), and the answer. */
+interface WorkerRun {
+  body: string;
+  baseline: number;
+  peak: number;
+  isolate: { before: number; peak: number };
+  ms: number;
+}
+
+/** The inspector target of the user Worker (Miniflare names it `core:user:`). */
+async function userWorkerTarget(mf: MiniflareType): Promise<string> {
+  const base = await mf.getInspectorURL();
+  const targets = (await (await fetch(new URL('/json', base.href.replace(/^ws:/, 'http:')))).json()) as Array<{ webSocketDebuggerUrl: string }>;
+  const target = targets.find((entry) => entry.webSocketDebuggerUrl.endsWith('/core:user:'));
+  if (!target) throw new Error(`no inspector target for the Worker among ${targets.map((entry) => entry.webSocketDebuggerUrl).join(', ')}`);
+  return target.webSocketDebuggerUrl;
+}
+
+/** Peak RSS growth of workerd and peak heap of the Worker's isolate during one `POST /prepare` citing the huge log, and the answer. */
+async function preparedByWorker(persist: string, log: HugeLog): Promise<WorkerRun> {
   const before = workerdChildren();
-  const mf = await miniflare({ modules: true, scriptPath: WORKER, compatibilityDate: COMPATIBILITY_DATE, r2Buckets: ['SESSIONS'], r2Persist: persist });
+  const mf = await miniflare({ modules: true, scriptPath: WORKER, compatibilityDate: COMPATIBILITY_DATE, r2Buckets: ['SESSIONS'], r2Persist: persist, inspectorPort: 0 });
   try {
     await mf.ready;
     const started = [...workerdChildren()].filter((pid) => !before.has(pid));
@@ -145,12 +167,13 @@ async function preparedByWorker(persist: string, log: HugeLog): Promise<{ body: 
     };
     // The warm-up compiles the code paths, so that the baseline includes the compiled code.
     await prepare(citing(WARM));
+    const target = await userWorkerTarget(mf);
     resetPeak(pid);
     const baseline = statusBytes(pid, 'VmRSS');
     const sent = performance.now();
-    const body = await prepare(citing(log.id));
+    const { value: body, ...isolate } = await isolatePeak(target, () => prepare(citing(log.id)));
     const ms = performance.now() - sent;
-    return { body, baseline, peak: statusBytes(pid, 'VmHWM'), ms };
+    return { body, baseline, peak: statusBytes(pid, 'VmHWM'), isolate, ms };
   } finally {
     await mf.dispose();
   }
@@ -195,7 +218,9 @@ async function benchLog(dir: string, hooks: StoreBenchHooks, log: HugeLog): Prom
     rmSync(persist, { recursive: true, force: true });
     if (worker.body !== expected) throw new Error(`the Worker's answer for the ${form.kind} log ${log.id} differs from the library's`);
     const growth = worker.peak - worker.baseline;
-    hooks.countRow('store', `peak RSS growth MiB, edge Worker in workerd, ${size} ${form.kind}`, Math.round(growth / MIB), 128, `${mib(growth)} MiB ≤ 128 MiB (Workers limit); workerd ${mib(worker.baseline)} → ${mib(worker.peak)} MiB; request ${formatMs(worker.ms)}; answer = library's`);
+    const allowed = hugeLogAllowance(log);
+    hooks.countRow('store', `peak RSS growth MiB, edge Worker in workerd, ${size} ${form.kind}`, Math.round(growth / MIB), Math.floor(allowed / MIB), `${mib(growth)} MiB ≤ 128 MiB + 100 B × ${log.events} events; workerd ${mib(worker.baseline)} → ${mib(worker.peak)} MiB (R2 emulation included); request ${formatMs(worker.ms)}; answer = library's`);
+    hooks.countRow('store', `peak isolate heap MiB, edge Worker in workerd, ${size} ${form.kind}`, Math.round(worker.isolate.peak / MIB), 128, `${mib(worker.isolate.peak)} MiB ≤ 128 MiB (Workers limit): committed V8 heap + ArrayBuffer backing stores of the Worker's isolate (inspector, every 20 ms), ${mib(worker.isolate.before)} MiB before`);
 
     const cli = preparedByCli(root, message);
     const id = cli.answer.message.id;
@@ -205,7 +230,6 @@ async function benchLog(dir: string, hooks: StoreBenchHooks, log: HugeLog): Prom
       throw new Error(`the CLI's answer for the ${form.kind} log ${log.id} differs from the library's`);
     }
     const cliGrowth = cli.peak - cli.start;
-    const allowed = hugeLogAllowance(log);
     hooks.countRow('store', `peak RSS growth MiB, CLI prepare, ${size} ${form.kind}`, Math.round(cliGrowth / MIB), Math.floor(allowed / MIB), `${mib(cliGrowth)} MiB ≤ 128 MiB + 100 B × ${log.events} events; process ${mib(cli.start)} → ${mib(cli.peak)} MiB; run ${formatMs(cli.ms)}; output = library's`);
   }
 }

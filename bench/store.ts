@@ -28,7 +28,7 @@ import { createObjectStoreSessionQuery, type ObjectStoreBucket } from '../src/st
 import { formatMs, measure } from './harness.js';
 import { statusBytes } from './memory.js';
 import { benchEdge } from './store-edge.js';
-import { compress, hugeLog, hugeLogAllowance, hugeLogForms, writeLog } from './store-logs.js';
+import { compress, hugeLog, hugeLogAllowance, hugeLogForms, writeLog, type HugeLog } from './store-logs.js';
 
 export interface StoreBenchHooks {
   ratioRow(section: string, name: string, ours: number, reference: number, max: number | undefined, detail?: string): void;
@@ -216,10 +216,15 @@ export async function rssChild(kind: string, root: string, path: string, id: str
 
 async function benchRss(dir: string, hooks: StoreBenchHooks): Promise<void> {
   console.log('\nStores — a 1 GiB log, peak RSS (SPEC §11.2.2)');
-  const log = hugeLog(dir, hooks.quick);
+  // The log as dsh writes a long session (compacted), then one whose surface keeps every message.
+  for (const compacted of [true, false]) await benchRssOf(dir, hooks, hugeLog(dir, hooks.quick, compacted));
+}
+
+async function benchRssOf(dir: string, hooks: StoreBenchHooks, log: HugeLog): Promise<void> {
   const allowed = hugeLogAllowance(log);
+  const size = `${(log.bytes / MIB).toFixed(0)} MiB${log.compacted ? '' : ' never compacted'}`;
   for (const { kind, path, name } of hugeLogForms(log)) {
-    const root = join(dir, `rss-${kind}`);
+    const root = join(dir, `rss-${log.id}-${kind}`);
     mkdirSync(join(root, 'project', log.id), { recursive: true });
     // A hard link: the store sees the file under its dsh name without a second copy.
     spawnSync('ln', [path, join(root, 'project', log.id, name)]);
@@ -227,7 +232,7 @@ async function benchRss(dir: string, hooks: StoreBenchHooks): Promise<void> {
       const run = spawnSync(process.execPath, ['--expose-gc', process.argv[1]!, '--rss-child', store, root, path, log.id], { encoding: 'utf8', env: process.env });
       if (run.status !== 0) throw new Error(`rss child failed: ${run.stderr}`);
       const { growth, ms } = JSON.parse(run.stdout.trim().split('\n').at(-1)!) as { growth: number; ms: number };
-      hooks.countRow('store', `peak RSS growth MiB, ${store === 'node' ? 'Node' : 'object'} store, ${(log.bytes / MIB).toFixed(0)} MiB ${kind}`, Math.round(growth / MIB), Math.floor(allowed / MIB), `${(growth / MIB).toFixed(0)} MiB ≤ 128 MiB + 100 B × ${log.events} events; prepare ${formatMs(ms)}`);
+      hooks.countRow('store', `peak RSS growth MiB, ${store === 'node' ? 'Node' : 'object'} store, ${size} ${kind}`, Math.round(growth / MIB), Math.floor(allowed / MIB), `${(growth / MIB).toFixed(0)} MiB ≤ 128 MiB + 100 B × ${log.events} events; prepare ${formatMs(ms)}`);
     }
   }
 }

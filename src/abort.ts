@@ -49,7 +49,7 @@ export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefine
       if (settled) return;
       settled = true;
       try {
-        if (signal) leave(signal, race);
+        leave(signal, race);
       } catch (error) {
         reject(error);
       }
@@ -67,7 +67,7 @@ export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefine
       (error: unknown) => settle(() => reject(error)),
     );
     try {
-      if (signal && !signal.aborted) join(signal, race);
+      if (!signal.aborted) join(signal, race);
       race();
     } catch (error) {
       settle(() => reject(error));

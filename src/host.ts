@@ -100,12 +100,8 @@ function ownIndices(array: readonly unknown[], length: number): number[] {
  */
 export function readTitleRows(answer: unknown): Array<[sessionId: string, title: string]> {
   const titles: Array<[string, string]> = [];
-  let rows: PresentEntries<unknown> = { count: 0, at: () => undefined };
-  try {
-    if (Array.isArray(answer)) rows = presentEntries(answer);
-  } catch {
-    // An unreadable answer: no titles.
-  }
+  if (!Array.isArray(answer)) return titles;
+  const rows = presentEntries(answer);
   for (let k = 0; k < rows.count; k++) {
     try {
       const { sessionId, status, value } = Object(rows.at(k)) as { sessionId?: unknown; status?: unknown; value?: unknown };

@@ -43,7 +43,7 @@ const ASCII_JSON_BYTES = Array.from({ length: 128 }, (_, unit) => tagSafeJson(St
  * @throws SessionReferenceError `SESSION_REFERENCE_BUDGET_EXCEEDED` when the object with an empty
  * conversation, or with every kept text down to its notice, exceeds `budget`.
  */
-export function retainConversation(head: ReferenceHead, items: readonly ConversationItem[], budget: number): Retention {
+export function retainConversation(head: ReferenceHead, items: readonly ConversationItem[], budget: number, withheld = { messages: 0, bytes: 0 }): Retention {
   const headBytes = utf8ByteLength(serializeReference(head, []));
   if (headBytes > budget) throw overBudget(head, `${headBytes} bytes before any conversation`, budget);
   const n = items.length;
@@ -73,7 +73,7 @@ export function retainConversation(head: ReferenceHead, items: readonly Conversa
   }
 
   const kept: number[] = [];
-  let omittedBytes = 0;
+  let omittedBytes = withheld.bytes;
   for (let i = 0; i < n; i++) {
     if (i >= firstKept || mandatory(i)) kept.push(i);
     else omittedBytes += raws[i] ?? utf8ByteLength(items[i]!.text);
@@ -96,9 +96,9 @@ export function retainConversation(head: ReferenceHead, items: readonly Conversa
 
   return {
     conversation: kept.map((i) => shortened[i] ?? items[i]!),
-    originalMessages: n,
+    originalMessages: n + withheld.messages,
     retainedMessages: kept.length,
-    omittedMessages: n - kept.length,
+    omittedMessages: n + withheld.messages - kept.length,
     omittedBytes,
     serializedBytes: total,
   };

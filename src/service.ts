@@ -6,7 +6,7 @@
 import { checkSignal, throwIfAborted } from './abort.js';
 import { listCandidates, type SessionCandidate } from './candidates.js';
 import { checkMessage, composePromptMessage } from './compose.js';
-import { resolveConfig, type ResolvedSessionReferenceConfig, type SessionReferenceConfig } from './config.js';
+import { isPositiveSafeInteger, resolveConfig, type ResolvedSessionReferenceConfig, type SessionReferenceConfig } from './config.js';
 import { argumentError, check, describeValue } from './errors.js';
 import { callHost, checkAgent, isNonEmptyString } from './host.js';
 import { parsePlacedReferences, type SessionReference } from './mention.js';
@@ -181,7 +181,7 @@ async function prepare(
   throwIfAborted(signal);
   if (sources.length === 0) return { content };
   // Each read races the signal itself (callHost), so an abort rejects while reads are pending.
-  const snapshots = await Promise.all(sources.map((source) => readSnapshot(sessionQuery, source.sessionId, signal)));
+  const snapshots = await Promise.all(sources.map((source) => readSnapshot(sessionQuery, source.sessionId, config.maxReferenceBytes, signal)));
   throwIfAborted(signal);
   const prepared = sources.map((source, i) => prepareReference(source, snapshots[i]!, config.maxReferenceBytes));
   return { content, context: buildHookContext(prepared) };
@@ -216,20 +216,30 @@ interface Snapshot {
   cwd: string | null;
   capturedThroughSeq: number | null;
   items: ConversationItem[];
+  /** Messages the store left out, all of which retention drops (`SessionSurface.withheld`). */
+  withheld: { messages: number; bytes: number } | undefined;
 }
 
 /**
- * One `readSurface` call (SPEC §7.2): the answer checked for shape, then its cwd, seq and
- * projected conversation read out of it once, inside `callHost`, so anything wrong in there is
+ * One `readSurface` call (SPEC §7.2), or `readRetainedSurface` at the reference budget when the
+ * query has it (SPEC §11.2.2): the answer checked for shape, then its cwd, seq and projected
+ * conversation read out of it once, inside `callHost`, so anything wrong in there is
  * `SESSION_REFERENCE_READ_FAILED` (SPEC §10.1).
  */
-function readSnapshot(sessionQuery: SessionQuery, sessionId: string, signal: AbortSignal | undefined): Promise<Snapshot> {
+function readSnapshot(sessionQuery: SessionQuery, sessionId: string, budget: number, signal: AbortSignal | undefined): Promise<Snapshot> {
+  // A query with `readRetainedSurface` (this package's stores) reads only the texts retention can
+  // keep at `budget` (SPEC §11.2.2). Messages name `readSurface`, of which it is the budget-aware form.
   const what = `sessionQuery.readSurface(${describeValue(sessionId)})`;
-  return callHost(() => sessionQuery.readSurface(sessionId, signal), signal, what, (surface) => {
+  const read = () => ('readRetainedSurface' in sessionQuery ? sessionQuery.readRetainedSurface!(sessionId, budget, signal) : sessionQuery.readSurface(sessionId, signal));
+  return callHost(read, signal, what, (surface) => {
     // Object(): null and primitives read as a snapshot without fields.
-    const { session, capturedThroughSeq, events } = Object(surface) as Record<string, unknown>;
+    const { session, capturedThroughSeq, events, withheld } = Object(surface) as Record<string, unknown>;
+    const { messages, bytes } = Object(withheld) as Record<string, unknown>;
     check(
-      Array.isArray(events) && (capturedThroughSeq === null || Number.isFinite(capturedThroughSeq)),
+      Array.isArray(events) &&
+        (capturedThroughSeq === null || Number.isFinite(capturedThroughSeq)) &&
+        // Each withheld message has a text: both counts are positive.
+        (withheld === undefined || (isPositiveSafeInteger(messages) && isPositiveSafeInteger(bytes))),
       'READ_FAILED',
       `${what} must resolve to { events, capturedThroughSeq }`,
       surface,
@@ -239,16 +249,19 @@ function readSnapshot(sessionQuery: SessionQuery, sessionId: string, signal: Abo
       cwd: isNonEmptyString(cwd) ? cwd : null,
       capturedThroughSeq: capturedThroughSeq as number | null,
       items: projectSurface(foldSurface(events)),
+      withheld: (withheld && { messages, bytes }) as Snapshot['withheld'],
     };
   });
 }
 
 /** Bounds and serializes one source; its metadata entry has the keys in SPEC §8.4 order. */
-function prepareReference(source: SessionReference, { cwd, capturedThroughSeq, items }: Snapshot, budget: number) {
+function prepareReference(source: SessionReference, { cwd, capturedThroughSeq, items, withheld }: Snapshot, budget: number) {
   const head = { ...source, cwd };
   // `counts` is originalMessages, retainedMessages, omittedMessages, omittedBytes, in that order
-  // (service.test.ts pins the key order of the metadata entry).
-  const { conversation, serializedBytes, ...counts } = retainConversation(head, items, budget);
+  // (service.test.ts pins the key order of the metadata entry). Withheld messages are older than
+  // every item and never checkpoints, so retention over `items` keeps what it would keep over
+  // them all: they only add to what is dropped.
+  const { conversation, serializedBytes, ...counts } = retainConversation(head, items, budget, withheld);
   const metadata: SessionReferenceMetadataEntry = {
     ...source, // sessionId, label
     capturedThroughSeq,

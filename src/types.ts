@@ -151,6 +151,11 @@ export interface SessionSurface {
   session: SessionHeader;
   capturedThroughSeq: number | null;
   events: SessionEvent[];
+  /**
+   * Projected messages (SPEC §8.2) left out of `events` by `readRetainedSurface`: how many, and
+   * the raw UTF-8 bytes of their texts. Retention counts them as dropped (SPEC §8.3, §8.4).
+   */
+  withheld?: { messages: number; bytes: number } | undefined;
 }
 
 /** The host's session store, `ctx.sessionQuery` (SPEC §4.2). */
@@ -159,6 +164,17 @@ export interface SessionQuery {
   listSessions(signal?: AbortSignal): Promise<Array<{ header: SessionHeader }>>;
   /** The current (folded or raw) surface of one session. */
   readSurface(sessionId: string, signal?: AbortSignal): Promise<SessionSurface>;
+  /**
+   * Optional; this package's stores have it (SPEC §11.2.2: a read's memory grows with what the
+   * snapshot keeps). The surface `readSurface` gives, less events that project to nothing and
+   * messages that a reference object of `maxReferenceBytes` UTF-8 bytes cannot keep, counted in
+   * `withheld` (see
+   * {@link SessionSurface}); those are never checkpoints or the newest message, and always older
+   * than every other message left in but the checkpoints. When present, `prepare` calls it
+   * instead of `readSurface`, once per source, with `config.maxReferenceBytes`; errors still name
+   * `readSurface`.
+   */
+  readRetainedSurface?(sessionId: string, maxReferenceBytes: number, signal?: AbortSignal): Promise<SessionSurface>;
   /** Latest titles of the given sessions, one row per id. */
   readTitleSnapshots?(sessionIds: string[], signal?: AbortSignal): Promise<SessionTitleSnapshot[]>;
 }

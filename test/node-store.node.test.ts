@@ -70,7 +70,7 @@ type FsCall = (...args: unknown[]) => unknown;
  * store (an ES module importing it by name) calls it: the CommonJS export is replaced and synced
  * into the ESM bindings, and put back afterwards.
  */
-async function withFs<T>(name: 'read' | 'readdir', replace: (original: FsCall) => FsCall, body: () => Promise<T>): Promise<T> {
+async function withFs<T>(name: 'read' | 'readdir' | 'open', replace: (original: FsCall) => FsCall, body: () => Promise<T>): Promise<T> {
   const fs = createRequire(import.meta.url)('node:fs') as Record<string, FsCall>;
   const original = fs[name]!;
   fs[name] = replace(original);
@@ -615,3 +615,74 @@ describe('the bundled sample store (samples/store)', () => {
     expect(candidates.map((c) => c.sessionId)).toEqual([COMPACTED, REAL, CJK, ENVELOPED, VERSIONS, LARGE]);
   });
 });
+
+describe('readRetainedSurface over a log never compacted (SPEC §11.2.2)', () => {
+  /** 6,000 messages of 4 KiB (24 MiB of text, past the 16 MiB held): a surface that keeps every message. */
+  function longLog(id: string): string {
+    const assistant = (seq: number, text: string): SessionEvent => ({ type: 'assistant/message', seq, time: seq, data: { message: { role: 'assistant', content: [{ type: 'text', text }] } } });
+    const events = Array.from({ length: 6000 }, (_, seq) => (seq % 2 ? assistant(seq, `reply ${seq} `.padEnd(4096, 'r')) : userEvent(seq, `ask ${seq} `.padEnd(4096, 'u'))));
+    return jsonl(header(id, 10, { cwd: '/work' }), events);
+  }
+
+  it('reads the kept messages again on the same open file, leaves the rest out, and prepares exactly what a whole read does', async () => {
+    const root = freshRoot();
+    const text = longLog('long');
+    put(root, 'p', 'plain', 'session.jsonl', text);
+    put(root, 'p', 'zstd', 'session.jsonl.zstd', zstdLog(header('long-zstd', 9), [[], ...chunk(text.split('\n').slice(1, -1).map((row) => JSON.parse(row) as SessionEvent), 500)]));
+    const store = createDshStoreSessionQuery({ root });
+    await store.listSessions();
+    for (const id of ['long', 'long-zstd']) {
+      const opens: unknown[][] = [];
+      const surface = await withFs('open', recordingInto(opens), () => store.readRetainedSurface(id, 65536));
+      expect(opens).toHaveLength(1);
+      // 64 KiB of reference keeps at most 16 messages of 4 KiB.
+      expect(surface.events.length).toBeLessThanOrEqual(16);
+      expect(surface.withheld).toEqual({ messages: 6000 - surface.events.length, bytes: 4096 * (6000 - surface.events.length) });
+      const retained = await createSessionReferences({ sessionQuery: store }).prepare({ id: 'target' }, [], [{ sessionId: id }]);
+      const whole = { listSessions: () => store.listSessions(), readSurface: (sessionId: string) => store.readSurface(sessionId) };
+      expect(retained).toEqual(await createSessionReferences({ sessionQuery: whole }).prepare({ id: 'target' }, [], [{ sessionId: id }]));
+      // The answer holds what retention may keep, at least what it keeps.
+      const counts = retained.context!.metadata.references[0]!;
+      expect(counts.originalMessages).toBe(6000);
+      expect(counts.retainedMessages).toBeLessThanOrEqual(surface.events.length);
+    }
+    await expectRejectCode(store.readRetainedSurface('long', 0), 'SESSION_REFERENCE_INVALID_ARGUMENT');
+  });
+
+  it('fails with READ_FAILED naming the path when the file is rewritten between the two passes', async () => {
+    const root = freshRoot();
+    const path = put(root, 'p', 's', 'session.jsonl', longLog('rewritten'));
+    const store = createDshStoreSessionQuery({ root });
+    await store.listSessions();
+    let starts = 0;
+    // The second read from position 0 starts the second pass: the file is rewritten in place just before it.
+    const rewriting = (original: FsCall): FsCall => (...args) => {
+      if (args[4] === 0 && ++starts === 2) writeFileSync(path, readFileSync(path, 'utf8').replaceAll('"seq":5990,', '"seq":99990,'));
+      return original(...args);
+    };
+    const error = await withFs('read', rewriting, () => expectRejectCode(store.readRetainedSurface('rewritten', 65536), 'SESSION_REFERENCE_READ_FAILED'));
+    expect(error.message).toContain(JSON.stringify(path));
+    expect(error.message).toMatch(/changed while it was being read: line \d+/);
+  });
+
+  it('the object store fetches the object a second time, and prepares exactly what a whole read does', async () => {
+    const { createObjectStoreSessionQuery } = await import('../src/store/index.js');
+    const { fakeBucket } = await import('./fixtures/object-store.js');
+    const { bucket, stats } = fakeBucket({ 'a/long.jsonl': longLog('long') });
+    const store = createObjectStoreSessionQuery(bucket);
+    const retained = await createSessionReferences({ sessionQuery: store }).prepare({ id: 'target' }, [], [{ sessionId: 'long' }]);
+    expect(stats.gets.filter((get) => get.range === undefined)).toHaveLength(2);
+    const whole = { listSessions: () => store.listSessions(), readSurface: (sessionId: string) => createObjectStoreSessionQuery(bucket).readSurface(sessionId) };
+    expect(retained).toEqual(await createSessionReferences({ sessionQuery: whole }).prepare({ id: 'target' }, [], [{ sessionId: 'long' }]));
+    // A second call at a smaller budget is served by the first read.
+    const gets = stats.gets.length;
+    expect((await store.readRetainedSurface('long', 1000)).withheld?.messages).toBeGreaterThan(5980);
+    expect(stats.gets.length).toBe(gets);
+  });
+});
+
+function chunk<T>(items: T[], size: number): T[][] {
+  const chunks: T[][] = [];
+  for (let i = 0; i < items.length; i += size) chunks.push(items.slice(i, i + size));
+  return chunks;
+}

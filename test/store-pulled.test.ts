@@ -9,7 +9,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { PulledChunks } from '../src/store/pipeline.js';
-import { readSessionHeader, readSessionSurface, readSessionTitle } from '../src/store/read.js';
+import { readSessionHeader, readSessionTitle } from '../src/store/read.js';
+import { readSessionSurface } from '../src/store/surface-read.js';
 import { ZstdStream } from '../src/store/zstd.js';
 import { concatBytes } from './fixtures/base64.js';
 import { realLogZstd, zstdLog } from './fixtures/object-store.js';
@@ -90,10 +91,17 @@ describe('a store’s own reads, the first chunk read ahead (PulledChunks; SPEC 
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...Object.keys(SAMPLES)), fc.array(fc.nat(), { maxLength: 4 }), async (name, cuts) => {
         const pieces = split(SAMPLES[name]!, cuts);
-        const reads = [readSessionHeader, readSessionTitle, readSessionSurface] as const;
+        const reads = [
+          (source: PulledChunks | AsyncIterable<Uint8Array>) => readSessionHeader(source, OPTIONS),
+          (source: PulledChunks | AsyncIterable<Uint8Array>) => readSessionTitle(source, OPTIONS),
+          (source: PulledChunks | AsyncIterable<Uint8Array>) => readSessionSurface(() => source, OPTIONS),
+          (source: PulledChunks | AsyncIterable<Uint8Array>) => readSessionSurface(() => source, OPTIONS, 1 << 20),
+        ];
         for (const read of reads) {
-          const expected = await outcome(() => read(iterableOf(pieces), OPTIONS));
-          expect(await outcome(() => read(pulled(pieces).chunks, OPTIONS))).toEqual(expected);
+          const expected = await outcome(() => read(iterableOf(pieces)));
+          // A result or a SessionReferenceError (never a TypeError: a read that does not exist).
+          expect('value' in (expected as object) || String((expected as { code?: unknown }).code).startsWith('SESSION_REFERENCE_')).toBe(true);
+          expect(await outcome(() => read(pulled(pieces).chunks))).toEqual(expected);
         }
       }),
       { numRuns: 150 },

@@ -250,6 +250,7 @@ async function openStore(flags: Flags, io: CliIO): Promise<{ sessionQuery: Sessi
   const sessionQuery: SessionQuery = {
     listSessions: async () => records,
     readSurface: (id, signal) => store.readSurface(id, signal),
+    readRetainedSurface: (id, maxReferenceBytes, signal) => store.readRetainedSurface(id, maxReferenceBytes, signal),
     readTitleSnapshots: (ids, signal) => store.readTitleSnapshots(ids, signal),
   };
   if (flags.as !== undefined) {

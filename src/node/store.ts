@@ -11,7 +11,8 @@ import { join, resolve, sep } from 'node:path';
 import { raceAbort, throwIfAborted } from '../abort.js';
 import { check, describeValue, fail, SessionReferenceError } from '../errors.js';
 import { PulledChunks, type ReadOptions } from '../store/pipeline.js';
-import { checkReadOptions, readSessionHeader, readSessionSurface, readSessionTitle, type SessionLogReadOptions, type SessionRead } from '../store/read.js';
+import { checkReadOptions, readSessionHeader, readSessionTitle, type SessionLogReadOptions } from '../store/read.js';
+import { checkBudget, readSessionSurface, type SessionRead } from '../store/surface-read.js';
 import type { SessionHeader, SessionQuery, SessionSurface, SessionTitleSnapshot } from '../types.js';
 
 /** Options of {@link createDshStoreSessionQuery}. */
@@ -28,6 +29,7 @@ export interface DshStoreSessionQuery extends SessionQuery {
   /** The absolute root directory this query reads. */
   readonly root: string;
   readTitleSnapshots(sessionIds: string[], signal?: AbortSignal): Promise<SessionTitleSnapshot[]>;
+  readRetainedSurface(sessionId: string, maxReferenceBytes: number, signal?: AbortSignal): Promise<SessionSurface>;
 }
 
 /** One session found on disk: the log chosen for it and its header. */
@@ -113,6 +115,14 @@ export function defaultSessionStoreRoot(
  *   `{ session: header, capturedThroughSeq: seq of the last event (null without events),
  *   events: folded surface (SPEC §8.2) }`, keeping only what projection can use (events it never
  *   reads are placeholders `{ type, seq, time, surfaceOp? }`).
+ * - `readRetainedSurface(id, maxReferenceBytes, signal?)` (what `prepare` calls, SPEC §11.2.2):
+ *   the same, less the messages retention cannot keep in a reference object of
+ *   `maxReferenceBytes`, counted in `withheld: { messages, bytes }`. Message texts are held up to
+ *   16 MiB (or 4 × `maxReferenceBytes`); past that, the log is read a second time, on the same
+ *   open file, for the texts of the messages retention may keep. So a 1 GiB log never compacted
+ *   is cited in bounded memory. `SESSION_REFERENCE_INVALID_ARGUMENT` for a `maxReferenceBytes`
+ *   that is not a positive safe integer; `SESSION_REFERENCE_READ_FAILED` when the file changed
+ *   between the two passes.
  * - `readTitleSnapshots(ids, signal?)`: one row per id in order: `fulfilled` with
  *   `value.title = { title }` from the last `session/title` event's `data.title` (`value: {}` when
  *   there is none), or `rejected` with the error as `reason` (also for a log that fails to read
@@ -207,6 +217,13 @@ export function createDshStoreSessionQuery(options: DshStoreOptions = {}): DshSt
     async readSurface(sessionId: string, signal?: AbortSignal): Promise<SessionSurface> {
       const log = await readSession(sessionId, signal, true, (log) => reads.surface(log, signal));
       return { session: log.header, capturedThroughSeq: log.capturedThroughSeq, events: log.events };
+    },
+    async readRetainedSurface(sessionId: string, maxReferenceBytes: number, signal?: AbortSignal): Promise<SessionSurface> {
+      checkBudget(maxReferenceBytes);
+      const log = await readSession(sessionId, signal, true, (log) => reads.surface(log, signal, maxReferenceBytes));
+      const surface: SessionSurface = { session: log.header, capturedThroughSeq: log.capturedThroughSeq, events: log.events };
+      if (log.withheld) surface.withheld = log.withheld;
+      return surface;
     },
     async readTitleSnapshots(sessionIds: string[], signal?: AbortSignal): Promise<SessionTitleSnapshot[]> {
       if (!Array.isArray(sessionIds)) {
@@ -569,7 +586,7 @@ class LogReads {
     // No await without a cache entry: a first listing goes straight to the read.
     const cached = this.headers.has(log.path) ? await this.unchanged(this.headers, log.path) : undefined;
     if (cached !== undefined) return cached.header;
-    const read = await this.read(log, signal, () => HEADER_CHUNK, (source, options) => readSessionHeader(source, options));
+    const read = await this.read(log, signal, () => HEADER_CHUNK, (source, _reopen, options) => readSessionHeader(source, options));
     if (read === undefined) return undefined;
     this.headers.set(log.path, { identity: read.identity, header: read.value });
     return read.value;
@@ -579,15 +596,15 @@ class LogReads {
   async title(log: LogEntry, signal: AbortSignal | undefined): Promise<{ header: SessionHeader; title: string | undefined } | undefined> {
     const cached = await this.unchanged(this.titles, log.path);
     if (cached !== undefined) return cached;
-    const read = await this.whole.run(() => this.read(log, signal, wholeFirstChunk, (source, options) => readSessionTitle(source, options)), signal);
+    const read = await this.whole.run(() => this.read(log, signal, wholeFirstChunk, (source, _reopen, options) => readSessionTitle(source, options)), signal);
     if (read === undefined) return undefined;
     this.titles.set(log.path, { identity: read.identity, ...read.value });
     return read.value;
   }
 
-  /** The surface and title of the whole log at `path`. */
-  async surface(log: LogEntry, signal: AbortSignal | undefined): Promise<SessionRead | undefined> {
-    const read = await this.whole.run(() => this.read(log, signal, wholeFirstChunk, (source, options) => readSessionSurface(source, options)), signal);
+  /** The surface and title of the whole log at `path`, at `budget` bytes of reference when given (two passes may open the file twice). */
+  async surface(log: LogEntry, signal: AbortSignal | undefined, budget?: number): Promise<SessionRead | undefined> {
+    const read = await this.whole.run(() => this.read(log, signal, wholeFirstChunk, (source, reopen, options) => readSessionSurface(firstThen(source, reopen), options, budget)), signal);
     if (read === undefined) return undefined;
     const { header, title } = read.value;
     this.titles.set(log.path, { identity: read.identity, header, title });
@@ -605,25 +622,29 @@ class LogReads {
   }
 
   /**
-   * Opens the file and runs `read` over its chunks, the first one `first(size)` bytes for a file
-   * of `size` bytes; `undefined` when the file is gone or not a regular file. The first chunk is
-   * read here and handed to the pipeline with the reads of the rest ({@link PulledChunks}): a
-   * header within it costs the open and that one read, and no other turn of the event loop.
+   * Opens the file and runs `read` over its chunks from its start, the first one `first(size)`
+   * bytes for a file of `size` bytes; `undefined` when the file is gone or not a regular file.
+   * The first chunk is read here and handed to the pipeline with the reads of the rest
+   * ({@link PulledChunks}): a header within it costs the open and that one read, and no other
+   * turn of the event loop. `reopen()` reads the file from its start again, on the same open file
+   * (a read at a budget may read it twice).
    */
   private async read<T>(
     log: LogEntry,
     signal: AbortSignal | undefined,
     first: (size: number) => number,
-    read: (source: PulledChunks, options: ReadOptions) => T | Promise<T>,
+    read: (source: PulledChunks, reopen: () => Promise<PulledChunks>, options: ReadOptions) => T | Promise<T>,
   ): Promise<{ value: T; identity: string } | undefined> {
     throwIfAborted(signal);
     const file = await openLog(log);
     if (file === undefined) return undefined;
     try {
-      throwIfAborted(signal); // as the pipeline checks before each read
-      const next = fileReads(file.fd, log.path, first(file.size), file.size);
-      const chunks = new PulledChunks(await raceAbort(next(), signal), next);
-      const result = read(chunks, { ...this.options, signal });
+      const open = async (): Promise<PulledChunks> => {
+        throwIfAborted(signal); // as the pipeline checks before each read
+        const next = fileReads(file.fd, log.path, first(file.size), file.size);
+        return new PulledChunks(await raceAbort(next(), signal), next);
+      };
+      const result = read(await open(), open, { ...this.options, signal });
       const value = result instanceof Promise ? await result : result;
       return { value, identity: file.identity };
     } catch (error) {
@@ -632,6 +653,16 @@ class LogReads {
       closeLog(file.fd);
     }
   }
+}
+
+/** An `open` of a log that gives `source` first, then `reopen()` for every later call. */
+function firstThen(source: PulledChunks, reopen: () => Promise<PulledChunks>): () => PulledChunks | Promise<PulledChunks> {
+  let first: PulledChunks | undefined = source;
+  return () => {
+    const opened = first ?? reopen();
+    first = undefined;
+    return opened;
+  };
 }
 
 /** The error of a read of `path`: a `SessionReferenceError` whose message starts with the path. */

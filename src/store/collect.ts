@@ -8,10 +8,11 @@ import type { SessionEvent, SessionHeader } from '../types.js';
 import type { LineSink } from './lines.js';
 
 /**
- * What a read keeps of each event: the event itself (`parseSessionLog`), a smaller stand-in (a
- * store's surface read), or nothing (`undefined`: a title read).
+ * What a read keeps of each event, given the event and its line number: the event itself
+ * (`parseSessionLog`), a smaller stand-in (a store's surface read), or nothing (`undefined` as
+ * the function's result, or as the whole `KeepEvent`: a title read).
  */
-export type KeepEvent = ((event: SessionEvent) => SessionEvent) | undefined;
+export type KeepEvent = ((event: SessionEvent, line: number) => SessionEvent | undefined) | undefined;
 
 /** Kept events at which a collector with `compact` first compacts them. */
 const COMPACT_AT = 4096;
@@ -127,10 +128,24 @@ export class LogCollector implements LineSink {
    *   `compact(compact(a).concat(b))` must equal `compact(a.concat(b))`, which folding does while
    *   seqs keep increasing (no seq repeats). Runs when the kept events double.
    */
+  /** The last of {@link LogCollector.lines}: the read stops after it. */
+  private readonly lastLine: number;
+
   constructor(
     private readonly keep: KeepEvent | 'header',
     private readonly compact?: (events: SessionEvent[]) => SessionEvent[],
-  ) {}
+    /** When given, only these lines (and the header) are parsed, and the read stops after the last of them. */
+    private readonly lines?: ReadonlySet<number>,
+  ) {
+    let last = lines === undefined ? Infinity : 1;
+    for (const line of lines ?? []) last = Math.max(last, line);
+    this.lastLine = last;
+  }
+
+  /** Every event's seq so far was larger than the one before (no seq repeats). */
+  get seqsIncreasing(): boolean {
+    return this.increasing;
+  }
 
   /** Reads line 1 only. */
   get headerOnly(): boolean {
@@ -148,18 +163,20 @@ export class LogCollector implements LineSink {
       this.header = readHeader(text);
       return !this.headerOnly;
     }
+    if (this.lines !== undefined && !this.lines.has(number)) return number < this.lastLine;
     const event = readEventLine(text, number, terminated);
-    if (event === undefined) return true;
+    if (event === undefined) return number < this.lastLine;
     if (this.lastSeq !== null && !(event.seq > this.lastSeq)) this.increasing = false;
     this.lastSeq = event.seq;
     const title = eventTitle(event);
     if (title !== undefined) this.title = title;
-    if (typeof this.keep === 'function') this.events.push(this.keep(event));
+    const kept = typeof this.keep === 'function' ? this.keep(event, number) : undefined;
+    if (kept !== undefined) this.events.push(kept);
     if (this.events.length >= this.nextCompaction && this.compact && this.increasing) {
       this.events = this.compact(this.events);
       this.nextCompaction = Math.max(COMPACT_AT, 2 * this.events.length);
     }
-    return true;
+    return number < this.lastLine;
   }
 
   /**

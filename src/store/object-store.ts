@@ -7,7 +7,8 @@ import { checkSignal, raceAbort, throwIfAborted } from '../abort.js';
 import { describeValue, fail, SessionReferenceError } from '../errors.js';
 import type { SessionHeader, SessionQuery, SessionSurface, SessionTitleSnapshot } from '../types.js';
 import type { ReadOptions } from './pipeline.js';
-import { checkReadOptions, readSessionHeader, readSessionSurface, readSessionTitle, type SessionLogReadOptions, type SessionRead } from './read.js';
+import { checkReadOptions, readSessionHeader, readSessionTitle, type SessionLogReadOptions } from './read.js';
+import { checkBudget, readSessionSurface, type SessionRead } from './surface-read.js';
 
 /** A byte range of an object: `length` bytes from `offset` (an R2 `R2Range`). */
 export interface ObjectStoreRange {
@@ -66,6 +67,7 @@ export interface ObjectStoreSessionQuery extends SessionQuery {
    * the listing's errors.
    */
   readHeader(sessionId: string, signal?: AbortSignal): Promise<SessionHeader>;
+  readRetainedSurface(sessionId: string, maxReferenceBytes: number, signal?: AbortSignal): Promise<SessionSurface>;
 }
 
 /** First ranged read of a header, in bytes; each further read doubles what was read. */
@@ -82,6 +84,8 @@ interface Entry {
   bytes?: Uint8Array | undefined;
   /** The log's surface and title, read on first use. */
   readonly surface: Slot<SessionRead>;
+  /** The log's surface read at a budget (`readRetainedSurface`), which serves any smaller budget too. */
+  retained?: { budget: number; slot: Slot<SessionRead> } | undefined;
   /** The log's title, when read without the surface. */
   readonly title: Slot<string | undefined>;
 }
@@ -109,6 +113,13 @@ interface Index {
  *   one; SPEC §11.1, §11.2, §11.2.2): `{ session: header, capturedThroughSeq: seq of the last event
  *   (null without events), events: folded surface (SPEC §8.2) }`, events projection never reads
  *   kept as placeholders `{ type, seq, time, surfaceOp? }`.
+ * - `readRetainedSurface(id, maxReferenceBytes, signal?)` (what `prepare` calls, SPEC §11.2.2):
+ *   the same, less the messages retention cannot keep in a reference object of
+ *   `maxReferenceBytes`, counted in `withheld: { messages, bytes }`. Message texts are held up to
+ *   16 MiB (or 4 × `maxReferenceBytes`); past that the object is fetched a second time for the
+ *   texts of the messages retention may keep, so a long log never compacted is cited in bounded
+ *   memory (a Worker has 128 MB). `SESSION_REFERENCE_READ_FAILED` when the object changed between
+ *   the two reads.
  * - `readTitleSnapshots(ids, signal?)`: one row per id from the last `session/title` event of its
  *   log, `rejected` (with the error as `reason`) for an unknown id or a failed read.
  * - `readHeader(id, signal?)`: one session's header, from the listing.
@@ -168,9 +179,20 @@ export function createObjectStoreSessionQuery(
     return shared(entry.surface, signal, (started) => readLog(bucket, entry, { ...read, signal: started }));
   }
 
+  /**
+   * The entry's surface at `budget` (SPEC §11.2.2): the whole surface when that was read, else a
+   * read at a budget at least as large, else a new read at `budget`.
+   */
+  function retainedOf(entry: Entry, budget: number, signal: AbortSignal | undefined): Promise<SessionRead> {
+    if (entry.surface.current) return surfaceOf(entry, signal);
+    if (!entry.retained || entry.retained.budget < budget) entry.retained = { budget, slot: {} };
+    return shared(entry.retained.slot, signal, (started) => readLog(bucket, entry, { ...read, signal: started }, budget));
+  }
+
   /** The entry's title: from its surface when that was read, else from a title read (once). */
   async function titleOf(entry: Entry, signal: AbortSignal | undefined): Promise<string | undefined> {
     if (entry.surface.current) return (await surfaceOf(entry, signal)).title;
+    if (entry.retained?.slot.current) return (await retainedOf(entry, entry.retained.budget, signal)).title;
     return shared(entry.title, signal, (started) => readTitle(bucket, entry, { ...read, signal: started }));
   }
 
@@ -189,6 +211,15 @@ export function createObjectStoreSessionQuery(
       const entry = await locate(sessionId, checked);
       const { header, capturedThroughSeq, events } = await surfaceOf(entry, checked);
       return { session: { ...header }, capturedThroughSeq, events: events.slice() };
+    },
+    async readRetainedSurface(sessionId: string, maxReferenceBytes: number, signal?: AbortSignal): Promise<SessionSurface> {
+      const checked = enter(signal);
+      checkBudget(maxReferenceBytes);
+      const entry = await locate(sessionId, checked);
+      const { header, capturedThroughSeq, events, withheld } = await retainedOf(entry, maxReferenceBytes, checked);
+      const surface: SessionSurface = { session: { ...header }, capturedThroughSeq, events: events.slice() };
+      if (withheld) surface.withheld = { ...withheld };
+      return surface;
     },
     async readTitleSnapshots(sessionIds: string[], signal?: AbortSignal) {
       const checked = enter(signal);
@@ -454,8 +485,8 @@ async function inObject<T>(key: string, read: () => T | Promise<T>): Promise<T> 
   try {
     return await read();
   } catch (error) {
-    if (error instanceof SessionReferenceError && error.code === 'SESSION_REFERENCE_INVALID_LOG') {
-      throw fail('INVALID_LOG', `object ${describeValue(key)}: ${error.message}`, error.cause);
+    if (error instanceof SessionReferenceError && (error.code === 'SESSION_REFERENCE_INVALID_LOG' || error.code === 'SESSION_REFERENCE_READ_FAILED')) {
+      throw new SessionReferenceError(error.code, `object ${describeValue(key)}: ${error.message}`, { cause: error.cause });
     }
     throw error;
   }
@@ -502,12 +533,17 @@ function checkSameSession(entry: Entry, header: SessionHeader): void {
   }
 }
 
-/** Fetches and reads an entry's whole log (once), checking it still carries the listed id. */
-async function readLog(bucket: ObjectStoreBucket, entry: Entry, options: ReadOptions): Promise<SessionRead> {
+/**
+ * Fetches and reads an entry's whole log, at `budget` bytes of reference when given (which may
+ * fetch it a second time), checking it still carries the listed id.
+ */
+async function readLog(bucket: ObjectStoreBucket, entry: Entry, options: ReadOptions, budget?: number): Promise<SessionRead> {
   throwIfAborted(options.signal);
   const source = await wholeSource(bucket, entry);
   entry.bytes = undefined;
-  const read = await inObject(entry.key, () => readSessionSurface(source, options));
+  let opened = false;
+  const open = () => (opened ? wholeSource(bucket, entry) : ((opened = true), source));
+  const read = await inObject(entry.key, () => readSessionSurface(open, options, budget));
   checkSameSession(entry, read.header);
   return read;
 }

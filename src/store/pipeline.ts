@@ -312,7 +312,7 @@ async function feedChunks(feed: LogFeed, reader: ChunkReader, signal: AbortSigna
 
 /**
  * Reads a log source, keeping `keep` of each event (see {@link KeepEvent}; `'header'`: line 1 only),
- * shrunk by `compact` as it goes (see {@link LogCollector}).
+ * shrunk by `compact` as it goes, or parsing only `lines` (see {@link LogCollector}).
  * @returns The collector, input ended (its `header` is `undefined` for a log without a complete
  * header): at once when {@link collect} ends synchronously, else as a promise.
  */
@@ -321,8 +321,9 @@ export function collectLog(
   keep: KeepEvent | 'header',
   options: ReadOptions = {},
   compact?: (events: SessionEvent[]) => SessionEvent[],
+  lines?: ReadonlySet<number>,
 ): LogCollector | Promise<LogCollector> {
-  const collector = new LogCollector(keep, compact);
+  const collector = new LogCollector(keep, compact, lines);
   const rest = collect(source, collector, options);
   return rest === undefined ? collector : rest.then(() => collector);
 }

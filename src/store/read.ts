@@ -1,11 +1,10 @@
 /**
  * Streaming reads of dsh session logs (SPEC §11.2.2), shared by every store: the whole log, its
- * surface and title, its title alone, or its header, each through the one pipeline.
+ * title alone, or its header, each through the one pipeline (a surface read: `surface-read.ts`).
  * @module
  */
 import { checkSignal } from '../abort.js';
 import { describeValue, fail, type ErrorCodeInput } from '../errors.js';
-import { foldSurface } from '../surface.js';
 import type { SessionEvent, SessionHeader } from '../types.js';
 import { LogCollector } from './collect.js';
 import type { SessionLog } from './log.js';
@@ -65,63 +64,6 @@ export async function readSessionLog(
   const signal = checkSignal(options.signal);
   const collector = await collectLog(source, (event) => event, { ...checkReadOptions(options as Record<string, unknown>, 'INVALID_ARGUMENT'), signal });
   return { header: collector.finish(), events: collector.events };
-}
-
-/** What a store serves from one log read: its header, folded surface and title (SPEC §11.3, §8). */
-export interface SessionRead {
-  header: SessionHeader;
-  /** `seq` of the log's last event, `null` without events. */
-  capturedThroughSeq: number | null;
-  /** The folded surface of the log's surface entries (placeholders for what projection never reads). */
-  events: SessionEvent[];
-  /** `data.title` of the last `session/title` event. */
-  title: string | undefined;
-}
-
-/** Event types whose data projection reads (SPEC §8.2); every other event is kept as a placeholder. */
-const PROJECTED_TYPES: ReadonlySet<string> = new Set(['user/message', 'steering/message', 'assistant/message']);
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** Shared type strings, so a placeholder costs no string of its own. */
-const TYPE_NAMES = new Map<string, string>();
-
-function sharedType(type: string): string {
-  let shared = TYPE_NAMES.get(type);
-  if (shared === undefined) {
-    shared = type;
-    if (TYPE_NAMES.size < 1024) TYPE_NAMES.set(type, type);
-  }
-  return shared;
-}
-
-/**
- * What a surface read keeps of an event (SPEC §8): the event itself for the user and steering
- * messages projection reads; an assistant message without its non-text blocks (reasoning, tool
- * calls: never projected); anything else as a placeholder holding what folding reads.
- */
-function surfaceEntry(event: SessionEvent): SessionEvent {
-  const { type, seq, time, data, surfaceOp } = event;
-  if (!PROJECTED_TYPES.has(type)) {
-    const placeholder: SessionEvent = { type: sharedType(type), seq, time, data: undefined };
-    if (surfaceOp !== undefined) placeholder.surfaceOp = surfaceOp;
-    return placeholder;
-  }
-  if (type !== 'assistant/message' || !isRecord(data) || !isRecord(data.message)) return event;
-  const { content } = data.message;
-  if (!Array.isArray(content) || content.every((block) => isRecord(block) && block.type === 'text')) return event;
-  const text = content.filter((block) => isRecord(block) && block.type === 'text');
-  return { ...event, data: { ...data, message: { ...data.message, content: text } } };
-}
-
-/** Reads a log's surface and title, keeping only what projection and retention can use (SPEC §8). */
-export async function readSessionSurface(source: SessionLogSource | PulledChunks, options: ReadOptions): Promise<SessionRead> {
-  // Folded as the lines go by, so shadowed events (a compacted history) are not held to the end.
-  const collector = await collectLog(source, surfaceEntry, options, foldSurface);
-  const header = collector.finish();
-  return { header, capturedThroughSeq: collector.lastSeq, events: foldSurface(collector.events), title: collector.title };
 }
 
 /** Reads a log's header and latest title, parsing only the lines that can hold a title. */

@@ -1,0 +1,74 @@
+/**
+ * The V8 heap of a Worker isolate, read through workerd's inspector (Chrome DevTools Protocol,
+ * `Runtime.getHeapUsage`), for the edge bench (bench/store-edge.ts): what the Workers memory
+ * limit applies to, apart from the memory of the workerd process around it (Miniflare's R2
+ * emulation, V8's other isolates).
+ */
+import WebSocket from 'ws';
+
+/** `Runtime.getHeapUsage`: bytes used and committed by the isolate's heap, and ArrayBuffer backing stores outside it. */
+interface HeapUsage {
+  usedSize: number;
+  totalSize: number;
+  backingStorageSize?: number;
+}
+
+/** A CDP session with one isolate. */
+class Inspector {
+  private next = 0;
+  private readonly pending = new Map<number, (result: unknown) => void>();
+
+  private constructor(private readonly socket: WebSocket) {
+    socket.on('message', (data) => {
+      const message = JSON.parse(String(data)) as { id?: number; result?: unknown };
+      if (message.id !== undefined) this.pending.get(message.id)?.(message.result);
+      if (message.id !== undefined) this.pending.delete(message.id);
+    });
+  }
+
+  static async connect(url: string): Promise<Inspector> {
+    const socket = new WebSocket(url);
+    await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+    return new Inspector(socket);
+  }
+
+  call<T>(method: string): Promise<T> {
+    const id = ++this.next;
+    return new Promise((resolve) => {
+      this.pending.set(id, resolve as (result: unknown) => void);
+      this.socket.send(JSON.stringify({ id, method }));
+    });
+  }
+
+  close(): void {
+    this.socket.close();
+  }
+}
+
+/** Committed heap plus backing stores: the isolate's memory as the bench counts it. */
+function isolateBytes(usage: HeapUsage): number {
+  return usage.totalSize + (usage.backingStorageSize ?? 0);
+}
+
+/**
+ * Runs `during` while polling the isolate at `url` (a `ws://…/core:user:…` inspector target) every
+ * 20 ms; the isolate's memory before, and its peak while `during` ran.
+ */
+export async function isolatePeak<T>(url: string, during: () => Promise<T>): Promise<{ value: T; before: number; peak: number }> {
+  const inspector = await Inspector.connect(url);
+  try {
+    const before = isolateBytes(await inspector.call<HeapUsage>('Runtime.getHeapUsage'));
+    let peak = before;
+    let finished = false;
+    const running = during().finally(() => (finished = true));
+    running.catch(() => {}); // awaited below
+
+    while (!finished) {
+      peak = Math.max(peak, isolateBytes(await inspector.call<HeapUsage>('Runtime.getHeapUsage')));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    return { value: await running, before, peak };
+  } finally {
+    inspector.close();
+  }
+}

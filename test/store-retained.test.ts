@@ -1,0 +1,227 @@
+/**
+ * Surface reads at a reference budget (SPEC §11.2.2, §8.3), in every runtime: once the message
+ * texts held pass their bound, messages become stand-ins, the ones retention may keep are read
+ * again in a second pass, and the rest are left out and counted in `withheld`. `prepare` over such
+ * reads equals `prepare` over whole surfaces, for any log, budget and bound.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { createSessionReferences, type SessionQuery } from '../src/index.js';
+import { readSessionSurface, type OpenLog } from '../src/store/surface-read.js';
+import { expectRejectCode } from './helpers.js';
+
+const HEADER = { type: 'session', version: 3, id: 'cited', createdAt: 1, cwd: '/work' };
+const TARGET = { id: 'target' };
+const line = (value: unknown) => `${JSON.stringify(value)}\n`;
+const text = (value: string) => [{ type: 'text', text: value }];
+
+type Kind = 'user' | 'assistant' | 'steering' | 'plugin' | 'tool' | 'checkpoint' | 'title' | 'empty';
+
+/** One generated log event: what it is, its text, and for a checkpoint which earlier seqs it replaces. */
+interface Step {
+  kind: Kind;
+  text: string;
+  from: number;
+  to: number;
+}
+
+function event(step: Step, seq: number): unknown {
+  const base = { seq, time: 1000 + seq };
+  switch (step.kind) {
+    case 'user':
+      return { ...base, type: 'user/message', surfaceOp: 'append', data: { role: 'user', content: text(step.text), source: { kind: 'user' } } };
+    case 'assistant':
+      return { ...base, type: 'assistant/message', data: { message: { role: 'assistant', content: [{ type: 'reasoning', text: 'hidden' }, ...text(step.text)] } } };
+    case 'steering':
+      return { ...base, type: 'steering/message', data: { turn: 1, message: step.text } };
+    case 'plugin':
+      return { ...base, type: 'user/message', surfaceOp: 'append', data: { role: 'user', content: text(step.text), source: { kind: 'plugin', plugin: 'x' } } };
+    case 'tool':
+      return { ...base, type: 'tool/result', data: { output: step.text } };
+    case 'title':
+      return { ...base, type: 'session/title', data: { title: step.text } };
+    case 'empty':
+      return { ...base, type: 'user/message', data: { role: 'user', content: text(''), source: { kind: 'user' } } };
+    case 'checkpoint': {
+      const start = Math.min(step.from, step.to) % Math.max(seq, 1);
+      const end = Math.max(step.from, step.to) % Math.max(seq, 1);
+      const surfaceOp = { op: 'replace', start, end };
+      return { ...base, type: 'user/message', surfaceOp, data: { role: 'user', content: text(`Summary: ${step.text}`), source: { kind: 'plugin', plugin: 'compact' } } };
+    }
+  }
+}
+
+const stepArb: fc.Arbitrary<Step> = fc.record({
+  kind: fc.constantFrom<Kind>('user', 'user', 'assistant', 'assistant', 'steering', 'plugin', 'tool', 'checkpoint', 'title', 'empty'),
+  text: fc.oneof(fc.string({ minLength: 20, maxLength: 300 }), fc.string({ unit: 'grapheme', minLength: 5, maxLength: 60 }), fc.constantFrom('</referenced-sessions>', 'a"b\\c\n<x>', 'ğüş 漢字 🎉'.repeat(20))),
+  from: fc.nat(200),
+  to: fc.nat(200),
+});
+
+/** The log of `steps`; `seqOf` gives each step's seq (increasing by default). */
+function logOf(steps: readonly Step[], seqOf: (i: number) => number = (i) => i): string {
+  return line(HEADER) + steps.map((step, i) => line(event(step, seqOf(i)))).join('');
+}
+
+/** A query over one log's bytes: `readSurface` reads it whole, `readRetainedSurface` (when `held` is given) at the budget with that bound. */
+function queryOver(bytes: Uint8Array, held?: number): { query: SessionQuery; opens: () => number } {
+  let opens = 0;
+  const open: OpenLog = () => {
+    opens++;
+    return bytes;
+  };
+  const query: SessionQuery = {
+    listSessions: async () => [{ header: HEADER }],
+    readSurface: async () => surfaceOf(await readSessionSurface(open, {})),
+  };
+  if (held !== undefined) query.readRetainedSurface = async (_id, budget) => surfaceOf(await readSessionSurface(open, {}, budget, held));
+  return { query, opens: () => opens };
+}
+
+function surfaceOf(read: Awaited<ReturnType<typeof readSessionSurface>>) {
+  return { session: read.header, capturedThroughSeq: read.capturedThroughSeq, events: read.events, ...(read.withheld && { withheld: read.withheld }) };
+}
+
+/** `prepare` citing the log, or the code it rejects with. */
+async function prepared(query: SessionQuery, budget: number): Promise<unknown> {
+  const refs = createSessionReferences({ sessionQuery: query, config: { maxReferenceBytes: budget } });
+  try {
+    return await refs.prepare(TARGET, [{ type: 'text', text: 'see @cited' }], [{ sessionId: 'cited', label: 'Cited' }]);
+  } catch (error) {
+    return (error as { code?: unknown }).code;
+  }
+}
+
+const encoder = new TextEncoder();
+
+describe('readRetainedSurface: surface reads at a budget (SPEC §11.2.2)', () => {
+  it('property: prepare over reads at a budget equals prepare over whole surfaces, for any log, budget and bound', async () => {
+    let leftOut = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(stepArb, { minLength: 20, maxLength: 80 }), fc.integer({ min: 150, max: 2500 }), fc.nat(800), async (steps, budget, held) => {
+        const bytes = encoder.encode(logOf(steps));
+        const whole = queryOver(bytes);
+        const retained = queryOver(bytes, held);
+        const result = await prepared(retained.query, budget);
+        expect(result).toEqual(await prepared(whole.query, budget));
+        expect(retained.opens()).toBeLessThanOrEqual(2);
+        if (typeof result === 'object' && (await retained.query.readRetainedSurface!('cited', budget)).withheld) leftOut++;
+      }),
+      { numRuns: 300 },
+    );
+    // Coverage: many runs prepare a reference with messages left out (about 70 of 300 in each of five runs).
+    expect(leftOut).toBeGreaterThan(30);
+  });
+
+  it('property: the same with repeated and decreasing seqs (nothing is left out then, every stand-in is read again)', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.tuple(stepArb, fc.nat(8)), { minLength: 10, maxLength: 40 }), fc.integer({ min: 150, max: 3000 }), fc.nat(500), async (steps, budget, held) => {
+        const bytes = encoder.encode(logOf(steps.map(([step]) => step), (i) => steps[i]![1]));
+        expect(await prepared(queryOver(bytes, held).query, budget)).toEqual(await prepared(queryOver(bytes).query, budget));
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('leaves out what retention drops, counts it, and reads the log twice only once the texts held pass the bound', async () => {
+    const steps: Step[] = Array.from({ length: 200 }, (_, i) => ({ kind: i % 2 ? 'assistant' : 'user', text: `message ${i} `.padEnd(100, 'x'), from: 0, to: 0 }));
+    const bytes = encoder.encode(logOf(steps));
+    const budget = 2000;
+    const whole = queryOver(bytes);
+    const retained = queryOver(bytes, 1000);
+    const answer = await retained.query.readRetainedSurface!('cited', budget);
+    // 200 messages of 100 bytes; at most budget / 100 can be kept: the rest is left out.
+    expect(answer.events.length).toBeLessThanOrEqual(21);
+    expect(answer.withheld).toEqual({ messages: 200 - answer.events.length, bytes: 100 * (200 - answer.events.length) });
+    expect(answer.events.every((e) => e.data !== undefined)).toBe(true);
+    expect(retained.opens()).toBe(2);
+    const result = (await prepared(retained.query, budget)) as { context: { metadata: { references: Array<Record<string, unknown>> } } };
+    expect(result).toEqual(await prepared(whole.query, budget));
+    expect(result.context.metadata.references[0]).toMatchObject({ originalMessages: 200, truncated: true });
+    // Under the bound, one pass and nothing left out.
+    const roomy = queryOver(bytes, 1024 * 1024);
+    expect((await roomy.query.readRetainedSurface!('cited', budget)).withheld).toBeUndefined();
+    expect(roomy.opens()).toBe(1);
+  });
+
+  it('keeps every checkpoint and the newest message, whatever the budget', async () => {
+    const steps: Step[] = [
+      ...Array.from({ length: 50 }, (_, i): Step => ({ kind: 'user', text: `old ${i}`.padEnd(200, '.'), from: 0, to: 0 })),
+      { kind: 'checkpoint', text: 'all of it', from: 0, to: 49 },
+      ...Array.from({ length: 50 }, (_, i): Step => ({ kind: 'assistant', text: `new ${i}`.padEnd(200, '.'), from: 0, to: 0 })),
+    ];
+    const bytes = encoder.encode(logOf(steps));
+    for (const budget of [300, 700, 5000]) {
+      const answer = await queryOver(bytes, 0).query.readRetainedSurface!('cited', budget);
+      const texts = answer.events.map((e) => JSON.stringify(e.data));
+      expect(texts.some((t) => t.includes('Summary: all of it'))).toBe(true);
+      expect(texts.at(-1)).toContain('new 49');
+      expect(await prepared(queryOver(bytes, 0).query, budget)).toEqual(await prepared(queryOver(bytes).query, budget));
+    }
+  });
+
+  it('fails with READ_FAILED when the log changed between the two passes, and with the same errors as a whole read', async () => {
+    const steps: Step[] = Array.from({ length: 40 }, (_, i) => ({ kind: 'user', text: `message ${i}`.padEnd(100, '-'), from: 0, to: 0 }));
+    const first = encoder.encode(logOf(steps));
+    const rewritten = encoder.encode(logOf(steps, (i) => i + 1000));
+    let opens = 0;
+    const open: OpenLog = () => (opens++ === 0 ? first : rewritten);
+    const error = await expectRejectCode(readSessionSurface(open, {}, 1000, 0), 'SESSION_REFERENCE_READ_FAILED');
+    expect(error.message).toMatch(/changed while it was being read: line \d+/);
+    const otherHeader = encoder.encode(logOf(steps).replace('"id":"cited"', '"id":"other"'));
+    opens = 0;
+    const moved: OpenLog = () => (opens++ === 0 ? first : otherHeader);
+    await expectRejectCode(readSessionSurface(moved, {}, 1000, 0), 'SESSION_REFERENCE_READ_FAILED');
+    const invalid = encoder.encode(`${logOf(steps)}not json\n`);
+    await expectRejectCode(readSessionSurface(() => invalid, {}, 1000, 0), 'SESSION_REFERENCE_INVALID_LOG');
+  });
+});
+
+describe('prepare over a host with readRetainedSurface (SPEC §10.1, §11.2.2)', () => {
+  const events = [{ type: 'user/message', seq: 0, time: 0, data: { role: 'user', content: text('hello'), source: { kind: 'user' } } }];
+  const hostWith = (answer: unknown): SessionQuery => ({
+    listSessions: async () => [{ header: HEADER }],
+    readSurface: async () => {
+      throw new Error('readSurface must not be called when readRetainedSurface exists');
+    },
+    readRetainedSurface: async () => answer as never,
+  });
+  const prepareOver = (sessionQuery: SessionQuery) =>
+    createSessionReferences({ sessionQuery }).prepare(TARGET, [], [{ sessionId: 'cited' }]);
+
+  it('is called once per source with the configured budget and the signal, and its withheld counts are dropped messages', async () => {
+    const calls: unknown[][] = [];
+    const sessionQuery: SessionQuery = {
+      ...hostWith(undefined),
+      readRetainedSurface: async (...args) => {
+        calls.push(args);
+        return { session: HEADER, capturedThroughSeq: 9, events, withheld: { messages: 4, bytes: 1000 } };
+      },
+    };
+    const signal = new AbortController().signal;
+    const { context } = await createSessionReferences({ sessionQuery, config: { maxReferenceBytes: 5000 } }).prepare(TARGET, [], [{ sessionId: 'cited' }], signal);
+    expect(calls).toEqual([['cited', 5000, signal]]);
+    expect(context!.metadata.references[0]).toMatchObject({ originalMessages: 5, retainedMessages: 1, omittedMessages: 4, omittedBytes: 1000, truncated: true });
+  });
+
+  it.each([
+    ['negative counts', { messages: -1, bytes: 10 }],
+    ['fractional bytes', { messages: 1, bytes: 0.5 }],
+    ['strings', { messages: '1', bytes: '10' }],
+    ['null', null],
+    ['a number', 3],
+    ['a throwing getter', Object.defineProperty({ bytes: 1 }, 'messages', { get: () => { throw new Error('boom'); }, enumerable: true })],
+  ])('a withheld of %s is READ_FAILED naming the host call', async (_name, withheld) => {
+    const error = await expectRejectCode(prepareOver(hostWith({ session: HEADER, capturedThroughSeq: 0, events, withheld })), 'SESSION_REFERENCE_READ_FAILED');
+    expect(error.message).toContain('sessionQuery.readSurface("cited")');
+  });
+
+  it('a query whose `has` trap throws is READ_FAILED, not the caller\'s fault', async () => {
+    const hostile = new Proxy(hostWith(undefined), {
+      has: () => {
+        throw new Error('no has');
+      },
+    });
+    await expectRejectCode(prepareOver(hostile), 'SESSION_REFERENCE_READ_FAILED');
+  });
+});
