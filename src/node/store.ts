@@ -639,10 +639,11 @@ class LogReads {
     const file = await openLog(log);
     if (file === undefined) return undefined;
     try {
-      const open = async (): Promise<PulledChunks> => {
+      /** The file's chunks from its start: the first one read, the reads of the rest. */
+      const open = (): Promise<PulledChunks> => {
         throwIfAborted(signal); // as the pipeline checks before each read
         const next = fileReads(file.fd, log.path, first(file.size), file.size);
-        return new PulledChunks(await raceAbort(next(), signal), next);
+        return raceAbort(next(), signal).then((chunk) => new PulledChunks(chunk, next));
       };
       const result = read(await open(), open, { ...this.options, signal });
       const value = result instanceof Promise ? await result : result;
