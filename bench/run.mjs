@@ -3,9 +3,9 @@
 // .mjs — Node 20 cannot run TypeScript directly — and runs it with `node --expose-gc` so the
 // harness can collect garbage between samples. Arguments are passed through (see bench/index.ts).
 // The dsh host packages (`@deepseek-ai/*`, the `dsh` section) stay external — they read their own
-// package.json at run time — and so does Miniflare (the `store-edge` section: it starts workerd from
-// its own package), so the bundle is written under node_modules/.cache, from where Node resolves
-// them in this project's node_modules.
+// package.json at run time — and so do Miniflare (the `store-edge` section: it starts workerd from
+// its own package) and ws (CommonJS, its inspector client), so the bundle is written under
+// node_modules/.cache, from where Node resolves them in this project's node_modules.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -25,7 +25,7 @@ try {
     format: 'esm',
     target: 'node20',
     outfile,
-    external: ['@deepseek-ai/*', 'miniflare'],
+    external: ['@deepseek-ai/*', 'miniflare', 'ws'],
     logLevel: 'warning',
   });
   const result = spawnSync(
