@@ -4,9 +4,8 @@
 // harness can collect garbage between samples. Arguments are passed through (see bench/index.ts).
 // The dsh host packages (`@deepseek-ai/*`, the `dsh` section) stay external — they read their own
 // package.json at run time — and so do Miniflare (the `store-edge` section: it starts workerd from
-// its own package) and `ws` (CommonJS that requires Node built-ins, which an ESM bundle cannot), so
-// the bundle is written under node_modules/.cache, from where Node resolves them in this project's
-// node_modules.
+// its own package) and ws (CommonJS, its inspector client), so the bundle is written under
+// node_modules/.cache, from where Node resolves them in this project's node_modules.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
