@@ -283,7 +283,7 @@ async function scanStore(root: string, reads: LogReads, signal: AbortSignal | un
     const log = await chooseLog(dir, signal);
     if (log === undefined) return undefined;
     const header = await reads.header(log, signal);
-    return header === undefined ? undefined : { header, dir, ...log };
+    return header === undefined ? undefined : { header, dir, path: log.path, regular: log.regular };
   });
   const sessions = found.filter((session): session is IndexedSession => session !== undefined);
   sessions.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
@@ -582,14 +582,24 @@ class LogReads {
    * log has no complete header yet (empty, torn first line, truncated first frame), vanished, or
    * is not a regular file.
    */
-  async header(log: LogEntry, signal: AbortSignal | undefined): Promise<SessionHeader | undefined> {
-    // No await without a cache entry: a first listing goes straight to the read.
-    const cached = this.headers.has(log.path) ? await this.unchanged(this.headers, log.path) : undefined;
-    if (cached !== undefined) return cached.header;
-    const read = await this.read(log, signal, () => HEADER_CHUNK, (source, _reopen, options) => readSessionHeader(source, options));
-    if (read === undefined) return undefined;
-    this.headers.set(log.path, { identity: read.identity, header: read.value });
-    return read.value;
+  header(log: LogEntry, signal: AbortSignal | undefined): Promise<SessionHeader | undefined> {
+    // No await of its own without a cache entry: a first listing goes straight to the read.
+    return this.headers.has(log.path) ? this.cachedHeader(log, signal) : this.readHeader(log, signal);
+  }
+
+  /** {@link LogReads.header} of a log read before: from the cache while the file is unchanged. */
+  private async cachedHeader(log: LogEntry, signal: AbortSignal | undefined): Promise<SessionHeader | undefined> {
+    const cached = await this.unchanged(this.headers, log.path);
+    return cached !== undefined ? cached.header : this.readHeader(log, signal);
+  }
+
+  /** Reads the header of the log at `path` and caches it by the identity of the file read. */
+  private readHeader(log: LogEntry, signal: AbortSignal | undefined): Promise<SessionHeader | undefined> {
+    return this.read(log, signal, () => HEADER_CHUNK, (source, _reopen, options) => readSessionHeader(source, options)).then((read) => {
+      if (read === undefined) return undefined;
+      this.headers.set(log.path, { identity: read.identity, header: read.value });
+      return read.value;
+    });
   }
 
   /** The header and latest title of the log at `path`, from the cache when the file is unchanged. */
