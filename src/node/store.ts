@@ -433,8 +433,9 @@ function statOf(path: string): Promise<BigIntStats> {
   return fsCall<BigIntStats>((done) => stat(path, { bigint: true }, done));
 }
 
+/** A file's identity (device, inode, size, mtime) as one flat string: the caches hold thousands. */
 function identityOf(stats: BigIntStats): string {
-  return `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeNs}`;
+  return [stats.dev, stats.ino, stats.size, stats.mtimeNs].join(':');
 }
 
 /**
