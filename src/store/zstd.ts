@@ -96,7 +96,11 @@ function frameForDecoder(bytes: Uint8Array, frame: ZstdFrameExtent): Uint8Array 
  */
 export function decodeZstdFrames(bytes: Uint8Array): Uint8Array {
   const chunks: Uint8Array[] = [];
-  const stream = new ZstdStream((chunk) => chunks.push(chunk.slice()) > 0, {
+  const keep = (chunk: Uint8Array) => {
+    chunks.push(chunk.slice());
+    return true; // every frame
+  };
+  const stream = new ZstdStream(keep, {
     wholeFrameBytes: Infinity,
     verifyChecksums: true,
     mark: () => {
