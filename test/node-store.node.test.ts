@@ -95,6 +95,23 @@ function recordingInto(calls: unknown[][]): (original: FsCall) => FsCall {
 const ids = async (root: string) => (await createDshStoreSessionQuery({ root }).listSessions()).map((r) => r.header.id);
 
 describe('createDshStoreSessionQuery: layout and listing (SPEC §12.1)', () => {
+  it('lists 100 sessions, plain and zstd, headers within the first read and past it, each with its own header (first-read buffers shared by no two reads)', async () => {
+    const root = freshRoot();
+    const expected: SessionHeader[] = [];
+    for (let i = 0; i < 100; i++) {
+      // Every seventh header is longer than the first read (4 KiB): its line spans reads.
+      const h = header(`many-${i}`, 10_000 - i, { cwd: `/w/${i}`, ...(i % 7 === 0 ? { note: `${i}:`.repeat(1500) } : {}) });
+      expected.push(h);
+      const events = [[userEvent(0, `hi ${i}`)], [titleEvent(1, `t${i}`)]];
+      if (i % 2 === 0) put(root, `proj-${i % 3}`, `s-${i}`, 'session.v3.jsonl', jsonl(h, events.flat()));
+      else put(root, `proj-${i % 3}`, `s-${i}`, 'session.v3.jsonl.zstd', zstdLog(h, events));
+    }
+    const store = createDshStoreSessionQuery({ root });
+    expect((await store.listSessions()).map((r) => r.header)).toEqual(expected);
+    const titles = await store.readTitleSnapshots(expected.map((h) => h.id));
+    expect(titles.map((row) => (row.status === 'fulfilled' ? row.value.title?.title : row.reason))).toEqual(expected.map((_, i) => `t${i}`));
+  });
+
   it('finds <root>/<project>/<session>/<log> in every naming, newest first, ids from headers', async () => {
     const root = freshRoot();
     put(root, 'proj-a', 'folder-1', 'session.v3.jsonl', jsonl(header('plain-v3', 3000, { cwd: '/a' })));

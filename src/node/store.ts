@@ -7,10 +7,10 @@
  */
 import { closeSync, constants, fstatSync, open, read as readFd, readdir, stat, type BigIntStats, type Dirent } from 'node:fs';
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join, resolve, sep } from 'node:path';
 import { raceAbort, throwIfAborted } from '../abort.js';
 import { check, describeValue, fail, SessionReferenceError } from '../errors.js';
-import type { ReadOptions } from '../store/pipeline.js';
+import { PulledChunks, type ReadOptions } from '../store/pipeline.js';
 import { checkReadOptions, readSessionHeader, readSessionTitle, type SessionLogReadOptions } from '../store/read.js';
 import { checkBudget, readSessionSurface, type SessionRead } from '../store/surface-read.js';
 import type { SessionHeader, SessionQuery, SessionSurface, SessionTitleSnapshot } from '../types.js';
@@ -283,7 +283,7 @@ async function scanStore(root: string, reads: LogReads, signal: AbortSignal | un
     const log = await chooseLog(dir, signal);
     if (log === undefined) return undefined;
     const header = await reads.header(log, signal);
-    return header === undefined ? undefined : { header, dir, ...log };
+    return header === undefined ? undefined : { header, dir, path: log.path, regular: log.regular };
   });
   const sessions = found.filter((session): session is IndexedSession => session !== undefined);
   sessions.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
@@ -303,7 +303,7 @@ async function listDirectories(dir: string, signal: AbortSignal | undefined, isR
   }
   const dirs: string[] = [];
   for (const entry of entries) {
-    const path = join(dir, entry.name);
+    const path = entryPath(dir, entry.name);
     if (entry.isDirectory()) dirs.push(path);
     else if (entry.isSymbolicLink() && (await statOf(path).then((s) => s.isDirectory(), () => false))) dirs.push(path);
   }
@@ -331,7 +331,16 @@ async function chooseLog(dir: string, signal: AbortSignal | undefined): Promise<
     const candidate = { name: entry.name, version: match[1] === undefined ? -1n : BigInt(match[1]), zstd: match[2] !== undefined, regular: entry.isFile() };
     if (best === undefined || compareLogs(candidate, best) > 0) best = candidate;
   }
-  return best === undefined ? undefined : { path: join(dir, best.name), regular: best.regular };
+  return best === undefined ? undefined : { path: entryPath(dir, best.name), regular: best.regular };
+}
+
+/**
+ * The path of the entry `name` of the directory `dir` (a path already normalized, as every
+ * directory here is): what `join(dir, name)` gives, without normalizing `dir` again for each of
+ * thousands of entries.
+ */
+function entryPath(dir: string, name: string): string {
+  return dir.endsWith(sep) ? dir + name : dir + sep + name;
 }
 
 /** > 0 when `a` is preferred over `b`. */
@@ -424,8 +433,9 @@ function statOf(path: string): Promise<BigIntStats> {
   return fsCall<BigIntStats>((done) => stat(path, { bigint: true }, done));
 }
 
+/** A file's identity (device, inode, size, mtime) as one flat string: the caches hold thousands. */
 function identityOf(stats: BigIntStats): string {
-  return `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeNs}`;
+  return [stats.dev, stats.ino, stats.size, stats.mtimeNs].join(':');
 }
 
 /**
@@ -491,27 +501,41 @@ function closeLog(fd: number): void {
   }
 }
 
+/** Header buffers carved from one allocation (as Node's `Buffer` pool): each is fresh memory, never handed out twice. */
+const HEADER_SLAB = 16;
+let headerSlab: { buffer: ArrayBuffer; next: number } | undefined;
+
+/** A fresh {@link HEADER_CHUNK}-byte buffer: one allocation per {@link HEADER_SLAB} of them (a listing reads thousands). */
+function headerBuffer(): Uint8Array {
+  if (headerSlab === undefined || headerSlab.next === HEADER_SLAB) headerSlab = { buffer: new ArrayBuffer(HEADER_SLAB * HEADER_CHUNK), next: 0 };
+  return new Uint8Array(headerSlab.buffer, HEADER_CHUNK * headerSlab.next++, HEADER_CHUNK);
+}
+
 /**
- * The bytes of an open file as a stream of chunks: reads of `first` bytes, doubling up to
- * {@link CHUNK_BYTES}, each into a fresh buffer (the pipeline may keep references to them). A
- * short read that reaches `size` (the file's size when it was opened) is the end: the log as it
- * was then (a line being appended meanwhile is a torn last line), without one more read to find
- * it. A short read before `size` (a file system that returns them mid-file) reads on.
+ * The reads of an open file's bytes, one chunk per call (`undefined` at the end): reads of
+ * `first` bytes, doubling up to {@link CHUNK_BYTES}, each into a fresh buffer (the pipeline may
+ * keep references to them). A short read that reaches `size` (the file's size when it was
+ * opened) is the end: the log as it was then (a line being appended meanwhile is a torn last
+ * line), without one more read to find it. A short read before `size` (a file system that
+ * returns them mid-file) reads on. Each chunk costs one `read` and one promise.
  */
-async function* fileChunks(fd: number, path: string, first: number, size: number): AsyncGenerator<Uint8Array> {
-  for (let position = 0, length = first; ; length = Math.min(length * 2, CHUNK_BYTES)) {
-    const buffer = new Uint8Array(length);
-    let bytesRead: number;
-    try {
-      bytesRead = await fsCall<number>((done) => readFd(fd, buffer, 0, length, position, done));
-    } catch (error) {
-      return rethrowRead(error, path);
-    }
-    if (bytesRead === 0) return;
-    position += bytesRead;
-    yield bytesRead === length ? buffer : buffer.subarray(0, bytesRead);
-    if (bytesRead < length && position >= size) return;
-  }
+function fileReads(fd: number, path: string, first: number, size: number): () => Promise<Uint8Array | undefined> {
+  let position = 0;
+  let length = first;
+  let ended = false;
+  return () =>
+    new Promise((resolve, reject) => {
+      if (ended) return resolve(undefined);
+      const buffer = length === HEADER_CHUNK ? headerBuffer() : new Uint8Array(length);
+      readFd(fd, buffer, 0, length, position, (error, bytesRead) => {
+        if (error) return reject(readFailed(error, path));
+        ended = bytesRead === 0 || (bytesRead < length && position + bytesRead >= size);
+        position += bytesRead;
+        const asked = length;
+        length = Math.min(length * 2, CHUNK_BYTES);
+        resolve(bytesRead === 0 ? undefined : bytesRead === asked ? buffer : buffer.subarray(0, bytesRead));
+      });
+    });
 }
 
 /**
@@ -559,20 +583,31 @@ class LogReads {
    * log has no complete header yet (empty, torn first line, truncated first frame), vanished, or
    * is not a regular file.
    */
-  async header(log: LogEntry, signal: AbortSignal | undefined): Promise<SessionHeader | undefined> {
+  header(log: LogEntry, signal: AbortSignal | undefined): Promise<SessionHeader | undefined> {
+    // No await of its own without a cache entry: a first listing goes straight to the read.
+    return this.headers.has(log.path) ? this.cachedHeader(log, signal) : this.readHeader(log, signal);
+  }
+
+  /** {@link LogReads.header} of a log read before: from the cache while the file is unchanged. */
+  private async cachedHeader(log: LogEntry, signal: AbortSignal | undefined): Promise<SessionHeader | undefined> {
     const cached = await this.unchanged(this.headers, log.path);
-    if (cached !== undefined) return cached.header;
-    const read = await this.read(log, signal, () => HEADER_CHUNK, (open, options) => readSessionHeader(open(), options));
-    if (read === undefined) return undefined;
-    this.headers.set(log.path, { identity: read.identity, header: read.value });
-    return read.value;
+    return cached !== undefined ? cached.header : this.readHeader(log, signal);
+  }
+
+  /** Reads the header of the log at `path` and caches it by the identity of the file read. */
+  private readHeader(log: LogEntry, signal: AbortSignal | undefined): Promise<SessionHeader | undefined> {
+    return this.read(log, signal, () => HEADER_CHUNK, (source, _reopen, options) => readSessionHeader(source, options)).then((read) => {
+      if (read === undefined) return undefined;
+      this.headers.set(log.path, { identity: read.identity, header: read.value });
+      return read.value;
+    });
   }
 
   /** The header and latest title of the log at `path`, from the cache when the file is unchanged. */
   async title(log: LogEntry, signal: AbortSignal | undefined): Promise<{ header: SessionHeader; title: string | undefined } | undefined> {
     const cached = await this.unchanged(this.titles, log.path);
     if (cached !== undefined) return cached;
-    const read = await this.whole.run(() => this.read(log, signal, wholeFirstChunk, (open, options) => readSessionTitle(open(), options)), signal);
+    const read = await this.whole.run(() => this.read(log, signal, wholeFirstChunk, (source, _reopen, options) => readSessionTitle(source, options)), signal);
     if (read === undefined) return undefined;
     this.titles.set(log.path, { identity: read.identity, ...read.value });
     return read.value;
@@ -580,7 +615,7 @@ class LogReads {
 
   /** The surface and title of the whole log at `path`, at `budget` bytes of reference when given (two passes may open the file twice). */
   async surface(log: LogEntry, signal: AbortSignal | undefined, budget?: number): Promise<SessionRead | undefined> {
-    const read = await this.whole.run(() => this.read(log, signal, wholeFirstChunk, (open, options) => readSessionSurface(open, options, budget)), signal);
+    const read = await this.whole.run(() => this.read(log, signal, wholeFirstChunk, (source, reopen, options) => readSessionSurface(firstThen(source, reopen), options, budget)), signal);
     if (read === undefined) return undefined;
     const { header, title } = read.value;
     this.titles.set(log.path, { identity: read.identity, header, title });
@@ -598,44 +633,66 @@ class LogReads {
   }
 
   /**
-   * Opens the file and runs `read`, whose `open()` gives the file's chunks from its start (each
-   * call from the start again, on the same open file), the first one `first(size)` bytes for a
-   * file of `size` bytes; `undefined` when the file is gone or not a regular file.
+   * Opens the file and runs `read` over its chunks from its start, the first one `first(size)`
+   * bytes for a file of `size` bytes; `undefined` when the file is gone or not a regular file.
+   * The first chunk is read here and handed to the pipeline with the reads of the rest
+   * ({@link PulledChunks}): a header within it costs the open and that one read, and no other
+   * turn of the event loop. `reopen()` reads the file from its start again, on the same open file
+   * (a read at a budget may read it twice).
    */
   private async read<T>(
     log: LogEntry,
     signal: AbortSignal | undefined,
     first: (size: number) => number,
-    read: (open: () => AsyncIterable<Uint8Array>, options: ReadOptions) => Promise<T>,
+    read: (source: PulledChunks, reopen: () => Promise<PulledChunks>, options: ReadOptions) => T | Promise<T>,
   ): Promise<{ value: T; identity: string } | undefined> {
     throwIfAborted(signal);
     const file = await openLog(log);
     if (file === undefined) return undefined;
     try {
-      const open = () => fileChunks(file.fd, log.path, first(file.size), file.size);
-      const value = await withPath(log.path, () => read(open, { ...this.options, signal }));
+      /** The file's chunks from its start: the first one read, the reads of the rest. */
+      const open = (): Promise<PulledChunks> => {
+        throwIfAborted(signal); // as the pipeline checks before each read
+        const next = fileReads(file.fd, log.path, first(file.size), file.size);
+        return raceAbort(next(), signal).then((chunk) => new PulledChunks(chunk, next));
+      };
+      const result = read(await open(), open, { ...this.options, signal });
+      const value = result instanceof Promise ? await result : result;
       return { value, identity: file.identity };
+    } catch (error) {
+      throw withPath(log.path, error);
     } finally {
       closeLog(file.fd);
     }
   }
 }
 
-/** Runs a read, prefixing the path to the message of the `SessionReferenceError` it throws. */
-async function withPath<T>(path: string, read: () => Promise<T>): Promise<T> {
-  try {
-    return await read();
-  } catch (error) {
-    if (!(error instanceof SessionReferenceError)) throw fail('INVALID_LOG', `${quotePath(path)}: ${describeValue(error)}`, error);
-    if (error.code === 'SESSION_REFERENCE_CANCELLED' || error.message.includes(quotePath(path))) throw error;
-    throw new SessionReferenceError(error.code, `${quotePath(path)}: ${error.message}`, { cause: error });
-  }
+/** An `open` of a log that gives `source` first, then `reopen()` for every later call. */
+function firstThen(source: PulledChunks, reopen: () => Promise<PulledChunks>): () => PulledChunks | Promise<PulledChunks> {
+  let first: PulledChunks | undefined = source;
+  return () => {
+    const opened = first ?? reopen();
+    first = undefined;
+    return opened;
+  };
+}
+
+/** The error of a read of `path`: a `SessionReferenceError` whose message starts with the path. */
+function withPath(path: string, error: unknown): SessionReferenceError {
+  if (!(error instanceof SessionReferenceError)) return fail('INVALID_LOG', `${quotePath(path)}: ${describeValue(error)}`, error);
+  if (error.code === 'SESSION_REFERENCE_CANCELLED' || error.message.includes(quotePath(path))) return error;
+  return new SessionReferenceError(error.code, `${quotePath(path)}: ${error.message}`, { cause: error });
 }
 
 function rethrowRead(error: unknown, path: string): never {
+  throw readFailed(error, path);
+}
+
+/** `SESSION_REFERENCE_READ_FAILED` naming `path` and the file system's error code. */
+function readFailed(error: unknown, path: string): SessionReferenceError {
   const code = (error as { code?: unknown } | null)?.code;
   const detail = typeof code === 'string' ? code : describeValue(error);
-  throw fail('READ_FAILED', `cannot read ${quotePath(path)}: ${detail}`, error);
+  return fail('READ_FAILED', `cannot read ${quotePath(path)}: ${detail}`, error);
 }
 
 function isErrno(error: unknown, code: string): boolean {

@@ -66,6 +66,10 @@ export class LineSplitter {
     if (this.total > this.limits.maxLogBytes) {
       throw fail('INVALID_LOG', `dsh session log is larger than maxLogBytes (${this.limits.maxLogBytes} bytes)`);
     }
+    if (chunk.length <= RUN_BYTES) {
+      this.run(chunk);
+      return;
+    }
     for (let at = 0; at < chunk.length && !this.stopped; at += RUN_BYTES) {
       this.run(chunk.subarray(at, Math.min(at + RUN_BYTES, chunk.length)));
     }

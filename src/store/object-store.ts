@@ -481,7 +481,7 @@ async function* prefixChunks(
 }
 
 /** Runs `read`, naming `key` in a `SESSION_REFERENCE_INVALID_LOG` error. */
-async function inObject<T>(key: string, read: () => Promise<T>): Promise<T> {
+async function inObject<T>(key: string, read: () => T | Promise<T>): Promise<T> {
   try {
     return await read();
   } catch (error) {

@@ -35,11 +35,8 @@ export interface ReadOptions {
 
 /** What the zstd module gives the pipeline. */
 export interface ZstdCodec {
-  ZstdStream: new (out: (bytes: Uint8Array) => void, options: ZstdStreamOptions) => ZstdStream;
+  ZstdStream: new (out: (bytes: Uint8Array) => boolean, options: ZstdStreamOptions) => ZstdStream;
 }
-
-/** Thrown through the zstd decoder to stop it once the collector has what it wants (not an error). */
-const STOP: object = Object.freeze({ stop: true });
 
 let zstdModule: Promise<ZstdCodec> | undefined;
 /** The zstd decoder module once loaded, given to every later read at once. */
@@ -51,6 +48,9 @@ function loadZstd(): Promise<ZstdCodec> {
   return zstdModule;
 }
 
+/** No bytes: the sniffed prefix before any chunk (never written to). */
+const NO_BYTES = new Uint8Array(0);
+
 /**
  * Pushes a log's bytes, in chunks of any size, through zstd decoding (when the bytes start with
  * a zstd magic) and line splitting into a collector. Synchronous: a zstd log needs the codec,
@@ -59,8 +59,9 @@ function loadZstd(): Promise<ZstdCodec> {
 export class LogFeed {
   private readonly lines: LineSplitter;
   /** The first bytes, until 4 have arrived and say whether the log is zstd. */
-  private sniffed: Uint8Array | undefined = new Uint8Array(0);
-  private target: { push(chunk: Uint8Array): void; end(): void } | undefined;
+  private sniffed: Uint8Array | undefined = NO_BYTES;
+  /** The zstd decoder the bytes go through, once they turned out to be zstd (else straight to the lines). */
+  private zstd: ZstdStream | undefined;
   /** The log is zstd and the codec is missing: {@link LogFeed.provide} it before pushing more. */
   needsZstd = false;
 
@@ -104,7 +105,8 @@ export class LogFeed {
       this.start(isZstd(held));
       chunk = held;
     }
-    this.guard(() => this.target!.push(chunk));
+    if (this.zstd !== undefined) this.zstd.push(chunk);
+    else this.lines.push(chunk);
   }
 
   /** Ends the input (a torn last line, a truncated final frame are dropped by the stages). */
@@ -113,21 +115,21 @@ export class LogFeed {
       const held = this.sniffed;
       this.sniffed = undefined;
       this.start(false);
-      this.guard(() => this.target!.push(held));
+      this.lines.push(held);
     }
-    this.guard(() => this.target!.end());
+    if (this.lines.stopped) return;
+    this.zstd?.end();
+    this.lines.end();
   }
 
+  /** Routes the bytes from here on: through a zstd decoder (`zstd`) or straight to the lines. */
   private start(zstd: boolean): void {
+    if (!zstd) return;
     const { lines, collector } = this;
-    if (!zstd) {
-      this.target = { push: (chunk) => lines.push(chunk), end: () => lines.end() };
-      return;
-    }
-    const stream = new this.codec!.ZstdStream(
+    this.zstd = new this.codec!.ZstdStream(
       (bytes) => {
         lines.push(bytes);
-        if (lines.stopped) throw STOP;
+        return !lines.stopped;
       },
       {
         wholeFrameBytes: collector.headerOnly ? 2 * MAX_HEADER_BYTES : 8 * MAX_HEADER_BYTES,
@@ -142,22 +144,6 @@ export class LogFeed {
         },
       },
     );
-    this.target = {
-      push: (chunk) => stream.push(chunk),
-      end: () => {
-        stream.end();
-        lines.end();
-      },
-    };
-  }
-
-  private guard(step: () => void): void {
-    if (this.lines.stopped) return;
-    try {
-      step();
-    } catch (error) {
-      if (error !== STOP) throw error;
-    }
   }
 }
 
@@ -183,10 +169,26 @@ export function collectSync(input: string | Uint8Array, collector: LogCollector,
 /** Chunks of a byte source, one at a time, and a way to stop early. */
 interface ChunkReader {
   next(): Promise<unknown>;
-  cancel(): Promise<void>;
+  /** Stops the source early (none: nothing to stop). */
+  cancel?(): Promise<void>;
 }
 
 const noop = () => {};
+
+/**
+ * Chunks a store reads itself: `first`, read already (`undefined`: the log is empty), then one
+ * call of `next` per further chunk (`undefined` at the end), read by the pipeline as they come —
+ * no async iterator and no stream between the store's reads and the feed. When `first` holds
+ * what the collector wants (a header in the first read: the usual listing), the read ends
+ * synchronously (see {@link collect}). Stopping early only stops calling `next`; the store
+ * releases what it read from.
+ */
+export class PulledChunks implements ChunkReader {
+  constructor(
+    readonly first: Uint8Array | undefined,
+    readonly next: () => Promise<Uint8Array | undefined>,
+  ) {}
+}
 
 function tagOf(value: object): string {
   return Object.prototype.toString.call(value);
@@ -205,10 +207,11 @@ export function asBytes(value: unknown): Uint8Array | undefined {
  * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_ARGUMENT` for anything else.
  */
 function chunkReader(source: unknown): ChunkReader {
+  if (source instanceof PulledChunks) return source;
   const bytes = asBytes(source);
   if (bytes !== undefined) {
     let given = false;
-    return { next: async () => (given ? undefined : ((given = true), bytes)), cancel: async () => {} };
+    return { next: async () => (given ? undefined : ((given = true), bytes)) };
   }
   const candidate = source as { getReader?: unknown; [Symbol.asyncIterator]?: unknown } | null;
   if (typeof candidate === 'object' && candidate !== null && typeof candidate.getReader === 'function') {
@@ -239,15 +242,14 @@ function chunkReader(source: unknown): ChunkReader {
   );
 }
 
-/** The next chunk of `reader` (`undefined` at the end), cancellable by `signal`. */
-async function nextChunk(reader: ChunkReader, signal: AbortSignal | undefined): Promise<Uint8Array | undefined> {
-  let value: unknown;
-  try {
-    value = await raceAbort(reader.next(), signal);
-  } catch (error) {
-    if (error instanceof SessionReferenceError) throw error;
-    throw fail('READ_FAILED', `reading the dsh session log failed: ${describeValue(error)}`, error);
-  }
+/** What a failing source read becomes: a `SessionReferenceError` as it is, anything else `SESSION_REFERENCE_READ_FAILED`. */
+function readFailure(error: unknown): SessionReferenceError {
+  if (error instanceof SessionReferenceError) return error;
+  return fail('READ_FAILED', `reading the dsh session log failed: ${describeValue(error)}`, error);
+}
+
+/** A chunk a reader gave: its bytes (`undefined` at the end). */
+function chunkBytes(value: unknown): Uint8Array | undefined {
   if (value === undefined) return undefined;
   const bytes = asBytes(value);
   if (bytes === undefined) throw fail('READ_FAILED', `a dsh session log stream gave a chunk that is not bytes: ${describeValue(value)}`);
@@ -257,52 +259,71 @@ async function nextChunk(reader: ChunkReader, signal: AbortSignal | undefined): 
 /**
  * Runs a log source through a collector, loading the zstd codec when the bytes are zstd. Stops
  * reading (and cancels the source) as soon as the collector has what it wants, on abort, and on
- * the first error.
+ * the first error. Synchronous for text, and for {@link PulledChunks} whose first chunk holds
+ * what the collector wants: then it returns `undefined` (no promise, no turn of the event loop);
+ * else the promise of the rest. Failures before the first read throw.
  * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_ARGUMENT` (not a source),
  * `SESSION_REFERENCE_INVALID_LOG` (from the stages and the collector),
  * `SESSION_REFERENCE_READ_FAILED` (the source failed or gave something that is not bytes),
  * `SESSION_REFERENCE_CANCELLED`.
  */
-export async function collect(source: SessionLogSource | string, collector: LogCollector, options: ReadOptions = {}): Promise<void> {
+export function collect(source: SessionLogSource | PulledChunks | string, collector: LogCollector, options: ReadOptions = {}): Promise<void> | undefined {
   const { signal } = options;
   throwIfAborted(signal);
   if (typeof source === 'string') {
     splitTextLines(source, collector);
-    return;
+    return undefined;
   }
   const reader = chunkReader(source);
   const feed = new LogFeed(collector, settled(options), loadedZstd);
+  if (reader instanceof PulledChunks && reader.first !== undefined) {
+    feed.push(reader.first);
+    if (feed.done) return undefined;
+  }
+  return feedChunks(feed, reader, signal);
+}
+
+/** Pushes the chunks of `reader` into `feed` until the collector has what it wants, or ends the input at the end of the chunks. */
+async function feedChunks(feed: LogFeed, reader: ChunkReader, signal: AbortSignal | undefined): Promise<void> {
   let finished = false;
   try {
     for (;;) {
-      const chunk = await nextChunk(reader, signal);
-      throwIfAborted(signal);
-      if (chunk === undefined) break;
-      feed.push(chunk);
       if (feed.needsZstd) feed.provide(await loadZstd());
       if (feed.done) return;
+      // The next chunk (`undefined` at the end), cancellable by `signal`.
+      let value: unknown;
+      try {
+        value = await raceAbort(reader.next(), signal);
+      } catch (error) {
+        throw readFailure(error);
+      }
+      throwIfAborted(signal);
+      const chunk = chunkBytes(value);
+      if (chunk === undefined) break;
+      feed.push(chunk);
     }
     finished = true;
     if (feed.needsZstd) feed.provide(await loadZstd());
     feed.end();
   } finally {
-    if (!finished) await reader.cancel();
+    if (!finished && reader.cancel) await reader.cancel();
   }
 }
 
 /**
  * Reads a log source, keeping `keep` of each event (see {@link KeepEvent}; `'header'`: line 1 only),
  * shrunk by `compact` as it goes, or parsing only `lines` (see {@link LogCollector}).
- * @returns The collector, input ended (its `header` is `undefined` for a log without a complete header).
+ * @returns The collector, input ended (its `header` is `undefined` for a log without a complete
+ * header): at once when {@link collect} ends synchronously, else as a promise.
  */
-export async function collectLog(
-  source: SessionLogSource | string,
+export function collectLog(
+  source: SessionLogSource | PulledChunks | string,
   keep: KeepEvent | 'header',
   options: ReadOptions = {},
   compact?: (events: SessionEvent[]) => SessionEvent[],
   lines?: ReadonlySet<number>,
-): Promise<LogCollector> {
+): LogCollector | Promise<LogCollector> {
   const collector = new LogCollector(keep, compact, lines);
-  await collect(source, collector, options);
-  return collector;
+  const rest = collect(source, collector, options);
+  return rest === undefined ? collector : rest.then(() => collector);
 }

@@ -6,8 +6,9 @@
 import { checkSignal } from '../abort.js';
 import { describeValue, fail, type ErrorCodeInput } from '../errors.js';
 import type { SessionEvent, SessionHeader } from '../types.js';
+import { LogCollector } from './collect.js';
 import type { SessionLog } from './log.js';
-import { collectLog, DEFAULT_MAX_LOG_BYTES, type ReadOptions, type SessionLogSource } from './pipeline.js';
+import { collectLog, DEFAULT_MAX_LOG_BYTES, type PulledChunks, type ReadOptions, type SessionLogSource } from './pipeline.js';
 
 export type { SessionLogSource } from './pipeline.js';
 
@@ -66,7 +67,7 @@ export async function readSessionLog(
 }
 
 /** Reads a log's header and latest title, parsing only the lines that can hold a title. */
-export async function readSessionTitle(source: SessionLogSource, options: ReadOptions): Promise<{ header: SessionHeader; title: string | undefined }> {
+export async function readSessionTitle(source: SessionLogSource | PulledChunks, options: ReadOptions): Promise<{ header: SessionHeader; title: string | undefined }> {
   const collector = await collectLog(source, undefined, options);
   return { header: collector.finish(), title: collector.title };
 }
@@ -74,8 +75,10 @@ export async function readSessionTitle(source: SessionLogSource, options: ReadOp
 /**
  * Reads a log's header (SPEC §11.2.1): line 1 only, at most 1 MiB of it decoded.
  * @returns `undefined` when the log has no complete header yet (empty, torn first line, truncated
- * first frame: a session being created).
+ * first frame: a session being created); at once, without a promise, when the first of
+ * {@link PulledChunks} holds the header (see `collect`).
  */
-export async function readSessionHeader(source: SessionLogSource, options: ReadOptions): Promise<SessionHeader | undefined> {
-  return (await collectLog(source, 'header', options)).header;
+export function readSessionHeader(source: SessionLogSource | PulledChunks, options: ReadOptions): SessionHeader | undefined | Promise<SessionHeader | undefined> {
+  const collected = collectLog(source, 'header', options);
+  return collected instanceof LogCollector ? collected.header : collected.then((collector) => collector.header);
 }

@@ -21,7 +21,7 @@ import { projectSurface } from '../projection.js';
 import { foldSurface } from '../surface.js';
 import type { SessionEvent, SessionHeader } from '../types.js';
 import { utf8ByteLength } from '../utf8.js';
-import { collectLog, type ReadOptions, type SessionLogSource } from './pipeline.js';
+import { collectLog, type PulledChunks, type ReadOptions, type SessionLogSource } from './pipeline.js';
 
 /** What a store serves from one log read: its header, folded surface and title (SPEC §11.3, §8). */
 export interface SessionRead {
@@ -37,7 +37,7 @@ export interface SessionRead {
 }
 
 /** Opens the log's bytes from the start; a read at a budget may open them twice. */
-export type OpenLog = () => SessionLogSource | Promise<SessionLogSource>;
+export type OpenLog = () => SessionLogSource | PulledChunks | Promise<SessionLogSource | PulledChunks>;
 
 /**
  * Checks the budget of a `readRetainedSurface` call (UTF-8 bytes of one reference object).

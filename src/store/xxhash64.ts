@@ -180,6 +180,12 @@ function wasmDigest(engine: WasmXxh64, v: Uint32Array, total: number, tail: Uint
   return [engine.words[9]!, engine.words[8]!];
 }
 
+/** The lanes of a new hash (seed 0): `P1 + P2`, `P2`, `0`, `-P1 mod 2^64`, as `[high, low]` pairs. */
+const INITIAL_LANES = (() => {
+  add(P1H, P1L, P2H, P2L);
+  return Uint32Array.of(rh, rl, P2H, P2L, 0, 0, ~P1H >>> 0, (~P1L + 1) >>> 0);
+})();
+
 /** Incremental XXH64 (seed 0): {@link Xxh64.update} with the bytes in order, then {@link Xxh64.digest}. */
 export class Xxh64 {
   private readonly lanes = new Uint32Array(8);
@@ -192,8 +198,14 @@ export class Xxh64 {
   /** @param useWasm Use the WebAssembly code when the runtime allows it (default `true`). */
   constructor(useWasm = true) {
     this.engine = useWasm ? wasmXxh64() : null;
-    add(P1H, P1L, P2H, P2L);
-    this.lanes.set([rh, rl, P2H, P2L, 0, 0, ~P1H >>> 0, (~P1L + 1) >>> 0]); // v4 = -P1 mod 2^64
+    this.reset();
+  }
+
+  /** Starts over: the state of a new hash. */
+  reset(): void {
+    this.lanes.set(INITIAL_LANES);
+    this.tailLength = 0;
+    this.total = 0;
   }
 
   update(bytes: Uint8Array): void {
@@ -276,7 +288,13 @@ function finish(hh: number, hl: number, bytes: Uint8Array, n: number): [number, 
  * @param useWasm See {@link Xxh64}.
  */
 export function xxh64(bytes: Uint8Array, useWasm = true): [number, number] {
-  const hash = new Xxh64(useWasm);
+  // One hash per engine serves every call: a call runs to its end synchronously (zstd checks one
+  // small frame per header read of a listing, thousands of times).
+  const hash = useWasm ? (oneShotHash ??= new Xxh64(true)) : (oneShotJsHash ??= new Xxh64(false));
+  hash.reset();
   hash.update(bytes);
   return hash.digest();
 }
+
+let oneShotHash: Xxh64 | undefined;
+let oneShotJsHash: Xxh64 | undefined;

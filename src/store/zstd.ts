@@ -17,7 +17,7 @@
 import { Decompress, decompress } from 'fzstd';
 import { describeValue, SessionReferenceError } from '../errors.js';
 import { concat } from './lines.js';
-import { Xxh64 } from './xxhash64.js';
+import { Xxh64, xxh64 } from './xxhash64.js';
 import { isSkippableMagic, readU32 } from './magic.js';
 import { corrupt, MAX_BLOCK_BYTES, MAX_WINDOW_BYTES, readBlockHeader, readFrameHeader, scanZstdFrame, type ZstdFrameExtent } from './zstd-format.js';
 
@@ -57,9 +57,7 @@ export function decodeZstdFrame(bytes: Uint8Array, frame: ZstdFrameExtent, verif
     throw corrupt(frame.start, `decoded ${out.length} bytes, the header declares ${frame.contentSize}`);
   }
   if (verifyChecksum && frame.hasChecksum) {
-    const hash = new Xxh64();
-    hash.update(out);
-    if (hash.digest()[1] !== readU32(bytes, frame.end - 4)) throw corrupt(frame.start, 'content checksum mismatch');
+    if (xxh64(out)[1] !== readU32(bytes, frame.end - 4)) throw corrupt(frame.start, 'content checksum mismatch');
   }
   return out;
 }
@@ -98,7 +96,11 @@ function frameForDecoder(bytes: Uint8Array, frame: ZstdFrameExtent): Uint8Array 
  */
 export function decodeZstdFrames(bytes: Uint8Array): Uint8Array {
   const chunks: Uint8Array[] = [];
-  const stream = new ZstdStream((chunk) => void chunks.push(chunk.slice()), {
+  const keep = (chunk: Uint8Array) => {
+    chunks.push(chunk.slice());
+    return true; // every frame
+  };
+  const stream = new ZstdStream(keep, {
     wholeFrameBytes: Infinity,
     verifyChecksums: true,
     mark: () => {
@@ -111,13 +113,19 @@ export function decodeZstdFrames(bytes: Uint8Array): Uint8Array {
   return concat(chunks);
 }
 
+/** Thrown through `fzstd`'s streaming decoder to stop it once the consumer wants no more (not an error). */
+const STOPPED: object = Object.freeze({ stopped: true });
+
+/** No bytes: an empty queue's buffer (never written to). */
+const NO_BYTES = new Uint8Array(0);
+
 /**
  * A growable byte buffer consumed from the front. A chunk appended to an empty queue is held as
  * it is, not copied (most chunks hold whole frames, consumed at once), until {@link ByteQueue.own}
  * copies what is left of it; the queue writes only into buffers of its own.
  */
 class ByteQueue {
-  private buffer: Uint8Array = new Uint8Array(0);
+  private buffer: Uint8Array = NO_BYTES;
   private start = 0;
   private end = 0;
   /** `buffer` is the caller's chunk: read only. */
@@ -128,6 +136,7 @@ class ByteQueue {
   }
 
   view(): Uint8Array {
+    if (this.start === 0 && this.end === this.buffer.length) return this.buffer; // a borrowed chunk, whole
     return this.buffer.subarray(this.start, this.end);
   }
 
@@ -297,23 +306,36 @@ export class ZstdStream {
   /** Offset in the log of the queue's first byte. */
   private offset = 0;
   private frame: StreamedFrame | undefined;
+  /** The consumer wants no more bytes: nothing more is decoded. */
+  private stopped = false;
 
+  /**
+   * @param out Receives the decoded bytes, in order; returns `false` once it wants no more (a
+   *   header read): the stream then decodes nothing further and holds no bytes.
+   */
   constructor(
-    private readonly out: (bytes: Uint8Array) => void,
+    private readonly out: (bytes: Uint8Array) => boolean,
     private readonly options: ZstdStreamOptions,
   ) {}
 
   /**
    * Feeds the next compressed bytes; the caller must not change them afterwards. After it throws
-   * (a corrupt frame, or the consumer stopping it), the stream is not used again.
+   * (a corrupt frame), the stream is not used again; once the consumer has stopped it, pushing
+   * does nothing.
    * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_LOG` for a corrupt frame or bytes that are not frames.
    */
   push(chunk: Uint8Array): void {
-    while (this.frame !== undefined && chunk.length > 0) chunk = this.feedFrame(chunk);
-    if (chunk.length === 0) return;
-    this.queue.append(chunk);
-    this.drain();
-    this.queue.own();
+    if (this.stopped) return;
+    try {
+      while (this.frame !== undefined && chunk.length > 0) chunk = this.feedFrame(chunk);
+      if (chunk.length === 0) return;
+      this.queue.append(chunk);
+      this.drain();
+    } catch (error) {
+      if (error !== STOPPED) throw error;
+      this.stopped = true;
+    }
+    if (!this.stopped) this.queue.own();
   }
 
   /** Ends the input: a frame still incomplete is a truncated final frame, ignored. */
@@ -341,8 +363,12 @@ export class ZstdStream {
         this.startFrame(frame);
         return;
       }
-      this.out(decodeZstdFrame(bytes, frame, this.options.verifyChecksums));
+      const more = this.out(decodeZstdFrame(bytes, frame, this.options.verifyChecksums));
       this.consume(frame.end);
+      if (!more) {
+        this.stopped = true;
+        return;
+      }
     }
   }
 
@@ -353,7 +379,10 @@ export class ZstdStream {
       held[complete.windowDescriptorAt] = boundedWindow(held[complete.windowDescriptorAt]!, complete.blockCount);
     }
     const restore = isSkippableMagic(readU32(held, 0)) ? undefined : this.options.mark();
-    this.frame = new StreamedFrame(held, this.offset, this.out, this.options.verifyChecksums, restore);
+    const out = (bytes: Uint8Array) => {
+      if (!this.out(bytes)) throw STOPPED; // out of fzstd's streaming decoder, to the catch in push
+    };
+    this.frame = new StreamedFrame(held, this.offset, out, this.options.verifyChecksums, restore);
     const rest = this.feedFrame(held);
     if (rest.length > 0) {
       this.queue.append(rest);
