@@ -180,7 +180,7 @@ describe('readRetainedSurface: surface reads at a budget (SPEC §11.2.2)', () =>
     );
   });
 
-  it('leaves nothing out of a surface that does not fold to itself (a replace naming a later seq, SPEC §8.2)', async () => {
+  it('answers as prepare folds a surface that does not fold to itself (a replace naming a later seq, SPEC §8.2)', async () => {
     const user = (seq: number, value: string, surfaceOp?: unknown) => ({ type: 'user/message', seq, time: seq, ...(surfaceOp !== undefined && { surfaceOp }), data: { role: 'user', content: text(value), source: { kind: 'user' } } });
     const logs = [
       // The tool result (never projected, so left out) replaces the checkpoint when the service folds the surface again.
@@ -194,10 +194,13 @@ describe('readRetainedSurface: surface reads at a budget (SPEC §11.2.2)', () =>
       // Fast-check's: empty texts and reversed ranges, one folding away the message a later one replaced.
       [user(0, ''), user(1, '\ud800x', { op: 'replace', start: 0, end: 1 }), user(2, '', { op: 'replace', start: 1, end: 0 }), user(3, '', { op: 'replace', start: 4, end: 1 }), user(4, '\ud800x', { op: 'replace', start: -0, end: 0 })],
     ];
+    // The same followed by a long conversation: what retention drops is still left out.
+    logs.push([...logs[0]!, ...Array.from({ length: 40 }, (_, i) => user(6 + i, `later ${i}`.padEnd(100, '.')))]);
     for (const events of logs) {
       const bytes = encoder.encode(line(HEADER) + events.map(line).join(''));
-      for (const budget of [69, 5000]) expect(await prepared(queryOver(bytes, 0).query, budget)).toEqual(await prepared(queryOver(bytes).query, budget));
+      for (const budget of [69, 1000, 5000]) expect(await prepared(queryOver(bytes, 0).query, budget)).toEqual(await prepared(queryOver(bytes).query, budget));
     }
+    expect((await queryOver(encoder.encode(line(HEADER) + logs[2]!.map(line).join('')), 0).query.readRetainedSurface!('cited', 1000)).withheld?.messages).toBeGreaterThan(30);
   });
 
   it('leaves out what retention drops, counts it, and reads the log twice only once the texts held pass the bound', async () => {

@@ -196,13 +196,13 @@ class RetainedRead {
   }
 
   /**
-   * The answer at `budget` from the folded `surface` of the first pass: its projected messages
+   * The answer at `budget` from `surface` (the first pass's surface as `prepare` folds it): its projected messages
    * that retention may keep, in surface order, and the others counted as `withheld`. Retention
    * keeps the checkpoints, the newest message, and the newest others while they fit (SPEC §8.3);
    * each kept one costs at least its raw text bytes, so walking raw sizes from the newest never
    * stops before retention does, and what it leaves out is older than every other message left in
-   * but the checkpoints. Events that project to nothing are left out too: a folded surface folds
-   * to itself with any of its nodes left out, as long as no seq repeats (SPEC §8.2).
+   * but the checkpoints. Events that project to nothing are left out too; the caller checks that
+   * the answer folds to itself (SPEC §8.2), which leaving nodes out may break.
    */
   answer(surface: readonly SessionEvent[], budget: number): Pick<SessionRead, 'events' | 'withheld'> {
     const projected = surface.filter((event) => this.messageOf(event) !== undefined);
@@ -248,13 +248,11 @@ export async function readSessionSurface(open: OpenLog, options: ReadOptions, bu
   const retained = budget === undefined ? undefined : new RetainedRead(heldBytes);
   const read = await readFolded(open, options, retained);
   if (budget === undefined || !retained?.withholding) return read;
-  // The service folds what it is given again (SPEC §8.2). Leaving nodes out is exact only when
-  // both the surface and the answer fold to themselves: not so with repeated seqs, or with a
-  // replace naming a seq that comes later. Else nothing is left out, and every stand-in is read again.
-  if (foldsToItself(read.events)) {
-    const answer = retained.answer(read.events, budget);
-    if (foldsToItself(answer.events)) Object.assign(read, answer);
-  }
+  // `prepare` folds what it is given again (SPEC §8.2), which may change a surface (repeated seqs,
+  // a replace naming a seq that comes later): the answer is taken from that fold, and is exact
+  // when it folds to itself. Else nothing is left out, and every stand-in is read again.
+  const answer = retained.answer(foldSurface(read.events), budget);
+  if (foldsToItself(answer.events)) Object.assign(read, answer);
   const reread = new Map<number, StandIn>();
   for (const event of read.events) if (event instanceof StandIn) reread.set(event.line, event);
   if (reread.size === 0) return read;
