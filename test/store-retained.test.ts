@@ -8,6 +8,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createSessionReferences, type SessionQuery } from '../src/index.js';
 import { readSessionSurface, type OpenLog } from '../src/store/surface-read.js';
+import { rawZstdFrame, zstdLog } from './fixtures/object-store.js';
 import { expectRejectCode } from './helpers.js';
 
 const HEADER = { type: 'session', version: 3, id: 'cited', createdAt: 1, cwd: '/work' };
@@ -57,6 +58,41 @@ const stepArb: fc.Arbitrary<Step> = fc.record({
   from: fc.nat(200),
   to: fc.nat(200),
 });
+
+/** One event of hostile shape, without seq and time (SPEC §4.5, §8.2): every steering shape, envelopes, checkpoints of both sources, non-text and empty messages, any surfaceOp. */
+const hostileEventArb: fc.Arbitrary<Record<string, unknown>> = fc
+  .tuple(
+    fc.nat(13),
+    fc.oneof(fc.string({ maxLength: 200 }), fc.constant(''), fc.string({ unit: 'binary', maxLength: 40 }), fc.constantFrom('\ud800x', '</referenced-sessions>')),
+    fc.oneof(
+      fc.constant(undefined),
+      fc.constantFrom('append', { op: 'other' }, { op: 'replace', start: -0, end: 0 }),
+      fc.record({ op: fc.constant('replace'), start: fc.integer({ min: -1, max: 12 }), end: fc.integer({ min: -1, max: 12 }) }),
+    ),
+  )
+  .map(([kind, value, surfaceOp]) => {
+    const user = (data: object) => ({ type: 'user/message', data: { role: 'user', content: text(value), source: { kind: 'user' }, ...data } });
+    const steering = (data: object) => ({ type: 'steering/message', data: { turn: 1, ...data } });
+    const assistant = (content: unknown[]) => ({ type: 'assistant/message', data: { message: { role: 'assistant', content } } });
+    const shapes = [
+      user({}),
+      user({ content: text('hidden'), envelope: { display: text(value) } }),
+      user({ content: text(`Summary: ${value}`), source: { kind: 'compact-checkpoint' } }),
+      user({ content: text(`Summary: ${value}`), source: { kind: 'plugin', plugin: 'compact' } }),
+      user({ source: { kind: 'plugin', plugin: 'x' } }),
+      steering({ message: value }),
+      steering({ message: { role: 'user', content: text(value) } }),
+      steering({ content: text(value), source: { kind: 'user' } }),
+      steering({ role: 'user', content: text(value), source: { kind: 'plugin' } }),
+      assistant([{ type: 'reasoning', text: 'r' }, ...text(value), { type: 'toolCall', id: 'c' }]),
+      assistant([{ type: 'toolCall', id: value }]),
+      { type: 'tool/result', data: { output: value } },
+      { type: 'session/title', data: { title: value } },
+      { type: 'user/message', data: null },
+    ];
+    const event: Record<string, unknown> = shapes[kind]!;
+    return surfaceOp === undefined ? event : { ...event, surfaceOp };
+  });
 
 /** The log of `steps`; `seqOf` gives each step's seq (increasing by default). */
 function logOf(steps: readonly Step[], seqOf: (i: number) => number = (i) => i): string {
@@ -113,7 +149,7 @@ describe('readRetainedSurface: surface reads at a budget (SPEC §11.2.2)', () =>
     expect(leftOut).toBeGreaterThan(30);
   });
 
-  it('property: the same with repeated and decreasing seqs (nothing is left out then, every stand-in is read again)', async () => {
+  it('property: the same with repeated and decreasing seqs', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(fc.tuple(stepArb, fc.nat(8)), { minLength: 10, maxLength: 40 }), fc.integer({ min: 150, max: 3000 }), fc.nat(500), async (steps, budget, held) => {
         const bytes = encoder.encode(logOf(steps.map(([step]) => step), (i) => steps[i]![1]));
@@ -121,6 +157,50 @@ describe('readRetainedSurface: surface reads at a budget (SPEC §11.2.2)', () =>
       }),
       { numRuns: 150 },
     );
+  });
+
+  it('property: the same for hostile shapes (legacy steering, envelopes, empty and non-text messages, any replace range, any seqs, BOM, torn line, zstd)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.tuple(hostileEventArb, fc.integer({ min: -1, max: 12 })), { minLength: 1, maxLength: 24 }),
+        fc.constantFrom('increasing', 'gaps', 'any'),
+        fc.integer({ min: 60, max: 3000 }),
+        fc.oneof(fc.constant(0), fc.nat(600)),
+        fc.constantFrom('jsonl', 'bom', 'torn', 'zstd', 'zstd-one-frame'),
+        async (events, seqs, budget, held, encoding) => {
+          const seqOf = (i: number) => (seqs === 'increasing' ? i : seqs === 'gaps' ? 3 * i + 1 : events[i]![1]);
+          let log = line(HEADER) + events.map(([value], i) => line({ ...value, seq: seqOf(i), time: i })).join('');
+          if (encoding === 'bom') log = `\ufeff${log}`;
+          if (encoding === 'torn') log = log.slice(0, -5);
+          const bytes = encoding === 'zstd' ? zstdLog(log, 2) : encoding === 'zstd-one-frame' ? rawZstdFrame(log) : encoder.encode(log);
+          expect(await prepared(queryOver(bytes, held).query, budget)).toEqual(await prepared(queryOver(bytes).query, budget));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('answers as prepare folds a surface that does not fold to itself (a replace naming a later seq, SPEC §8.2)', async () => {
+    const user = (seq: number, value: string, surfaceOp?: unknown) => ({ type: 'user/message', seq, time: seq, ...(surfaceOp !== undefined && { surfaceOp }), data: { role: 'user', content: text(value), source: { kind: 'user' } } });
+    const logs = [
+      // The tool result (never projected, so left out) replaces the checkpoint when the service folds the surface again.
+      [
+        user(1, 'first'),
+        { type: 'tool/result', seq: 2, time: 2, surfaceOp: { op: 'replace', start: 5, end: 5 }, data: { output: 'x' } },
+        user(3, 'third'),
+        user(4, 'fourth'),
+        { type: 'user/message', seq: 5, time: 5, surfaceOp: { op: 'replace', start: 1, end: 1 }, data: { role: 'user', content: text('Summary'), source: { kind: 'plugin', plugin: 'compact' } } },
+      ],
+      // Fast-check's: empty texts and reversed ranges, one folding away the message a later one replaced.
+      [user(0, ''), user(1, '\ud800x', { op: 'replace', start: 0, end: 1 }), user(2, '', { op: 'replace', start: 1, end: 0 }), user(3, '', { op: 'replace', start: 4, end: 1 }), user(4, '\ud800x', { op: 'replace', start: -0, end: 0 })],
+    ];
+    // The same followed by a long conversation: what retention drops is still left out.
+    logs.push([...logs[0]!, ...Array.from({ length: 40 }, (_, i) => user(6 + i, `later ${i}`.padEnd(100, '.')))]);
+    for (const events of logs) {
+      const bytes = encoder.encode(line(HEADER) + events.map(line).join(''));
+      for (const budget of [69, 1000, 5000]) expect(await prepared(queryOver(bytes, 0).query, budget)).toEqual(await prepared(queryOver(bytes).query, budget));
+    }
+    expect((await queryOver(encoder.encode(line(HEADER) + logs[2]!.map(line).join('')), 0).query.readRetainedSurface!('cited', 1000)).withheld?.messages).toBeGreaterThan(30);
   });
 
   it('leaves out what retention drops, counts it, and reads the log twice only once the texts held pass the bound', async () => {
@@ -172,6 +252,27 @@ describe('readRetainedSurface: surface reads at a budget (SPEC §11.2.2)', () =>
     opens = 0;
     const moved: OpenLog = () => (opens++ === 0 ? first : otherHeader);
     await expectRejectCode(readSessionSurface(moved, {}, 1000, 0), 'SESSION_REFERENCE_READ_FAILED');
+    // A kept message's line with a text of another size, another surfaceOp, or now a checkpoint.
+    const lastEdited = (from: string, to: string) => {
+      const lines = logOf(steps).split('\n');
+      lines[40] = lines[40]!.replace(from, to);
+      return encoder.encode(lines.join('\n'));
+    };
+    const edits = [
+      lastEdited('message 39', 'the 39th'),
+      lastEdited('"surfaceOp":"append"', '"surfaceOp":{"op":"replace","start":0,"end":38}'),
+      lastEdited('"source":{"kind":"user"}', '"source":{"kind":"compact-checkpoint"}'),
+    ];
+    for (const second of edits) {
+      opens = 0;
+      const open: OpenLog = () => (opens++ === 0 ? first : second);
+      await expectRejectCode(readSessionSurface(open, {}, 1000, 0), 'SESSION_REFERENCE_READ_FAILED');
+    }
+    // Lines appended between the two passes are not read: the answer is the log's as first read.
+    const appended = encoder.encode(logOf([...steps, { kind: 'user', text: 'appended', from: 0, to: 0 }]));
+    opens = 0;
+    const growing: OpenLog = () => (opens++ === 0 ? first : appended);
+    expect(await readSessionSurface(growing, {}, 1000, 0)).toEqual(await readSessionSurface(() => first, {}, 1000, 0));
     const invalid = encoder.encode(`${logOf(steps)}not json\n`);
     await expectRejectCode(readSessionSurface(() => invalid, {}, 1000, 0), 'SESSION_REFERENCE_INVALID_LOG');
   });

@@ -142,11 +142,6 @@ export class LogCollector implements LineSink {
     this.lastLine = last;
   }
 
-  /** Every event's seq so far was larger than the one before (no seq repeats). */
-  get seqsIncreasing(): boolean {
-    return this.increasing;
-  }
-
   /** Reads line 1 only. */
   get headerOnly(): boolean {
     return this.keep === 'header';

@@ -103,6 +103,12 @@ function surfaceEntry(event: SessionEvent): SessionEvent {
   return { ...event, data: { ...data, message: { ...data.message, content: text } } };
 }
 
+/** The raw UTF-8 bytes of what `entry` projects to, and whether it is a checkpoint; `undefined` when it projects to nothing (SPEC §8.2). */
+function projectedSize(entry: SessionEvent): { bytes: number; checkpoint: boolean } | undefined {
+  const [item] = projectSurface([entry]);
+  return item && { bytes: utf8ByteLength(item.text), checkpoint: item.checkpoint === true };
+}
+
 /** A projected message as a read at a budget sees it: its line and the raw UTF-8 bytes of its projected text. */
 interface Message {
   line: number;
@@ -160,11 +166,10 @@ class RetainedRead {
   readonly keep = (event: SessionEvent, line: number): SessionEvent => {
     const entry = surfaceEntry(event);
     if (!PROJECTED_TYPES.has(entry.type)) return entry;
-    const [item] = projectSurface([entry]);
+    const size = projectedSize(entry);
     // A message that projects to nothing never needs its data.
-    if (item === undefined) return placeholder(entry);
-    const bytes = utf8ByteLength(item.text);
-    const checkpoint = item.checkpoint === true;
+    if (size === undefined) return placeholder(entry);
+    const { bytes, checkpoint } = size;
     // Retention keeps every checkpoint (SPEC §8.3): their texts are held.
     if (this.withholding && !checkpoint) return new StandIn(entry, line, bytes);
     this.full.set(entry, { line, bytes, checkpoint });
@@ -191,13 +196,13 @@ class RetainedRead {
   }
 
   /**
-   * The answer at `budget` from the folded `surface` of the first pass: its projected messages
+   * The answer at `budget` from `surface` (the first pass's surface as `prepare` folds it): its projected messages
    * that retention may keep, in surface order, and the others counted as `withheld`. Retention
    * keeps the checkpoints, the newest message, and the newest others while they fit (SPEC §8.3);
    * each kept one costs at least its raw text bytes, so walking raw sizes from the newest never
    * stops before retention does, and what it leaves out is older than every other message left in
-   * but the checkpoints. Events that project to nothing are left out too: a folded surface folds
-   * to itself with any of its nodes left out, as long as no seq repeats (SPEC §8.2).
+   * but the checkpoints. Events that project to nothing are left out too; the caller checks that
+   * the answer folds to itself (SPEC §8.2), which leaving nodes out may break.
    */
   answer(surface: readonly SessionEvent[], budget: number): Pick<SessionRead, 'events' | 'withheld'> {
     const projected = surface.filter((event) => this.messageOf(event) !== undefined);
@@ -241,11 +246,13 @@ class RetainedRead {
  */
 export async function readSessionSurface(open: OpenLog, options: ReadOptions, budget?: number, heldBytes = heldBound(budget ?? 0)): Promise<SessionRead> {
   const retained = budget === undefined ? undefined : new RetainedRead(heldBytes);
-  const { read, seqsIncreasing } = await readFolded(open, options, retained);
+  const read = await readFolded(open, options, retained);
   if (budget === undefined || !retained?.withholding) return read;
-  // Leaving nodes out of a folded surface keeps it folded only while no seq repeats (SPEC §8.2):
-  // else nothing is left out, and every stand-in is read again.
-  if (seqsIncreasing) Object.assign(read, retained.answer(read.events, budget));
+  // `prepare` folds what it is given again (SPEC §8.2), which may change a surface (repeated seqs,
+  // a replace naming a seq that comes later): the answer is taken from that fold, and is exact
+  // when it folds to itself. Else nothing is left out, and every stand-in is read again.
+  const answer = retained.answer(foldSurface(read.events), budget);
+  if (foldsToItself(answer.events)) Object.assign(read, answer);
   const reread = new Map<number, StandIn>();
   for (const event of read.events) if (event instanceof StandIn) reread.set(event.line, event);
   if (reread.size === 0) return read;
@@ -255,23 +262,37 @@ export async function readSessionSurface(open: OpenLog, options: ReadOptions, bu
 }
 
 /** The first pass: the folded surface (stand-ins included for a read at a budget), header and title. */
-async function readFolded(open: OpenLog, options: ReadOptions, retained: RetainedRead | undefined): Promise<{ read: SessionRead; seqsIncreasing: boolean }> {
+async function readFolded(open: OpenLog, options: ReadOptions, retained: RetainedRead | undefined): Promise<SessionRead> {
   // Folded as the lines go by, so shadowed events (a compacted history) are not held to the end.
   const collector = await collectLog(await open(), retained?.keep ?? surfaceEntry, options, retained?.fold ?? foldSurface);
-  const read: SessionRead = { header: collector.finish(), capturedThroughSeq: collector.lastSeq, events: foldSurface(collector.events), title: collector.title };
-  return { read, seqsIncreasing: collector.seqsIncreasing };
+  return { header: collector.finish(), capturedThroughSeq: collector.lastSeq, events: foldSurface(collector.events), title: collector.title };
+}
+
+/** True when folding `events` gives them back, node for node. */
+function foldsToItself(events: readonly SessionEvent[]): boolean {
+  const folded = foldSurface(events);
+  return folded.length === events.length && folded.every((event, i) => event === events[i]);
 }
 
 /**
  * The second pass: the events at the lines of `reread`, as a surface read keeps them, each checked
- * to be the event its stand-in stood for (same type and seq) in a log with the same header id.
+ * to be the event its stand-in stood for (same type, seq and `surfaceOp`, a text of the same size,
+ * not a checkpoint) in a log with the same header id.
  */
 async function readAgain(open: OpenLog, options: ReadOptions, header: SessionHeader, reread: Map<number, StandIn>): Promise<Map<number, SessionEvent>> {
   const found = new Map<number, SessionEvent>();
   const keep = (event: SessionEvent, line: number) => {
     const standIn = reread.get(line)!;
-    if (event.type !== standIn.type || !Object.is(event.seq, standIn.seq)) throw changed(line);
-    found.set(line, surfaceEntry(event));
+    const entry = surfaceEntry(event);
+    const size = projectedSize(entry);
+    const same =
+      event.type === standIn.type &&
+      Object.is(event.seq, standIn.seq) &&
+      JSON.stringify(event.surfaceOp) === JSON.stringify(standIn.surfaceOp) &&
+      size?.bytes === standIn.bytes &&
+      !size.checkpoint;
+    if (!same) throw changed(line);
+    found.set(line, entry);
     return undefined;
   };
   const collector = await collectLog(await open(), keep, options, undefined, new Set(reread.keys()));
