@@ -322,4 +322,20 @@ describe('folding as the lines go by (SPEC §8.2, §11.2.2)', () => {
       { numRuns: 8 },
     );
   });
+
+  it('a replace naming a seq written later stops folding as the lines go by (SPEC §8.2): the surface equals the whole log folded', async () => {
+    // E (seq 60) names seq 5000 as its start, written later; Y (seq 5000) replaces seqs 0..10 and
+    // takes the first slot, before E. Folding again after Y would let E match (5000 through 30).
+    const rows: unknown[] = [];
+    for (let seq = 0; seq < 14_000; seq++) {
+      if (seq === 60) rows.push({ type: 'tool/result', seq, time: seq, surfaceOp: { op: 'replace', start: 5000, end: 30 }, data: {} });
+      else if (seq === 5000) rows.push({ ...message(seq, 'checkpoint'), surfaceOp: { op: 'replace', start: 0, end: 10 }, data: { role: 'user', content: [{ type: 'text', text: 'summary' }], source: { kind: 'plugin', plugin: 'compact' } } });
+      else rows.push(message(seq, `m${seq}`));
+    }
+    const text = line(HEADER) + rows.map(line).join('');
+    const expected = keptForSnapshot(await createMemorySessionQuery([parseSessionLog(text)]).readSurface('stream'));
+    expect(expected.events.some((event) => event.seq === 5000)).toBe(true);
+    const { bucket } = fakeBucket({ log: utf8(text) });
+    expect(await createObjectStoreSessionQuery(bucket).readSurface('stream')).toEqual(expected);
+  });
 });

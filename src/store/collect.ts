@@ -102,6 +102,18 @@ export function eventTitle(event: SessionEvent): string | undefined {
 }
 
 /**
+ * True for a replace op naming a seq greater than its own event's, one written later (SPEC §8.2).
+ * Folding moves a replacing event to the slot of the first node it replaces, so a later event
+ * can come to stand before this one, and folding again would let this replace match it: then
+ * folding as the lines go by no longer equals folding the whole log, and must stop.
+ */
+function namesLaterSeq({ seq, surfaceOp }: SessionEvent): boolean {
+  if (!isRecord(surfaceOp) || surfaceOp.op !== 'replace') return false;
+  const { start, end } = surfaceOp;
+  return (typeof start === 'number' && start > seq) || (typeof end === 'number' && end > seq);
+}
+
+/**
  * A {@link LineSink} that collects a log's header and events as the lines go by. After the
  * input ends, {@link LogCollector.finish} checks that there was a header.
  */
@@ -115,10 +127,12 @@ export class LogCollector implements LineSink {
   lastSeq: number | null = null;
   /** The latest `session/title`. */
   title: string | undefined;
-  /** Every seq so far was larger than the one before (so folding may run as the lines go by). */
+  /** Every seq so far was larger than the one before, and no replace named a later seq (so folding may run as the lines go by). */
   private increasing = true;
   /** `events.length` at which {@link LogCollector.compact} runs next. */
   private nextCompaction = COMPACT_AT;
+  /** The last of {@link LogCollector.lines}: the read stops after it. */
+  private readonly lastLine: number;
 
   /**
    * @param keep What to keep of each event; `'header'` reads line 1 only (a listing), where a torn
@@ -126,15 +140,13 @@ export class LogCollector implements LineSink {
    * @param compact Shrinks the kept events as the lines go by (a surface read folds them, SPEC
    *   §8.2, dropping shadowed and non-surface events); it must return a new array, and
    *   `compact(compact(a).concat(b))` must equal `compact(a.concat(b))`, which folding does while
-   *   seqs keep increasing (no seq repeats). Runs when the kept events double.
+   *   seqs keep increasing (no seq repeats) and no replace names a later seq. Runs when the kept
+   *   events double.
+   * @param lines When given, only these lines (and the header) are parsed, and the read stops after the last of them.
    */
-  /** The last of {@link LogCollector.lines}: the read stops after it. */
-  private readonly lastLine: number;
-
   constructor(
     private readonly keep: KeepEvent | 'header',
     private readonly compact?: (events: SessionEvent[]) => SessionEvent[],
-    /** When given, only these lines (and the header) are parsed, and the read stops after the last of them. */
     private readonly lines?: ReadonlySet<number>,
   ) {
     let last = lines === undefined ? Infinity : 1;
@@ -161,7 +173,7 @@ export class LogCollector implements LineSink {
     if (this.lines !== undefined && !this.lines.has(number)) return number < this.lastLine;
     const event = readEventLine(text, number, terminated);
     if (event === undefined) return number < this.lastLine;
-    if (this.lastSeq !== null && !(event.seq > this.lastSeq)) this.increasing = false;
+    if ((this.lastSeq !== null && !(event.seq > this.lastSeq)) || namesLaterSeq(event)) this.increasing = false;
     this.lastSeq = event.seq;
     const title = eventTitle(event);
     if (title !== undefined) this.title = title;
