@@ -686,3 +686,22 @@ function chunk<T>(items: T[], size: number): T[][] {
   for (let i = 0; i < items.length; i += size) chunks.push(items.slice(i, i + size));
   return chunks;
 }
+
+describe('signals of the Node store (SPEC §10.2)', () => {
+  it.each([5, 'abort', {}, { aborted: 'no', addEventListener() {}, removeEventListener() {} }])('a signal of %j is INVALID_ARGUMENT in every method, before any file is read', async (signal) => {
+    const store = createDshStoreSessionQuery({ root: sampleStoreRoot() });
+    const reads: unknown[][] = [];
+    await withFs('read', recordingInto(reads), async () => {
+      for (const call of [
+        () => store.listSessions(signal as never),
+        () => store.readSurface(REAL, signal as never),
+        () => store.readRetainedSurface(REAL, 65536, signal as never),
+        () => store.readTitleSnapshots([REAL], signal as never),
+      ]) {
+        const error = await expectRejectCode(call(), 'SESSION_REFERENCE_INVALID_ARGUMENT');
+        expect(error.message).toContain('signal must be an AbortSignal');
+      }
+    });
+    expect(reads).toEqual([]);
+  });
+});

@@ -11,7 +11,7 @@ import { join, resolve, sep } from 'node:path';
 import { raceAbort, throwIfAborted } from '../abort.js';
 import { check, describeValue, fail, SessionReferenceError } from '../errors.js';
 import { PulledChunks, type ReadOptions } from '../store/pipeline.js';
-import { checkReadOptions, readSessionHeader, readSessionTitle, type SessionLogReadOptions } from '../store/read.js';
+import { checkReadOptions, enter, readSessionHeader, readSessionTitle, type SessionLogReadOptions } from '../store/read.js';
 import { checkBudget, readSessionSurface, type SessionRead } from '../store/surface-read.js';
 import type { SessionHeader, SessionQuery, SessionSurface, SessionTitleSnapshot } from '../types.js';
 
@@ -209,16 +209,18 @@ export function createDshStoreSessionQuery(options: DshStoreOptions = {}): DshSt
   return Object.freeze({
     root,
     async listSessions(signal?: AbortSignal): Promise<Array<{ header: SessionHeader }>> {
-      throwIfAborted(signal);
+      enter(signal);
       const sessions = await scan(signal);
       sessions.sort(newestFirst);
       return sessions.map((session) => ({ header: session.header }));
     },
     async readSurface(sessionId: string, signal?: AbortSignal): Promise<SessionSurface> {
+      enter(signal);
       const log = await readSession(sessionId, signal, true, (log) => reads.surface(log, signal));
       return { session: log.header, capturedThroughSeq: log.capturedThroughSeq, events: log.events };
     },
     async readRetainedSurface(sessionId: string, maxReferenceBytes: number, signal?: AbortSignal): Promise<SessionSurface> {
+      enter(signal);
       checkBudget(maxReferenceBytes);
       const log = await readSession(sessionId, signal, true, (log) => reads.surface(log, signal, maxReferenceBytes));
       const surface: SessionSurface = { session: log.header, capturedThroughSeq: log.capturedThroughSeq, events: log.events };
@@ -229,7 +231,7 @@ export function createDshStoreSessionQuery(options: DshStoreOptions = {}): DshSt
       if (!Array.isArray(sessionIds)) {
         throw fail('INVALID_ARGUMENT', `sessionIds must be an array of strings, got ${describeValue(sessionIds)}`);
       }
-      throwIfAborted(signal);
+      enter(signal);
       // One rescan up front for ids the last scan did not see, instead of one per id.
       if (sessionIds.some((id) => typeof id !== 'string' || !index.has(id))) await scan(signal);
       const rows = await mapLimited(sessionIds, LIST_CONCURRENCY, async (sessionId): Promise<SessionTitleSnapshot> => {

@@ -3,11 +3,11 @@
  * where each object is one dsh session log (SPEC §4.2, §11). Web APIs only.
  * @module
  */
-import { checkSignal, raceAbort, throwIfAborted } from '../abort.js';
+import { raceAbort, throwIfAborted } from '../abort.js';
 import { describeValue, fail, SessionReferenceError } from '../errors.js';
 import type { SessionHeader, SessionQuery, SessionSurface, SessionTitleSnapshot } from '../types.js';
 import type { ReadOptions } from './pipeline.js';
-import { checkReadOptions, readSessionHeader, readSessionTitle, type SessionLogReadOptions } from './read.js';
+import { checkReadOptions, enter, readSessionHeader, readSessionTitle, type SessionLogReadOptions } from './read.js';
 import { checkBudget, readSessionSurface, type SessionRead } from './surface-read.js';
 
 /** A byte range of an object: `length` bytes from `offset` (an R2 `R2Range`). */
@@ -292,11 +292,6 @@ function checkSessionIds(sessionIds: unknown): string[] {
 }
 
 /** Validates `signal`; rejects when it is already aborted. */
-function enter(signal: unknown): AbortSignal | undefined {
-  const checked = checkSignal(signal);
-  throwIfAborted(checked);
-  return checked;
-}
 
 function notFound(sessionId: string) {
   return fail('NOT_FOUND', `no session with id ${describeValue(sessionId)} in the object store`);

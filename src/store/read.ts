@@ -3,7 +3,7 @@
  * title alone, or its header, each through the one pipeline (a surface read: `surface-read.ts`).
  * @module
  */
-import { checkSignal } from '../abort.js';
+import { checkSignal, throwIfAborted } from '../abort.js';
 import { describeValue, fail, type ErrorCodeInput } from '../errors.js';
 import type { SessionEvent, SessionHeader } from '../types.js';
 import { LogCollector } from './collect.js';
@@ -21,6 +21,17 @@ export interface SessionLogReadOptions {
   maxLogBytes?: number;
   /** Verify zstd frame content checksums (XXH64); default `true`. */
   verifyChecksums?: boolean;
+}
+
+/**
+ * The start of a store method: its `signal` checked (SPEC §10.2), and not aborted already.
+ * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_ARGUMENT` for a value that is not a
+ * signal, `SESSION_REFERENCE_CANCELLED` (cause `signal.reason`) for an aborted one.
+ */
+export function enter(signal: unknown): AbortSignal | undefined {
+  const checked = checkSignal(signal);
+  throwIfAborted(checked);
+  return checked;
 }
 
 /**
