@@ -92,6 +92,12 @@ function recordingInto(calls: unknown[][]): (original: FsCall) => FsCall {
     };
 }
 
+/** The title `readTitleSnapshots` gives for one session, or its row's reason when the read failed. */
+async function titleOf(store: ReturnType<typeof createDshStoreSessionQuery>, sessionId: string): Promise<unknown> {
+  const [row] = await store.readTitleSnapshots([sessionId]);
+  return row?.status === 'fulfilled' ? row.value.title?.title : row?.reason;
+}
+
 const ids = async (root: string) => (await createDshStoreSessionQuery({ root }).listSessions()).map((r) => r.header.id);
 
 describe('createDshStoreSessionQuery: layout and listing (SPEC §12.1)', () => {
@@ -285,10 +291,7 @@ describe('createDshStoreSessionQuery: reading (SPEC §12.1, §4.2)', () => {
     utimesSync(join(root, 'p', 'a'), anHourAgo, anHourAgo); // settled: its listing may be cached
     const store = createDshStoreSessionQuery({ root });
     await store.listSessions();
-    const title = async () => {
-      const [row] = await store.readTitleSnapshots(['a']);
-      return row?.status === 'fulfilled' ? row.value.title?.title : row?.reason;
-    };
+    const title = () => titleOf(store, 'a');
     expect(await title()).toBe('v3 title');
     const listed: unknown[][] = [];
     await withFs('readdir', recordingInto(listed), async () => {
@@ -309,10 +312,7 @@ describe('createDshStoreSessionQuery: reading (SPEC §12.1, §4.2)', () => {
     utimesSync(dir, tick, tick);
     const store = createDshStoreSessionQuery({ root });
     await store.listSessions();
-    const title = async () => {
-      const [row] = await store.readTitleSnapshots(['a']);
-      return row?.status === 'fulfilled' ? row.value.title?.title : row?.reason;
-    };
+    const title = () => titleOf(store, 'a');
     expect(await title()).toBe('v3 title');
     put(root, 'p', 'a', 'session.v4.jsonl', jsonl(header('a', 1, { version: 4 }), [titleEvent(0, 'v4 title')]));
     utimesSync(dir, tick, tick);

@@ -15,6 +15,7 @@ import { ZstdStream } from '../src/store/zstd.js';
 import { concatBytes } from './fixtures/base64.js';
 import { realLogZstd, zstdLog } from './fixtures/object-store.js';
 import { rleFrame, skippableFrame, storedFrame } from './fixtures/zstd-build.js';
+import { iterableOf, split } from './fixtures/chunks.js';
 
 const encoder = new TextEncoder();
 const utf8 = (text: string) => encoder.encode(text);
@@ -53,27 +54,11 @@ const SAMPLES: Record<string, Uint8Array> = {
   'real dsh log, zstd': realLogZstd(),
 };
 
-/** `bytes` cut at the given offsets (sorted, deduplicated, taken modulo the length). */
-function split(bytes: Uint8Array, cuts: readonly number[]): Uint8Array[] {
-  const points = [...new Set(cuts.map((c) => Math.abs(c) % (bytes.length + 1)))].sort((a, b) => a - b);
-  const pieces: Uint8Array[] = [];
-  let from = 0;
-  for (const point of [...points, bytes.length]) {
-    pieces.push(bytes.slice(from, point));
-    from = point;
-  }
-  return pieces;
-}
-
 /** The pieces as a store's own reads: the first read ahead, the rest pulled; counts the pulls. */
 function pulled(pieces: readonly Uint8Array[]): { chunks: PulledChunks; pulls: () => number } {
   let next = 1;
   const chunks = new PulledChunks(pieces[0], async () => (next < pieces.length ? pieces[next++] : (next++, undefined)));
   return { chunks, pulls: () => next - 1 };
-}
-
-async function* iterableOf(pieces: readonly Uint8Array[]): AsyncGenerator<Uint8Array> {
-  for (const piece of pieces) yield piece;
 }
 
 /** The outcome of a read: its value, or its error's code and message. */

@@ -11,6 +11,7 @@ import { concatBytes } from './fixtures/base64.js';
 import { fakeBucket, keptForSnapshot, realLogZstd, zstdLog } from './fixtures/object-store.js';
 import { rleFrame, skippableFrame, storedFrame } from './fixtures/zstd-build.js';
 import { expectCode, expectRejectCode } from './helpers.js';
+import { iterableOf, split } from './fixtures/chunks.js';
 
 const encoder = new TextEncoder();
 const utf8 = (text: string) => encoder.encode(text);
@@ -29,18 +30,6 @@ const TEXT_LOG =
   line(message(2, 'emoji 🚀 and more 𝄞'));
 const LAST_LINE = line(message(3, 'son satır: ğüşıöç 漢字 🎉')).slice(0, -1);
 
-/** `bytes` cut into pieces at the given (sorted, deduplicated) offsets. */
-function split(bytes: Uint8Array, cuts: readonly number[]): Uint8Array[] {
-  const points = [...new Set(cuts.map((c) => Math.abs(c) % (bytes.length + 1)))].sort((a, b) => a - b);
-  const pieces: Uint8Array[] = [];
-  let from = 0;
-  for (const point of [...points, bytes.length]) {
-    pieces.push(bytes.slice(from, point));
-    from = point;
-  }
-  return pieces;
-}
-
 function streamOf(pieces: readonly Uint8Array[]): ReadableStream<Uint8Array> {
   let i = 0;
   return new ReadableStream({
@@ -49,10 +38,6 @@ function streamOf(pieces: readonly Uint8Array[]): ReadableStream<Uint8Array> {
       else controller.close();
     },
   });
-}
-
-async function* iterableOf(pieces: readonly Uint8Array[]): AsyncGenerator<Uint8Array> {
-  for (const piece of pieces) yield piece;
 }
 
 /** The outcome of a read: its log, or its error's code and message. */
