@@ -95,8 +95,10 @@ function ownIndices(array: readonly unknown[], length: number): number[] {
  * Titles by session id of a `readTitleSnapshots` answer (SPEC §6.4, §10.1): `[sessionId, title]`
  * for each fulfilled row with a string `sessionId` and a string `value.title.title`, in row
  * order. A row that is malformed or cannot be read (a throwing getter, a revoked proxy) is left
- * out, so only its session falls back to its id; an answer that is not a readable array gives
- * none. Never throws; proportional to the rows present (SPEC §10.3).
+ * out, so only its session falls back to its id; an answer that is not an array gives none.
+ * Throws only when the answer itself cannot be read (a revoked proxy, a throwing `length`), which
+ * `callHost` turns into `SESSION_REFERENCE_READ_FAILED` and discovery into no titles.
+ * Proportional to the rows present (SPEC §10.3).
  */
 export function readTitleRows(answer: unknown): Array<[sessionId: string, title: string]> {
   const titles: Array<[string, string]> = [];

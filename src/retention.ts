@@ -40,6 +40,9 @@ const ASCII_JSON_BYTES = Array.from({ length: 128 }, (_, unit) => tagSafeJson(St
  * oldest first), each as little as possible before moving to the next.
  *
  * Does not modify `items`. Cost is linear in the text of the items (plus sorting the kept ones).
+ * @param withheld Messages the store left out (`SessionSurface.withheld`, SPEC §11.2.2): older
+ *   than every item but checkpoints, so they are dropped whatever the budget, and only add to
+ *   `originalMessages`, `omittedMessages` and `omittedBytes`.
  * @throws SessionReferenceError `SESSION_REFERENCE_BUDGET_EXCEEDED` when the object with an empty
  * conversation, or with every kept text down to its notice, exceeds `budget`.
  */

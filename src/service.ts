@@ -259,8 +259,8 @@ function prepareReference(source: SessionReference, { cwd, capturedThroughSeq, i
   const head = { ...source, cwd };
   // `counts` is originalMessages, retainedMessages, omittedMessages, omittedBytes, in that order
   // (service.test.ts pins the key order of the metadata entry). Withheld messages are older than
-  // every item and never checkpoints, so retention over `items` keeps what it would keep over
-  // them all: they only add to what is dropped.
+  // every item but checkpoints, and never checkpoints themselves, so retention over `items` keeps
+  // what it would keep over them all: they only add to what is dropped.
   const { conversation, serializedBytes, ...counts } = retainConversation(head, items, budget, withheld);
   const metadata: SessionReferenceMetadataEntry = {
     ...source, // sessionId, label

@@ -166,13 +166,12 @@ export interface SessionQuery {
   readSurface(sessionId: string, signal?: AbortSignal): Promise<SessionSurface>;
   /**
    * Optional; this package's stores have it (SPEC §11.2.2: a read's memory grows with what the
-   * snapshot keeps). The surface `readSurface` gives, less events that project to nothing and
-   * messages that a reference object of `maxReferenceBytes` UTF-8 bytes cannot keep, counted in
-   * `withheld` (see
-   * {@link SessionSurface}); those are never checkpoints or the newest message, and always older
-   * than every other message left in but the checkpoints. When present, `prepare` calls it
-   * instead of `readSurface`, once per source, with `config.maxReferenceBytes`; errors still name
-   * `readSurface`.
+   * snapshot keeps). The surface `readSurface` gives, where the store may leave out events that
+   * project to nothing and messages that a reference object of `maxReferenceBytes` UTF-8 bytes
+   * cannot keep, counted in `withheld` (see {@link SessionSurface}); those are never checkpoints
+   * or the newest message, and always older than every other message left in but the
+   * checkpoints. When present, `prepare` calls it instead of `readSurface`, once per source, with
+   * `config.maxReferenceBytes`; errors still name `readSurface`.
    */
   readRetainedSurface?(sessionId: string, maxReferenceBytes: number, signal?: AbortSignal): Promise<SessionSurface>;
   /** Latest titles of the given sessions, one row per id. */

@@ -12,7 +12,7 @@ import { raceAbort, throwIfAborted } from '../abort.js';
 import { check, describeValue, fail, SessionReferenceError } from '../errors.js';
 import { PulledChunks, type ReadOptions } from '../store/pipeline.js';
 import { checkReadOptions, enter, readSessionHeader, readSessionTitle, type SessionLogReadOptions } from '../store/read.js';
-import { checkBudget, readSessionSurface, type SessionRead } from '../store/surface-read.js';
+import { checkBudget, firstThen, readSessionSurface, type SessionRead } from '../store/surface-read.js';
 import type { SessionHeader, SessionQuery, SessionSurface, SessionTitleSnapshot } from '../types.js';
 
 /** Options of {@link createDshStoreSessionQuery}. */
@@ -667,16 +667,6 @@ class LogReads {
       closeLog(file.fd);
     }
   }
-}
-
-/** An `open` of a log that gives `source` first, then `reopen()` for every later call. */
-function firstThen(source: PulledChunks, reopen: () => Promise<PulledChunks>): () => PulledChunks | Promise<PulledChunks> {
-  let first: PulledChunks | undefined = source;
-  return () => {
-    const opened = first ?? reopen();
-    first = undefined;
-    return opened;
-  };
 }
 
 /** The error of a read of `path`: a `SessionReferenceError` whose message starts with the path. */

@@ -8,7 +8,7 @@ import { describeValue, fail, SessionReferenceError } from '../errors.js';
 import type { SessionHeader, SessionQuery, SessionSurface, SessionTitleSnapshot } from '../types.js';
 import type { ReadOptions } from './pipeline.js';
 import { checkReadOptions, enter, readSessionHeader, readSessionTitle, type SessionLogReadOptions } from './read.js';
-import { checkBudget, readSessionSurface, type SessionRead } from './surface-read.js';
+import { checkBudget, firstThen, readSessionSurface, type SessionRead } from './surface-read.js';
 
 /** A byte range of an object: `length` bytes from `offset` (an R2 `R2Range`). */
 export interface ObjectStoreRange {
@@ -536,8 +536,7 @@ async function readLog(bucket: ObjectStoreBucket, entry: Entry, options: ReadOpt
   throwIfAborted(options.signal);
   const source = await wholeSource(bucket, entry);
   entry.bytes = undefined;
-  let opened = false;
-  const open = () => (opened ? wholeSource(bucket, entry) : ((opened = true), source));
+  const open = firstThen(source, () => wholeSource(bucket, entry));
   const read = await inObject(entry.key, () => readSessionSurface(open, options, budget));
   checkSameSession(entry, read.header);
   return read;

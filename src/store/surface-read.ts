@@ -39,6 +39,16 @@ export interface SessionRead {
 /** Opens the log's bytes from the start; a read at a budget may open them twice. */
 export type OpenLog = () => SessionLogSource | PulledChunks | Promise<SessionLogSource | PulledChunks>;
 
+/** An {@link OpenLog} that gives `source`, already opened, first, then `reopen()` for every later call. */
+export function firstThen<S extends SessionLogSource | PulledChunks>(source: S, reopen: () => S | Promise<S>): () => S | Promise<S> {
+  let first: S | undefined = source;
+  return () => {
+    const opened = first ?? reopen();
+    first = undefined;
+    return opened;
+  };
+}
+
 /**
  * Checks the budget of a `readRetainedSurface` call (UTF-8 bytes of one reference object).
  * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_ARGUMENT` unless a positive safe integer.
@@ -59,6 +69,11 @@ const HELD_BYTES = 16 * 1024 * 1024;
 
 /** What a parsed message costs besides its text, as a read at a budget counts it (its event, data, content array and block objects). */
 const MESSAGE_OVERHEAD = 512;
+
+/** What holding a full message counts toward {@link HELD_BYTES}. */
+function heldCost(message: Message): number {
+  return MESSAGE_OVERHEAD + message.bytes;
+}
 
 /** The bound of {@link HELD_BYTES} for a read at `budget` bytes. */
 export function heldBound(budget: number): number {
@@ -150,7 +165,7 @@ class StandIn implements SessionEvent, Message {
 
 /**
  * The first pass of one read at a budget ({@link RetainedRead.keep}, {@link RetainedRead.fold}),
- * then what it leaves out and reads again ({@link RetainedRead.plan}).
+ * then the answer at the budget ({@link RetainedRead.answer}).
  */
 class RetainedRead {
   /** The full projected messages kept (texts held; checkpoints always). */
@@ -169,11 +184,15 @@ class RetainedRead {
     const size = projectedSize(entry);
     // A message that projects to nothing never needs its data.
     if (size === undefined) return placeholder(entry);
-    const { bytes, checkpoint } = size;
+    const message = { line, ...size };
     // Retention keeps every checkpoint (SPEC §8.3): their texts are held.
-    if (this.withholding && !checkpoint) return new StandIn(entry, line, bytes);
-    this.full.set(entry, { line, bytes, checkpoint });
-    if (!checkpoint && (this.held += MESSAGE_OVERHEAD + bytes) > this.bound) this.withholding = true;
+    if (message.checkpoint) {
+      this.full.set(entry, message);
+      return entry;
+    }
+    if (this.withholding) return new StandIn(entry, line, message.bytes);
+    this.full.set(entry, message);
+    if ((this.held += heldCost(message)) > this.bound) this.withholding = true;
     return entry;
   };
 
@@ -185,7 +204,7 @@ class RetainedRead {
       const message = this.full.get(event);
       if (message === undefined || message.checkpoint) return event;
       if (this.withholding) return new StandIn(event, message.line, message.bytes);
-      this.held += MESSAGE_OVERHEAD + message.bytes;
+      this.held += heldCost(message);
       return event;
     });
   };
