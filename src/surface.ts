@@ -6,7 +6,7 @@ import { presentEntries } from './host.js';
 import type { SessionEvent } from './types.js';
 
 /** Event types that carry a message and so sit on the surface even without a `surfaceOp` (SPEC §4.3). */
-const MESSAGE_BEARING_TYPES: ReadonlySet<string> = new Set([
+export const MESSAGE_BEARING_TYPES: ReadonlySet<string> = new Set([
   'user/message',
   'steering/message',
   'assistant/message',

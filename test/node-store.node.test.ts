@@ -617,33 +617,46 @@ describe('the bundled sample store (samples/store)', () => {
 });
 
 describe('readRetainedSurface over a log never compacted (SPEC §11.2.2)', () => {
-  /** 6,000 messages of 4 KiB (24 MiB of text, past the 16 MiB held): a surface that keeps every message. */
-  function longLog(id: string): string {
+  /**
+   * 6,000 messages of 4 KiB (24 MiB of text, past the 16 MiB held): a surface that keeps every
+   * message. With `replaced`, a last message replaces the newest 1,000, so the messages retention
+   * keeps are older than the 1 MiB window of texts still held at the end.
+   */
+  function longLog(id: string, replaced = false): string {
     const assistant = (seq: number, text: string): SessionEvent => ({ type: 'assistant/message', seq, time: seq, data: { message: { role: 'assistant', content: [{ type: 'text', text }] } } });
     const events = Array.from({ length: 6000 }, (_, seq) => (seq % 2 ? assistant(seq, `reply ${seq} `.padEnd(4096, 'r')) : userEvent(seq, `ask ${seq} `.padEnd(4096, 'u'))));
+    if (replaced) events.push({ ...userEvent(6000, 'the last thousand, in short'), surfaceOp: { op: 'replace', start: 5000, end: 5999 } });
     return jsonl(header(id, 10, { cwd: '/work' }), events);
   }
 
-  it('reads the kept messages again on the same open file, leaves the rest out, and prepares exactly what a whole read does', async () => {
+  it.each([
+    ['its newest messages held: one pass', false, 1],
+    ['its newest messages replaced: the kept ones read again on the same open file', true, 2],
+  ])('%s; leaves the rest out, and prepares exactly what a whole read does', async (_name, replaced, passes) => {
     const root = freshRoot();
-    const text = longLog('long');
+    const text = longLog('long', replaced);
     put(root, 'p', 'plain', 'session.jsonl', text);
     put(root, 'p', 'zstd', 'session.jsonl.zstd', zstdLog(header('long-zstd', 9), [[], ...chunk(text.split('\n').slice(1, -1).map((row) => JSON.parse(row) as SessionEvent), 500)]));
     const store = createDshStoreSessionQuery({ root });
     await store.listSessions();
+    const messages = replaced ? 5001 : 6000;
     for (const id of ['long', 'long-zstd']) {
       const opens: unknown[][] = [];
-      const surface = await withFs('open', recordingInto(opens), () => store.readRetainedSurface(id, 65536));
+      const reads: unknown[][] = [];
+      const surface = await withFs('open', recordingInto(opens), () => withFs('read', recordingInto(reads), () => store.readRetainedSurface(id, 65536)));
       expect(opens).toHaveLength(1);
+      // Each pass reads from the start of the file.
+      expect(reads.filter((call) => call[4] === 0)).toHaveLength(passes);
       // 64 KiB of reference keeps at most 16 messages of 4 KiB.
       expect(surface.events.length).toBeLessThanOrEqual(16);
-      expect(surface.withheld).toEqual({ messages: 6000 - surface.events.length, bytes: 4096 * (6000 - surface.events.length) });
+      const kept = replaced ? surface.events.slice(0, -1) : surface.events;
+      expect(surface.withheld).toEqual({ messages: messages - surface.events.length, bytes: 4096 * (messages - 1 - kept.length) + (replaced ? 0 : 4096) });
       const retained = await createSessionReferences({ sessionQuery: store }).prepare({ id: 'target' }, [], [{ sessionId: id }]);
       const whole = { listSessions: () => store.listSessions(), readSurface: (sessionId: string) => store.readSurface(sessionId) };
       expect(retained).toEqual(await createSessionReferences({ sessionQuery: whole }).prepare({ id: 'target' }, [], [{ sessionId: id }]));
       // The answer holds what retention may keep, at least what it keeps.
       const counts = retained.context!.metadata.references[0]!;
-      expect(counts.originalMessages).toBe(6000);
+      expect(counts.originalMessages).toBe(messages);
       expect(counts.retainedMessages).toBeLessThanOrEqual(surface.events.length);
     }
     await expectRejectCode(store.readRetainedSurface('long', 0), 'SESSION_REFERENCE_INVALID_ARGUMENT');
@@ -651,13 +664,13 @@ describe('readRetainedSurface over a log never compacted (SPEC §11.2.2)', () =>
 
   it('fails with READ_FAILED naming the path when the file is rewritten between the two passes', async () => {
     const root = freshRoot();
-    const path = put(root, 'p', 's', 'session.jsonl', longLog('rewritten'));
+    const path = put(root, 'p', 's', 'session.jsonl', longLog('rewritten', true));
     const store = createDshStoreSessionQuery({ root });
     await store.listSessions();
     let starts = 0;
     // The second read from position 0 starts the second pass: the file is rewritten in place just before it.
     const rewriting = (original: FsCall): FsCall => (...args) => {
-      if (args[4] === 0 && ++starts === 2) writeFileSync(path, readFileSync(path, 'utf8').replaceAll('"seq":5990,', '"seq":99990,'));
+      if (args[4] === 0 && ++starts === 2) writeFileSync(path, readFileSync(path, 'utf8').replaceAll('"seq":4995,', '"seq":99995,'));
       return original(...args);
     };
     const error = await withFs('read', rewriting, () => expectRejectCode(store.readRetainedSurface('rewritten', 65536), 'SESSION_REFERENCE_READ_FAILED'));
@@ -668,7 +681,7 @@ describe('readRetainedSurface over a log never compacted (SPEC §11.2.2)', () =>
   it('the object store fetches the object a second time, and prepares exactly what a whole read does', async () => {
     const { createObjectStoreSessionQuery } = await import('../src/store/index.js');
     const { fakeBucket } = await import('./fixtures/object-store.js');
-    const { bucket, stats } = fakeBucket({ 'a/long.jsonl': longLog('long') });
+    const { bucket, stats } = fakeBucket({ 'a/long.jsonl': longLog('long', true) });
     const store = createObjectStoreSessionQuery(bucket);
     const retained = await createSessionReferences({ sessionQuery: store }).prepare({ id: 'target' }, [], [{ sessionId: 'long' }]);
     expect(stats.gets.filter((get) => get.range === undefined)).toHaveLength(2);
@@ -676,7 +689,7 @@ describe('readRetainedSurface over a log never compacted (SPEC §11.2.2)', () =>
     expect(retained).toEqual(await createSessionReferences({ sessionQuery: whole }).prepare({ id: 'target' }, [], [{ sessionId: 'long' }]));
     // A second call at a smaller budget is served by the first read.
     const gets = stats.gets.length;
-    expect((await store.readRetainedSurface('long', 1000)).withheld?.messages).toBeGreaterThan(5980);
+    expect((await store.readRetainedSurface('long', 1000)).withheld?.messages).toBeGreaterThan(4980);
     expect(stats.gets.length).toBe(gets);
   });
 });

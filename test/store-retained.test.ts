@@ -1,8 +1,9 @@
 /**
  * Surface reads at a reference budget (SPEC §11.2.2, §8.3), in every runtime: once the message
- * texts held pass their bound, messages become stand-ins, the ones retention may keep are read
- * again in a second pass, and the rest are left out and counted in `withheld`. `prepare` over such
- * reads equals `prepare` over whole surfaces, for any log, budget and bound.
+ * texts held pass their bound, only the newest within a window stay held, the ones retention may
+ * keep whose texts were dropped are read again in a second pass, and the rest are left out and
+ * counted in `withheld`. `prepare` over such reads equals `prepare` over whole surfaces, for any
+ * log, budget, bound and window.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -99,8 +100,8 @@ function logOf(steps: readonly Step[], seqOf: (i: number) => number = (i) => i):
   return line(HEADER) + steps.map((step, i) => line(event(step, seqOf(i)))).join('');
 }
 
-/** A query over one log's bytes: `readSurface` reads it whole, `readRetainedSurface` (when `held` is given) at the budget with that bound. */
-function queryOver(bytes: Uint8Array, held?: number): { query: SessionQuery; opens: () => number } {
+/** A query over one log's bytes: `readSurface` reads it whole, `readRetainedSurface` (when `held` is given) at the budget with that bound and `window` (default: `held`). */
+function queryOver(bytes: Uint8Array, held?: number, window = held): { query: SessionQuery; opens: () => number } {
   let opens = 0;
   const open: OpenLog = () => {
     opens++;
@@ -110,7 +111,7 @@ function queryOver(bytes: Uint8Array, held?: number): { query: SessionQuery; ope
     listSessions: async () => [{ header: HEADER }],
     readSurface: async () => surfaceOf(await readSessionSurface(open, {})),
   };
-  if (held !== undefined) query.readRetainedSurface = async (_id, budget) => surfaceOf(await readSessionSurface(open, {}, budget, held));
+  if (held !== undefined) query.readRetainedSurface = async (_id, budget) => surfaceOf(await readSessionSurface(open, {}, budget, held, window));
   return { query, opens: () => opens };
 }
 
@@ -131,13 +132,13 @@ async function prepared(query: SessionQuery, budget: number): Promise<unknown> {
 const encoder = new TextEncoder();
 
 describe('readRetainedSurface: surface reads at a budget (SPEC §11.2.2)', () => {
-  it('property: prepare over reads at a budget equals prepare over whole surfaces, for any log, budget and bound', async () => {
+  it('property: prepare over reads at a budget equals prepare over whole surfaces, for any log, budget, bound and window', async () => {
     let leftOut = 0;
     await fc.assert(
-      fc.asyncProperty(fc.array(stepArb, { minLength: 20, maxLength: 80 }), fc.integer({ min: 150, max: 2500 }), fc.nat(800), async (steps, budget, held) => {
+      fc.asyncProperty(fc.array(stepArb, { minLength: 20, maxLength: 80 }), fc.integer({ min: 150, max: 2500 }), fc.nat(800), fc.nat(12_000), async (steps, budget, held, window) => {
         const bytes = encoder.encode(logOf(steps));
         const whole = queryOver(bytes);
-        const retained = queryOver(bytes, held);
+        const retained = queryOver(bytes, held, window);
         const result = await prepared(retained.query, budget);
         expect(result).toEqual(await prepared(whole.query, budget));
         expect(retained.opens()).toBeLessThanOrEqual(2);
@@ -166,14 +167,15 @@ describe('readRetainedSurface: surface reads at a budget (SPEC §11.2.2)', () =>
         fc.constantFrom('increasing', 'gaps', 'any'),
         fc.integer({ min: 60, max: 3000 }),
         fc.oneof(fc.constant(0), fc.nat(600)),
+        fc.oneof(fc.constant(0), fc.nat(6000)),
         fc.constantFrom('jsonl', 'bom', 'torn', 'zstd', 'zstd-one-frame'),
-        async (events, seqs, budget, held, encoding) => {
+        async (events, seqs, budget, held, window, encoding) => {
           const seqOf = (i: number) => (seqs === 'increasing' ? i : seqs === 'gaps' ? 3 * i + 1 : events[i]![1]);
           let log = line(HEADER) + events.map(([value], i) => line({ ...value, seq: seqOf(i), time: i })).join('');
           if (encoding === 'bom') log = `\ufeff${log}`;
           if (encoding === 'torn') log = log.slice(0, -5);
           const bytes = encoding === 'zstd' ? zstdLog(log, 2) : encoding === 'zstd-one-frame' ? rawZstdFrame(log) : encoder.encode(log);
-          expect(await prepared(queryOver(bytes, held).query, budget)).toEqual(await prepared(queryOver(bytes).query, budget));
+          expect(await prepared(queryOver(bytes, held, window).query, budget)).toEqual(await prepared(queryOver(bytes).query, budget));
         },
       ),
       { numRuns: 300 },
@@ -222,6 +224,26 @@ describe('readRetainedSurface: surface reads at a budget (SPEC §11.2.2)', () =>
     const roomy = queryOver(bytes, 1024 * 1024);
     expect((await roomy.query.readRetainedSurface!('cited', budget)).withheld).toBeUndefined();
     expect(roomy.opens()).toBe(1);
+  });
+
+  it('past the bound, holds the newest texts within the window: one pass when the answer is among them, two when the newest messages were replaced', async () => {
+    const steps: Step[] = Array.from({ length: 200 }, (_, i) => ({ kind: i % 2 ? 'assistant' : 'user', text: `message ${i} `.padEnd(100, 'x'), from: 0, to: 0 }));
+    const budget = 2000;
+    // Held bound 1,000 (past it after two messages), window 20,000: the newest ~32 messages (612 each) stay held.
+    const bytes = encoder.encode(logOf(steps));
+    const windowed = queryOver(bytes, 1000, 20_000);
+    const answer = await windowed.query.readRetainedSurface!('cited', budget);
+    expect(answer.withheld?.messages).toBeGreaterThan(170);
+    expect(windowed.opens()).toBe(1);
+    expect(await prepared(windowed.query, budget)).toEqual(await prepared(queryOver(bytes).query, budget));
+    // A last message replacing the newest 100: the answer is older than the window, and is read again.
+    const replaced = encoder.encode(logOf([...steps, { kind: 'checkpoint', text: 'the last hundred', from: 100, to: 199 }]));
+    const second = queryOver(replaced, 1000, 20_000);
+    const reread = await second.query.readRetainedSurface!('cited', budget);
+    expect(second.opens()).toBe(2);
+    expect(reread.events.every((e) => e.data !== undefined)).toBe(true);
+    expect(JSON.stringify(reread.events.at(-2)!.data)).toContain('message 99 ');
+    expect(await prepared(queryOver(replaced, 1000, 20_000).query, budget)).toEqual(await prepared(queryOver(replaced).query, budget));
   });
 
   it('keeps every checkpoint and the newest message, whatever the budget', async () => {

@@ -3,22 +3,24 @@
  * retention can use is kept, and at a reference budget (`readRetainedSurface`), message texts
  * retention cannot keep are not held either.
  *
- * A read at a budget holds message texts as usual until they pass a bound
- * ({@link heldBound}); past it, each further message is kept as a stand-in holding only its
- * line, seq and projected size, and the ones already held become stand-ins at the next fold.
- * Once the log has ended, the folded surface says which messages retention could keep at the
- * budget: the checkpoints, the newest message, and the newest others while their raw text sizes
- * fit (a lower bound of what retention counts, so it never keeps one more). Those are the answer:
- * every other message is left out and counted in `withheld`, and events that project to nothing
- * are left out too. Stand-ins in the answer are read again from their lines in a second pass over
- * the log, which holds nothing but the answer. A log whose texts stay under the bound (a compacted
- * one, as dsh writes long sessions) is read once, and answered as `readSurface` answers.
+ * A read at a budget keeps each message as a slot: what folding reads, its line and projected
+ * size, and the message itself while its text is held. Texts are held until they pass a bound
+ * ({@link heldBound}); past it, the oldest held texts are dropped as newer messages come, so that
+ * only the newest within a window ({@link windowBound}) stay held. Once the log has ended, the
+ * folded surface says which messages retention could keep at the budget: the checkpoints, the
+ * newest message, and the newest others while their raw text sizes fit (a lower bound of what
+ * retention counts, so it never keeps one more). Those are the answer: every other message is left
+ * out and counted in `withheld`, and events that project to nothing are left out too. Messages in
+ * the answer whose texts were dropped (older than the window: a surface whose newest messages were
+ * replaced) are read again from their lines in a second pass over the log, which holds nothing but
+ * them. A log whose texts stay under the bound (a compacted one, as dsh writes long sessions) is
+ * answered as `readSurface` answers; either way, a log is usually read once.
  * @module
  */
 import { isPositiveSafeInteger } from '../config.js';
 import { check, fail } from '../errors.js';
 import { projectSurface } from '../projection.js';
-import { foldSurface } from '../surface.js';
+import { foldSurface, MESSAGE_BEARING_TYPES } from '../surface.js';
 import type { SessionEvent, SessionHeader } from '../types.js';
 import { utf8ByteLength } from '../utf8.js';
 import { collectLog, type PulledChunks, type ReadOptions, type SessionLogSource } from './pipeline.js';
@@ -61,16 +63,24 @@ export function checkBudget(maxReferenceBytes: unknown): asserts maxReferenceByt
 const PROJECTED_TYPES: ReadonlySet<string> = new Set(['user/message', 'steering/message', 'assistant/message']);
 
 /**
- * What a read at a budget holds of full messages before it keeps stand-ins: 16 MiB, counted as the
+ * What a read at a budget holds of full messages before it drops any text: 16 MiB, counted as the
  * raw UTF-8 bytes of each message's projected text plus {@link MESSAGE_OVERHEAD} (its objects),
- * and at least 4× the budget.
+ * and at least 4× the budget. A log whose texts stay under it is answered as `readSurface` answers.
  */
 const HELD_BYTES = 16 * 1024 * 1024;
+
+/**
+ * What a read at a budget holds of the newest messages once it has passed {@link HELD_BYTES}
+ * (counted the same way): 1 MiB, and at least 4× the budget, so the messages retention keeps
+ * (the newest ones, while they fit the budget) are usually still held when the log ends and the
+ * log is read once.
+ */
+const WINDOW_BYTES = 1024 * 1024;
 
 /** What a parsed message costs besides its text, as a read at a budget counts it (its event, data, content array and block objects). */
 const MESSAGE_OVERHEAD = 512;
 
-/** What holding a full message counts toward {@link HELD_BYTES}. */
+/** What holding a full message counts toward {@link HELD_BYTES} and {@link WINDOW_BYTES}. */
 function heldCost(message: Message): number {
   return MESSAGE_OVERHEAD + message.bytes;
 }
@@ -80,6 +90,10 @@ export function heldBound(budget: number): number {
   return Math.max(HELD_BYTES, 4 * budget);
 }
 
+/** The bound of {@link WINDOW_BYTES} for a read at `budget` bytes. */
+export function windowBound(budget: number): number {
+  return Math.max(WINDOW_BYTES, 4 * budget);
+}
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -104,12 +118,15 @@ function placeholder({ type, seq, time, surfaceOp }: SessionEvent): SessionEvent
 }
 
 /**
- * What a surface read keeps of an event (SPEC §8): the event itself for the user and steering
- * messages projection reads; an assistant message without its non-text blocks (reasoning, tool
- * calls: never projected); anything else as a placeholder holding what folding reads.
+ * What a surface read keeps of an event (SPEC §8): nothing of an event folding passes over (no
+ * `surfaceOp` and no message: turn and step markers, tool calls), which can never reach the
+ * surface; the event itself for the user and steering messages projection reads; an assistant
+ * message without its non-text blocks (reasoning, tool calls: never projected); anything else as
+ * a placeholder holding what folding reads.
  */
-function surfaceEntry(event: SessionEvent): SessionEvent {
+function surfaceEntry(event: SessionEvent): SessionEvent | undefined {
   const { type, data } = event;
+  if (event.surfaceOp === undefined && !MESSAGE_BEARING_TYPES.has(type)) return undefined;
   if (!PROJECTED_TYPES.has(type)) return placeholder(event);
   if (type !== 'assistant/message' || !isRecord(data) || !isRecord(data.message)) return event;
   const { content } = data.message;
@@ -133,85 +150,96 @@ interface Message {
 }
 
 /**
- * A message kept without its data: what folding reads, plus where to read it again and its size.
- * Never part of an answer: a read at a budget leaves it out or reads it again.
+ * A projected message as a read at a budget keeps it: what folding reads, where to read it again,
+ * its size, and the event itself while its text is held ({@link Slot.event}). Never part of an
+ * answer: the answer holds the event, read again if its text was dropped.
  */
-class StandIn implements SessionEvent, Message {
+class Slot implements SessionEvent, Message {
   [key: string]: unknown;
   readonly type: string;
   readonly seq: number;
   readonly surfaceOp: SessionEvent['surfaceOp'];
 
-  constructor(event: SessionEvent, readonly line: number, readonly bytes: number) {
-    this.type = sharedType(event.type);
-    this.seq = event.seq;
-    this.surfaceOp = event.surfaceOp;
+  /**
+   * @param event The message as a surface read keeps it, `undefined` once its text is dropped
+   *   (checkpoints' never are).
+   */
+  constructor(public event: SessionEvent | undefined, readonly line: number, readonly bytes: number, readonly checkpoint: boolean) {
+    this.type = sharedType(event!.type);
+    this.seq = event!.seq;
+    this.surfaceOp = event!.surfaceOp;
   }
 
-  // On the prototype, so that a stand-in costs only its own five fields (one per surface message).
+  // On the prototype, so that a slot costs only its own fields (one per surface message).
   get data(): undefined {
     return undefined;
   }
 
-  /** Folding never reads it, and a stand-in never reaches an answer. */
+  /** Folding never reads it, and a slot never reaches an answer. */
   get time(): number {
     return 0;
-  }
-
-  get checkpoint(): false {
-    return false;
   }
 }
 
 /**
- * The first pass of one read at a budget ({@link RetainedRead.keep}, {@link RetainedRead.fold}),
- * then the answer at the budget ({@link RetainedRead.answer}).
+ * The first pass of one read at a budget ({@link RetainedRead.keep}, {@link RetainedRead.fold}), then the answer at the
+ * budget ({@link RetainedRead.answer}). Every projected message is kept as a {@link Slot}. Texts
+ * are held, oldest first in a queue, until their cost passes the held bound; from then on the
+ * oldest are dropped as newer ones come, so that only the newest that fit the window stay held.
+ * Each fold ({@link RetainedRead.fold}) lets go of the texts of messages no longer on the surface.
  */
 class RetainedRead {
-  /** The full projected messages kept (texts held; checkpoints always). */
-  private readonly full = new WeakMap<SessionEvent, Message>();
-  /** Text bytes of the full messages but checkpoints, as of the last fold plus those kept since. */
+  /** The slots whose texts are held, checkpoints aside, oldest first from {@link RetainedRead.first}. */
+  private queue: Slot[] = [];
+  private first = 0;
+  /** Cost of the texts in {@link RetainedRead.queue}. */
   private held = 0;
-  /** Past the bound: every message but checkpoints is kept as a stand-in from now on. */
-  withholding = false;
+  /** What {@link RetainedRead.held} may reach: the held bound, then the window once a text was dropped. */
+  private limit: number;
+  /** Some text was dropped: the answer may need a second pass. */
+  dropped = false;
 
-  constructor(private readonly bound: number) {}
+  constructor(heldBytes: number, private readonly windowBytes: number) {
+    this.limit = heldBytes;
+  }
 
   /** The first pass's {@link KeepEvent}. */
-  readonly keep = (event: SessionEvent, line: number): SessionEvent => {
+  readonly keep = (event: SessionEvent, line: number): SessionEvent | undefined => {
     const entry = surfaceEntry(event);
-    if (!PROJECTED_TYPES.has(entry.type)) return entry;
+    if (entry === undefined || !PROJECTED_TYPES.has(entry.type)) return entry;
     const size = projectedSize(entry);
     // A message that projects to nothing never needs its data.
     if (size === undefined) return placeholder(entry);
-    const message = { line, ...size };
-    // Retention keeps every checkpoint (SPEC §8.3): their texts are held.
-    if (message.checkpoint) {
-      this.full.set(entry, message);
-      return entry;
-    }
-    if (this.withholding) return new StandIn(entry, line, message.bytes);
-    this.full.set(entry, message);
-    if ((this.held += heldCost(message)) > this.bound) this.withholding = true;
-    return entry;
+    const slot = new Slot(entry, line, size.bytes, size.checkpoint);
+    // Retention keeps every checkpoint (SPEC §8.3): their texts are held, outside the queue.
+    if (size.checkpoint) return slot;
+    this.queue.push(slot);
+    this.held += heldCost(slot);
+    while (this.held > this.limit) this.dropOldest();
+    return slot;
   };
 
-  /** The first pass's compaction: folds, then recounts the texts held, or turns them into stand-ins once withholding. */
+  /** The first pass's compaction: folds, then holds the texts of the surface's messages only (a compacted history's are let go). */
   readonly fold = (events: SessionEvent[]): SessionEvent[] => {
     const surface = foldSurface(events);
-    this.held = 0;
-    return surface.map((event) => {
-      const message = this.full.get(event);
-      if (message === undefined || message.checkpoint) return event;
-      if (this.withholding) return new StandIn(event, message.line, message.bytes);
-      this.held += heldCost(message);
-      return event;
-    });
+    this.queue = surface.filter((event): event is Slot => event instanceof Slot && event.event !== undefined && !event.checkpoint);
+    this.first = 0;
+    this.held = this.queue.reduce((sum, slot) => sum + heldCost(slot), 0);
+    return surface;
   };
 
-  /** The message `event` is, if it is a projected message. */
-  private messageOf(event: SessionEvent): Message | undefined {
-    return event instanceof StandIn ? event : this.full.get(event);
+  private dropOldest(): void {
+    const slot = this.queue[this.first]!;
+    this.queue[this.first++] = undefined!;
+    this.held -= heldCost(slot);
+    slot.event = undefined;
+    this.dropped = true;
+    this.limit = this.windowBytes;
+    // Drop the queue's dead front once it is half of it (amortized O(1) per message).
+    if (this.first * 2 > this.queue.length) {
+      this.queue.splice(0, this.first);
+      this.first = 0;
+    }
   }
 
   /**
@@ -224,30 +252,28 @@ class RetainedRead {
    * the answer folds to itself (SPEC §8.2), which leaving nodes out may break.
    */
   answer(surface: readonly SessionEvent[], budget: number): Pick<SessionRead, 'events' | 'withheld'> {
-    const projected = surface.filter((event) => this.messageOf(event) !== undefined);
+    const projected = surface.filter((event): event is Slot => event instanceof Slot);
     const newest = projected.length - 1;
     let total = 0;
-    projected.forEach((event, i) => {
-      const message = this.messageOf(event)!;
-      if (i === newest || message.checkpoint) total += message.bytes;
+    projected.forEach((slot, i) => {
+      if (i === newest || slot.checkpoint) total += slot.bytes;
     });
     // The oldest message but checkpoints that may be kept: every older one but checkpoints is left out.
     let oldest = newest;
     while (oldest > 0) {
-      const { bytes, checkpoint } = this.messageOf(projected[oldest - 1]!)!;
+      const { bytes, checkpoint } = projected[oldest - 1]!;
       if (!checkpoint && total + bytes > budget) break;
       if (!checkpoint) total += bytes;
       oldest--;
     }
     const events: SessionEvent[] = [];
     const withheld = { messages: 0, bytes: 0 };
-    projected.forEach((event, i) => {
-      const message = this.messageOf(event)!;
-      if (i >= oldest || message.checkpoint) {
-        events.push(event);
+    projected.forEach((slot, i) => {
+      if (i >= oldest || slot.checkpoint) {
+        events.push(slot);
       } else {
         withheld.messages++;
-        withheld.bytes += message.bytes;
+        withheld.bytes += slot.bytes;
       }
     });
     return withheld.messages > 0 ? { events, withheld } : { events };
@@ -257,30 +283,39 @@ class RetainedRead {
 /**
  * Reads a log's surface and title (SPEC §11.2.2, §8.2): the folded surface with placeholders for
  * what projection never reads. With `budget` (UTF-8 bytes of a reference object), messages
- * retention cannot keep at that budget are left out and counted in `withheld`; the log may then be
- * opened a second time to read again the kept messages whose texts were not held: once the texts
- * held pass `heldBytes` (default {@link heldBound}; tests pass a small one).
+ * retention cannot keep at that budget are left out and counted in `withheld`, once texts were
+ * dropped: when the texts held passed `heldBytes` (default {@link heldBound}), after which only
+ * the newest within `windowBytes` (default {@link windowBound}, at most `heldBytes`) stay held. The log is opened a
+ * second time only when a message the answer keeps had its text dropped, to read it again. Tests
+ * pass small bounds.
  * @throws SessionReferenceError as the pipeline, and `SESSION_REFERENCE_READ_FAILED` when the log
  * changed between the two passes (a line no longer holds the event it held).
  */
-export async function readSessionSurface(open: OpenLog, options: ReadOptions, budget?: number, heldBytes = heldBound(budget ?? 0)): Promise<SessionRead> {
-  const retained = budget === undefined ? undefined : new RetainedRead(heldBytes);
+export async function readSessionSurface(
+  open: OpenLog,
+  options: ReadOptions,
+  budget?: number,
+  heldBytes = heldBound(budget ?? 0),
+  windowBytes = Math.min(heldBytes, windowBound(budget ?? 0)),
+): Promise<SessionRead> {
+  const retained = budget === undefined ? undefined : new RetainedRead(heldBytes, windowBytes);
   const read = await readFolded(open, options, retained);
-  if (budget === undefined || !retained?.withholding) return read;
-  // `prepare` folds what it is given again (SPEC §8.2), which may change a surface (repeated seqs,
-  // a replace naming a seq that comes later): the answer is taken from that fold, and is exact
-  // when it folds to itself. Else nothing is left out, and every stand-in is read again.
-  const answer = retained.answer(foldSurface(read.events), budget);
-  if (foldsToItself(answer.events)) Object.assign(read, answer);
-  const reread = new Map<number, StandIn>();
-  for (const event of read.events) if (event instanceof StandIn) reread.set(event.line, event);
-  if (reread.size === 0) return read;
-  const found = await readAgain(open, options, read.header, reread);
-  read.events = read.events.map((event) => (event instanceof StandIn ? found.get(event.line)! : event));
+  if (budget === undefined) return read;
+  if (retained!.dropped) {
+    // `prepare` folds what it is given again (SPEC §8.2), which may change a surface (repeated seqs,
+    // a replace naming a seq that comes later): the answer is taken from that fold, and is exact
+    // when it folds to itself. Else nothing is left out, and every dropped text is read again.
+    const answer = retained!.answer(foldSurface(read.events), budget);
+    if (foldsToItself(answer.events)) Object.assign(read, answer);
+  }
+  const reread = new Map<number, Slot>();
+  for (const event of read.events) if (event instanceof Slot && event.event === undefined) reread.set(event.line, event);
+  const found = reread.size === 0 ? undefined : await readAgain(open, options, read.header, reread);
+  read.events = read.events.map((event) => (event instanceof Slot ? event.event ?? found!.get(event.line)! : event));
   return read;
 }
 
-/** The first pass: the folded surface (stand-ins included for a read at a budget), header and title. */
+/** The first pass: the folded surface (slots included for a read at a budget), header and title. */
 async function readFolded(open: OpenLog, options: ReadOptions, retained: RetainedRead | undefined): Promise<SessionRead> {
   // Folded as the lines go by, so shadowed events (a compacted history) are not held to the end.
   const collector = await collectLog(await open(), retained?.keep ?? surfaceEntry, options, retained?.fold ?? foldSurface);
@@ -295,23 +330,23 @@ function foldsToItself(events: readonly SessionEvent[]): boolean {
 
 /**
  * The second pass: the events at the lines of `reread`, as a surface read keeps them, each checked
- * to be the event its stand-in stood for (same type, seq and `surfaceOp`, a text of the same size,
+ * to be the event its slot stood for (same type, seq and `surfaceOp`, a text of the same size,
  * not a checkpoint) in a log with the same header id.
  */
-async function readAgain(open: OpenLog, options: ReadOptions, header: SessionHeader, reread: Map<number, StandIn>): Promise<Map<number, SessionEvent>> {
+async function readAgain(open: OpenLog, options: ReadOptions, header: SessionHeader, reread: Map<number, Slot>): Promise<Map<number, SessionEvent>> {
   const found = new Map<number, SessionEvent>();
   const keep = (event: SessionEvent, line: number) => {
-    const standIn = reread.get(line)!;
+    const slot = reread.get(line)!;
     const entry = surfaceEntry(event);
-    const size = projectedSize(entry);
+    const size = entry && projectedSize(entry);
     const same =
-      event.type === standIn.type &&
-      Object.is(event.seq, standIn.seq) &&
-      JSON.stringify(event.surfaceOp) === JSON.stringify(standIn.surfaceOp) &&
-      size?.bytes === standIn.bytes &&
+      event.type === slot.type &&
+      Object.is(event.seq, slot.seq) &&
+      JSON.stringify(event.surfaceOp) === JSON.stringify(slot.surfaceOp) &&
+      size?.bytes === slot.bytes &&
       !size.checkpoint;
     if (!same) throw changed(line);
-    found.set(line, entry);
+    found.set(line, entry!);
     return undefined;
   };
   const collector = await collectLog(await open(), keep, options, undefined, new Set(reread.keys()));
