@@ -8,6 +8,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createSessionReferences, type SessionQuery } from '../src/index.js';
+import { createMemorySessionQuery, parseSessionLog } from '../src/store/index.js';
 import { readSessionSurface, type OpenLog } from '../src/store/surface-read.js';
 import { rawZstdFrame, zstdLog } from './fixtures/object-store.js';
 import { expectRejectCode } from './helpers.js';
@@ -60,10 +61,10 @@ const stepArb: fc.Arbitrary<Step> = fc.record({
   to: fc.nat(200),
 });
 
-/** One event of hostile shape, without seq and time (SPEC §4.5, §8.2): every steering shape, envelopes, checkpoints of both sources, non-text and empty messages, any surfaceOp. */
+/** One event of hostile shape, without seq and time (SPEC §4.5, §8.2): every steering shape, envelopes of any value, checkpoints of both sources, images, non-text and empty messages, a non-message event, any surfaceOp. */
 const hostileEventArb: fc.Arbitrary<Record<string, unknown>> = fc
   .tuple(
-    fc.nat(13),
+    fc.nat(20),
     fc.oneof(fc.string({ maxLength: 200 }), fc.constant(''), fc.string({ unit: 'binary', maxLength: 40 }), fc.constantFrom('\ud800x', '</referenced-sessions>')),
     fc.oneof(
       fc.constant(undefined),
@@ -90,6 +91,13 @@ const hostileEventArb: fc.Arbitrary<Record<string, unknown>> = fc
       { type: 'tool/result', data: { output: value } },
       { type: 'session/title', data: { title: value } },
       { type: 'user/message', data: null },
+      user({ content: [{ type: 'image', data: value }, ...text(value), { type: 'text', text: 'b' }] }),
+      user({ content: text('hidden'), envelope: { version: 1, display: [{ type: 'image', data: 'i' }, ...text(value)], contexts: [] } }),
+      user({ content: text('hidden'), envelope: value }),
+      user({ content: text('hidden'), envelope: null }),
+      steering({ message: { role: 'user', content: text('hidden'), envelope: { display: text(value) } } }),
+      steering({ content: [{ type: 'image' }, ...text(value)], envelope: { display: text(`${value}!`) }, source: { kind: 'user' } }),
+      { type: 'turn/start', data: { turn: 1, text: value } },
     ];
     const event: Record<string, unknown> = shapes[kind]!;
     return surfaceOp === undefined ? event : { ...event, surfaceOp };
@@ -129,6 +137,11 @@ async function prepared(query: SessionQuery, budget: number): Promise<unknown> {
   }
 }
 
+/** `prepare` citing the log as the memory store holds it (every event whole, SPEC §11.3): the oracle of what a store's reads project to. */
+async function preparedWhole(bytes: Uint8Array, budget: number): Promise<unknown> {
+  return prepared(createMemorySessionQuery([parseSessionLog(bytes)]), budget);
+}
+
 const encoder = new TextEncoder();
 
 describe('readRetainedSurface: surface reads at a budget (SPEC §11.2.2)', () => {
@@ -160,7 +173,7 @@ describe('readRetainedSurface: surface reads at a budget (SPEC §11.2.2)', () =>
     );
   });
 
-  it('property: the same for hostile shapes (legacy steering, envelopes, empty and non-text messages, any replace range, any seqs, BOM, torn line, zstd)', async () => {
+  it('property: the same, and the same as over the memory store, for hostile shapes (legacy steering, envelopes, images, empty and non-text messages, any replace range, any seqs, BOM, torn line, zstd)', async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.array(fc.tuple(hostileEventArb, fc.integer({ min: -1, max: 12 })), { minLength: 1, maxLength: 24 }),
@@ -175,7 +188,9 @@ describe('readRetainedSurface: surface reads at a budget (SPEC §11.2.2)', () =>
           if (encoding === 'bom') log = `\ufeff${log}`;
           if (encoding === 'torn') log = log.slice(0, -5);
           const bytes = encoding === 'zstd' ? zstdLog(log, 2) : encoding === 'zstd-one-frame' ? rawZstdFrame(log) : encoder.encode(log);
-          expect(await prepared(queryOver(bytes, held, window).query, budget)).toEqual(await prepared(queryOver(bytes).query, budget));
+          const whole = await preparedWhole(bytes, budget);
+          expect(await prepared(queryOver(bytes).query, budget)).toEqual(whole);
+          expect(await prepared(queryOver(bytes, held, window).query, budget)).toEqual(whole);
         },
       ),
       { numRuns: 300 },
@@ -244,6 +259,65 @@ describe('readRetainedSurface: surface reads at a budget (SPEC §11.2.2)', () =>
     expect(reread.events.every((e) => e.data !== undefined)).toBe(true);
     expect(JSON.stringify(reread.events.at(-2)!.data)).toContain('message 99 ');
     expect(await prepared(queryOver(replaced, 1000, 20_000).query, budget)).toEqual(await prepared(queryOver(replaced).query, budget));
+  });
+
+  it('holds of a message only what projection reads: no images, reasoning or tool calls, nor the model-visible content of an enveloped one (SPEC §8.2, §11.2.2)', async () => {
+    const image = { type: 'image', data: 'I'.repeat(20_000), mimeType: 'image/png' };
+    const snapshot = text('S'.repeat(20_000));
+    const events = Array.from({ length: 60 }, (_, seq) => {
+      const base = { seq, time: seq };
+      switch (seq % 4) {
+        case 0:
+          return { ...base, type: 'user/message', data: { role: 'user', content: [...text(`look ${seq}`), image], source: { kind: 'user' } } };
+        case 1:
+          return { ...base, type: 'user/message', data: { role: 'user', content: snapshot, source: { kind: 'user' }, envelope: { version: 1, display: text(`see @A ${seq}`), contexts: [] } } };
+        case 2:
+          return { ...base, type: 'assistant/message', data: { message: { role: 'assistant', content: [{ type: 'reasoning', text: 'R'.repeat(20_000) }, ...text(`reply ${seq}`), { type: 'toolCall', id: 'c', arguments: { x: 'R'.repeat(1000) } }] } } };
+        default:
+          return { ...base, type: 'steering/message', data: { turn: 1, message: { role: 'user', content: [image, ...snapshot], source: { kind: 'user' }, envelope: { display: [...text(`steer ${seq}`), image] } } } };
+      }
+    });
+    const bytes = encoder.encode(line(HEADER) + events.map(line).join(''));
+    expect(bytes.length).toBeGreaterThan(1_000_000);
+    const reads = [readSessionSurface(() => bytes, {}), readSessionSurface(() => bytes, {}, 4000), readSessionSurface(() => bytes, {}, 4000, 0, 0)];
+    for (const read of await Promise.all(reads)) {
+      const held = JSON.stringify(read.events);
+      expect(held).not.toMatch(/III|SSS|RRR/);
+      expect(held.length).toBeLessThan(20_000);
+    }
+    for (const budget of [300, 4000, 100_000]) {
+      const whole = await preparedWhole(bytes, budget);
+      expect(await prepared(queryOver(bytes).query, budget)).toEqual(whole);
+      expect(await prepared(queryOver(bytes, 0, 0).query, budget)).toEqual(whole);
+    }
+  });
+
+  it('property: the same over logs long enough that the read folds as the lines go by (over 4,096 kept events)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(stepArb.filter((step) => step.kind !== 'checkpoint' && step.kind !== 'title'), { minLength: 1, maxLength: 12 }),
+        fc.integer({ min: 4200, max: 6000 }),
+        fc.array(fc.tuple(fc.nat(), fc.nat(60), fc.boolean()), { maxLength: 6 }),
+        fc.integer({ min: 150, max: 20_000 }),
+        fc.oneof(fc.constant(0), fc.nat(50_000)),
+        fc.oneof(fc.constant(0), fc.nat(50_000)),
+        async (pattern, length, replaces, budget, held, window) => {
+          // Increasing seqs, and replaces naming earlier ones only: the collector folds as it goes.
+          const steps = Array.from({ length }, (_, i): Step => pattern[i % pattern.length]!);
+          for (const [at, span, user] of replaces) {
+            const i = at % length;
+            steps[i] = user ? { kind: 'user', text: `a user message at ${i}`, from: 0, to: 0 } : { kind: 'checkpoint', text: `up to ${i}`, from: Math.max(0, i - span - 1), to: Math.max(0, i - 1) };
+          }
+          const bytes = encoder.encode(logOf(steps));
+          const whole = await preparedWhole(bytes, budget);
+          expect(await prepared(queryOver(bytes).query, budget)).toEqual(whole);
+          const retained = queryOver(bytes, held, window);
+          expect(await prepared(retained.query, budget)).toEqual(whole);
+          expect(retained.opens()).toBeLessThanOrEqual(2);
+        },
+      ),
+      { numRuns: 8 },
+    );
   });
 
   it('keeps every checkpoint and the newest message, whatever the budget', async () => {

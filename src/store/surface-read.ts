@@ -117,22 +117,40 @@ function placeholder({ type, seq, time, surfaceOp }: SessionEvent): SessionEvent
   return entry;
 }
 
+/** `content` without its non-text blocks (images, reasoning, tool calls: never projected, SPEC §8.2). */
+function textBlocks(content: unknown): unknown {
+  return Array.isArray(content) ? content.filter((block) => isRecord(block) && block.type === 'text') : content;
+}
+
+/**
+ * A message as projection reads it (SPEC §8.2): its text blocks; with `enveloped` (a user
+ * message), of one that carries an envelope (§9.4) the text blocks of `envelope.display` only,
+ * without the model-visible content (which holds the snapshots it was sent with).
+ */
+function projectedMessage(message: Record<string, unknown>, enveloped: boolean): Record<string, unknown> {
+  const envelope = message.envelope as Record<string, unknown> | null | undefined;
+  if (!enveloped || envelope == null) return { ...message, content: textBlocks(message.content) };
+  return { ...message, content: undefined, envelope: { display: textBlocks(envelope.display) } };
+}
+
 /**
  * What a surface read keeps of an event (SPEC §8): nothing of an event folding passes over (no
  * `surfaceOp` and no message: turn and step markers, tool calls), which can never reach the
- * surface; the event itself for the user and steering messages projection reads; an assistant
- * message without its non-text blocks (reasoning, tool calls: never projected); anything else as
- * a placeholder holding what folding reads.
+ * surface; of a message, what projection reads: its text blocks (no images, reasoning or tool
+ * calls) and of an enveloped user message its `envelope.display`, so that what a read holds of a
+ * message is about its projected text; anything else as a placeholder holding what folding reads.
  */
 function surfaceEntry(event: SessionEvent): SessionEvent | undefined {
   const { type, data } = event;
   if (event.surfaceOp === undefined && !MESSAGE_BEARING_TYPES.has(type)) return undefined;
   if (!PROJECTED_TYPES.has(type)) return placeholder(event);
-  if (type !== 'assistant/message' || !isRecord(data) || !isRecord(data.message)) return event;
-  const { content } = data.message;
-  if (!Array.isArray(content) || content.every((block) => isRecord(block) && block.type === 'text')) return event;
-  const text = content.filter((block) => isRecord(block) && block.type === 'text');
-  return { ...event, data: { ...data, message: { ...data.message, content: text } } };
+  if (!isRecord(data)) return event;
+  // Projection reads the envelopes of user messages only; the text of an assistant message, and
+  // maybe of a steering message, is in `data.message` (SPEC §4.5).
+  const enveloped = type !== 'assistant/message';
+  const kept = projectedMessage(data, enveloped);
+  if (isRecord(data.message)) kept.message = projectedMessage(data.message, enveloped);
+  return { ...event, data: kept };
 }
 
 /** The raw UTF-8 bytes of what `entry` projects to, and whether it is a checkpoint; `undefined` when it projects to nothing (SPEC §8.2). */
