@@ -17,7 +17,8 @@ export type KeepEvent = ((event: SessionEvent, line: number) => SessionEvent | u
 /** Kept events at which a collector with `compact` first compacts them. */
 const COMPACT_AT = 4096;
 
-function isRecord(value: unknown): value is Record<string, unknown> {
+/** True for an object that is not an array (a JSON object). */
+export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 

@@ -6,7 +6,7 @@ import { checkSignal, throwIfAborted } from '../abort.js';
 import { describeValue, fail } from '../errors.js';
 import { foldSurface } from '../surface.js';
 import type { SessionEvent, SessionHeader, SessionQuery, SessionSurface, SessionTitleSnapshot } from '../types.js';
-import { eventTitle } from './collect.js';
+import { eventTitle, isRecord } from './collect.js';
 import type { SessionLog } from './log.js';
 
 /** A {@link SessionQuery} whose optional `readTitleSnapshots` is always present. */
@@ -26,9 +26,6 @@ interface StoredSession {
   surface?: readonly SessionEvent[];
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function invalidArgument(message: string) {
   return fail('INVALID_ARGUMENT', message);

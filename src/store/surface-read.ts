@@ -23,6 +23,7 @@ import { projectSurface } from '../projection.js';
 import { foldSurface, MESSAGE_BEARING_TYPES } from '../surface.js';
 import type { SessionEvent, SessionHeader } from '../types.js';
 import { utf8ByteLength } from '../utf8.js';
+import { isRecord } from './collect.js';
 import { collectLog, type PulledChunks, type ReadOptions, type SessionLogSource } from './pipeline.js';
 
 /** What a store serves from one log read: its header, folded surface and title (SPEC §11.3, §8). */
@@ -94,9 +95,6 @@ export function heldBound(budget: number): number {
 export function windowBound(budget: number): number {
   return Math.max(WINDOW_BYTES, 4 * budget);
 }
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** Shared type strings, so a placeholder costs no string of its own. */
 const TYPE_NAMES = new Map<string, string>();
@@ -117,40 +115,47 @@ function placeholder({ type, seq, time, surfaceOp }: SessionEvent): SessionEvent
   return entry;
 }
 
-/** `content` without its non-text blocks (images, reasoning, tool calls: never projected, SPEC §8.2). */
-function textBlocks(content: unknown): unknown {
-  return Array.isArray(content) ? content.filter((block) => isRecord(block) && block.type === 'text') : content;
+function isTextBlock(block: unknown): boolean {
+  return isRecord(block) && block.type === 'text';
 }
 
 /**
- * A message as projection reads it (SPEC §8.2): its text blocks; with `enveloped` (a user
- * message), of one that carries an envelope (§9.4) the text blocks of `envelope.display` only,
- * without the model-visible content (which holds the snapshots it was sent with).
+ * Lets go of what projection never reads of a message (SPEC §8.2): its non-text blocks (images,
+ * reasoning, tool calls), and with `enveloped` (a user message), when it carries an envelope
+ * (§9.4), its model-visible content (which holds the snapshots it was sent with) and all of the
+ * envelope but `display`'s text blocks.
  */
-function projectedMessage(message: Record<string, unknown>, enveloped: boolean): Record<string, unknown> {
-  const envelope = message.envelope as Record<string, unknown> | null | undefined;
-  if (!enveloped || envelope == null) return { ...message, content: textBlocks(message.content) };
-  return { ...message, content: undefined, envelope: { display: textBlocks(envelope.display) } };
+function stripMessage(message: Record<string, unknown>, enveloped: boolean): void {
+  const { content, envelope } = message;
+  if (enveloped && envelope != null) {
+    message.content = undefined;
+    const { display } = envelope as Record<string, unknown>;
+    message.envelope = { display: Array.isArray(display) ? display.filter(isTextBlock) : display };
+  } else if (Array.isArray(content)) {
+    message.content = content.filter(isTextBlock);
+  }
 }
 
 /**
  * What a surface read keeps of an event (SPEC §8): nothing of an event folding passes over (no
  * `surfaceOp` and no message: turn and step markers, tool calls), which can never reach the
- * surface; of a message, what projection reads: its text blocks (no images, reasoning or tool
- * calls) and of an enveloped user message its `envelope.display`, so that what a read holds of a
- * message is about its projected text; anything else as a placeholder holding what folding reads.
+ * surface; of a message, what projection reads: its text blocks and of an enveloped user message
+ * its `envelope.display` ({@link stripMessage}: the event is the read's own, parsed from its
+ * line), so that what a read holds of a message is about its projected text; anything else as a
+ * placeholder holding what folding reads.
  */
 function surfaceEntry(event: SessionEvent): SessionEvent | undefined {
   const { type, data } = event;
   if (event.surfaceOp === undefined && !MESSAGE_BEARING_TYPES.has(type)) return undefined;
   if (!PROJECTED_TYPES.has(type)) return placeholder(event);
-  if (!isRecord(data)) return event;
-  // Projection reads the envelopes of user messages only; the text of an assistant message, and
-  // maybe of a steering message, is in `data.message` (SPEC §4.5).
-  const enveloped = type !== 'assistant/message';
-  const kept = projectedMessage(data, enveloped);
-  if (isRecord(data.message)) kept.message = projectedMessage(data.message, enveloped);
-  return { ...event, data: kept };
+  if (isRecord(data)) {
+    // Projection reads the envelopes of user messages only; the text of an assistant message, and
+    // maybe of a steering message, is in `data.message` (SPEC §4.5).
+    const enveloped = type !== 'assistant/message';
+    stripMessage(data, enveloped);
+    if (isRecord(data.message)) stripMessage(data.message, enveloped);
+  }
+  return event;
 }
 
 /** The raw UTF-8 bytes of what `entry` projects to, and whether it is a checkpoint; `undefined` when it projects to nothing (SPEC §8.2). */
