@@ -1,7 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import realLog from '../samples/store/77-Dumen/session-904b047f-eb01-493f-b98a-391ecfae5b66/session.v3.jsonl?raw';
 import { parseSessionLog, parseSessionLogHeader } from '../src/store/index.js';
-import { decodeZstdFrames, isZstd, scanZstdFrame } from '../src/store/zstd.js';
+import { decodeZstdFrame, decodeZstdFrames, isZstd, ready, scanZstdFrame, zstdUsesWasm } from '../src/store/zstd.js';
 import fc from 'fast-check';
 import { inject } from 'vitest';
 import { Xxh64, xxh64, xxh64UsesWasm } from '../src/store/xxhash64.js';
@@ -288,5 +288,65 @@ describe('corrupt zstd logs (SPEC §11.2, §10)', () => {
     expect(invalid(tail.subarray(0, 10)).message).toMatch(/\bline 1\b/);
     expect(invalid(handFrame([{ raw: utf8(eventLine(1)) }])).message).toMatch(/\bline 1\b/);
     expectCode(() => parseSessionLogHeader(tail.subarray(0, 10)), 'SESSION_REFERENCE_INVALID_LOG');
+  });
+});
+
+describe('complete frames in WebAssembly (libzstd, SPEC §11.2), fzstd where it is refused', () => {
+  beforeAll(() => ready());
+
+  /** Every real libzstd frame the fixtures hold: the real log's, the checksum frames, RLE, a torn write's tail. */
+  const realFrames = [...frames, ...CHECKSUM_FRAMES.map(decodeBase64), decodeBase64(RLE_FRAME), tail];
+
+  /** What decoding one frame gives: its bytes, or the error's code and message. */
+  function outcome(bytes: Uint8Array, useWasm: boolean, verify = true): unknown {
+    try {
+      const frame = scanZstdFrame(bytes, 0);
+      if (frame?.kind !== 'data') return 'not a complete frame';
+      return decodeZstdFrame(bytes, frame, verify, useWasm);
+    } catch (error) {
+      return { code: (error as { code?: unknown }).code, message: (error as Error).message };
+    }
+  }
+
+  it('runs where the runtime may compile WebAssembly from bytes (not in workerd)', () => {
+    expect(zstdUsesWasm()).toBe(inject('expectedRuntime') !== 'workerd');
+  });
+
+  it('decodes every real frame exactly as fzstd does', () => {
+    for (const bytes of realFrames) {
+      const decoded = outcome(bytes, true);
+      expect(decoded).toBeInstanceOf(Uint8Array);
+      expect(decoded).toEqual(outcome(bytes, false));
+    }
+  });
+
+  it('rejects, as fzstd does, a wrong content checksum; without verification both decode it', () => {
+    for (const source of CHECKSUM_FRAMES.slice(1)) {
+      const bytes = decodeBase64(source);
+      bytes[bytes.length - 1]! ^= 0x40;
+      expect(outcome(bytes, true)).toEqual(outcome(bytes, false));
+      expect(outcome(bytes, true)).toMatchObject({ code: 'SESSION_REFERENCE_INVALID_LOG', message: expect.stringMatching(/checksum/) });
+      expect(outcome(bytes, true, false)).toEqual(outcome(bytes, false, false));
+      expect(outcome(bytes, true, false)).toBeInstanceOf(Uint8Array);
+    }
+  });
+
+  it('property: any damage to a real frame gives what fzstd gives (its bytes, or the same error)', () => {
+    fc.assert(
+      fc.property(fc.nat(realFrames.length - 1), fc.array(fc.tuple(fc.nat(), fc.integer({ min: 1, max: 255 })), { minLength: 1, maxLength: 4 }), (index, edits) => {
+        const bytes = realFrames[index]!.slice();
+        for (const [at, flip] of edits) bytes[4 + (at % (bytes.length - 4))]! ^= flip;
+        expect(outcome(bytes, true)).toEqual(outcome(bytes, false));
+      }),
+      { numRuns: 600 },
+    );
+  });
+
+  it('leaves empty frames and a declared size that does not fit to fzstd', () => {
+    const empty = handFrame([{ raw: new Uint8Array(0) }]);
+    const short = handFrame([{ raw: utf8(eventLine(1)) }], 3);
+    for (const bytes of [empty, short]) expect(outcome(bytes, true)).toEqual(outcome(bytes, false));
+    expect(outcome(empty, true)).toEqual(new Uint8Array(0));
+    expect(outcome(short, true)).toMatchObject({ code: 'SESSION_REFERENCE_INVALID_LOG', message: expect.stringMatching(/does not decode/) });
   });
 });

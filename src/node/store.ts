@@ -114,13 +114,13 @@ export function defaultSessionStoreRoot(
  * - `readSurface(id, signal?)` streams that session's whole log (SPEC §11.2.2) and resolves to
  *   `{ session: header, capturedThroughSeq: seq of the last event (null without events),
  *   events: folded surface (SPEC §8.2) }`, keeping only what projection can use (events it never
- *   reads are placeholders `{ type, seq, time, surfaceOp? }`).
+ *   reads are placeholders `{ type, seq, time, surfaceOp? }`; events off the surface are not kept).
  * - `readRetainedSurface(id, maxReferenceBytes, signal?)` (what `prepare` calls, SPEC §11.2.2):
  *   the same, less the messages retention cannot keep in a reference object of
  *   `maxReferenceBytes`, counted in `withheld: { messages, bytes }`. Message texts are held up to
- *   16 MiB (or 4 × `maxReferenceBytes`); past that, the log is read a second time, on the same
- *   open file, for the texts of the messages retention may keep. So a 1 GiB log never compacted
- *   is cited in bounded memory. `SESSION_REFERENCE_INVALID_ARGUMENT` for a `maxReferenceBytes`
+ *   16 MiB (or 4 × `maxReferenceBytes`); past that, only the newest within 1 MiB (or 4 ×
+ *   `maxReferenceBytes`), and the log is read a second time, on the same open file, only for kept
+ *   messages older than that. So a 1 GiB log never compacted is cited in bounded memory. `SESSION_REFERENCE_INVALID_ARGUMENT` for a `maxReferenceBytes`
  *   that is not a positive safe integer; `SESSION_REFERENCE_READ_FAILED` when the file changed
  *   between the two passes.
  * - `readTitleSnapshots(ids, signal?)`: one row per id in order: `fulfilled` with

@@ -116,9 +116,9 @@ interface Index {
  * - `readRetainedSurface(id, maxReferenceBytes, signal?)` (what `prepare` calls, SPEC §11.2.2):
  *   the same, less the messages retention cannot keep in a reference object of
  *   `maxReferenceBytes`, counted in `withheld: { messages, bytes }`. Message texts are held up to
- *   16 MiB (or 4 × `maxReferenceBytes`); past that the object is fetched a second time for the
- *   texts of the messages retention may keep, so a long log never compacted is cited in bounded
- *   memory (a Worker has 128 MB). `SESSION_REFERENCE_READ_FAILED` when the object changed between
+ *   16 MiB (or 4 × `maxReferenceBytes`); past that, only the newest within 1 MiB (or 4 ×
+ *   `maxReferenceBytes`), and the object is fetched a second time only for kept messages older
+ *   than that, so a long log never compacted is cited in bounded memory (a Worker has 128 MB). `SESSION_REFERENCE_READ_FAILED` when the object changed between
  *   the two reads.
  * - `readTitleSnapshots(ids, signal?)`: one row per id from the last `session/title` event of its
  *   log, `rejected` (with the error as `reason`) for an unknown id or a failed read.

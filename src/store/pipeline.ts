@@ -36,6 +36,8 @@ export interface ReadOptions {
 /** What the zstd module gives the pipeline. */
 export interface ZstdCodec {
   ZstdStream: new (out: (bytes: Uint8Array) => boolean, options: ZstdStreamOptions) => ZstdStream;
+  /** Compiles the WebAssembly decoder of small frames where the runtime allows it; never rejects. */
+  ready(): Promise<void>;
 }
 
 let zstdModule: Promise<ZstdCodec> | undefined;
@@ -44,7 +46,10 @@ let loadedZstd: ZstdCodec | undefined;
 
 /** The zstd decoder module, loaded on first use. */
 function loadZstd(): Promise<ZstdCodec> {
-  zstdModule ??= import('./zstd.js').then((codec) => (loadedZstd = codec));
+  zstdModule ??= import('./zstd.js').then(async (codec) => {
+    await codec.ready();
+    return (loadedZstd = codec);
+  });
   return zstdModule;
 }
 

@@ -20,8 +20,20 @@ import { concat } from './lines.js';
 import { Xxh64, xxh64 } from './xxhash64.js';
 import { isSkippableMagic, readU32 } from './magic.js';
 import { corrupt, MAX_BLOCK_BYTES, MAX_WINDOW_BYTES, readBlockHeader, readFrameHeader, scanZstdFrame, type ZstdFrameExtent } from './zstd-format.js';
+import { loadWasmZstd, wasmZstd } from './zstd-wasm.js';
 
 export { isZstd, scanZstdFrame, type ZstdFrameExtent } from './zstd-format.js';
+
+/**
+ * Compiles the WebAssembly decoder of complete frames, where the runtime allows it (see
+ * src/store/zstd-wasm.ts); frames decode with `fzstd` until then, and everywhere else. Never rejects.
+ */
+export const ready: () => Promise<void> = loadWasmZstd;
+
+/** Whether complete frames decode in WebAssembly here (once {@link ready} has settled). */
+export function zstdUsesWasm(): boolean {
+  return wasmZstd() !== undefined;
+}
 
 /** Options of a {@link ZstdStream}. */
 export interface ZstdStreamOptions {
@@ -41,12 +53,21 @@ const STREAM_AFTER_BYTES = 1 << 20;
 
 /**
  * Decodes one complete data frame found by {@link scanZstdFrame}, verifying its declared content
- * size and (with `verifyChecksum`, the default) its checksum when present.
+ * size and (with `verifyChecksum`, the default) its checksum when present. A frame with a declared
+ * size is decoded in WebAssembly where that is loaded (`useWasm`, default `true`: see
+ * {@link ready}), which verifies its checksum either way; else, and when that fails, by `fzstd`.
  * @returns The decoded bytes.
  * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_LOG` (cause: the decoder's error) when
  * the frame does not decode, or decodes to the wrong size or checksum.
  */
-export function decodeZstdFrame(bytes: Uint8Array, frame: ZstdFrameExtent, verifyChecksum = true): Uint8Array {
+export function decodeZstdFrame(bytes: Uint8Array, frame: ZstdFrameExtent, verifyChecksum = true, useWasm = true): Uint8Array {
+  const wasm = useWasm ? wasmZstd() : undefined;
+  if (wasm !== undefined && frame.contentSize !== undefined) {
+    // libzstd checks the declared size and the checksum (when the frame has one); on any error
+    // fzstd decodes the frame below and names the fault.
+    const out = wasm(bytes.subarray(frame.start, frame.end), frame.contentSize);
+    if (out !== undefined) return out;
+  }
   let out: Uint8Array;
   try {
     out = decompress(frameForDecoder(bytes, frame));
