@@ -26,7 +26,6 @@ interface StoredSession {
   surface?: readonly SessionEvent[];
 }
 
-
 function invalidArgument(message: string) {
   return fail('INVALID_ARGUMENT', message);
 }
