@@ -117,7 +117,8 @@ describe('the npm package (npm pack → npm install → import)', () => {
     expect(Object.values(manifest.peerDependenciesMeta)).toEqual([{ optional: true }, { optional: true }, { optional: true }]);
     expect(existsSync(join(consumer, 'node_modules/@deepseek-ai'))).toBe(false);
     expect(manifest.bin).toEqual({ 'dsh-session-reference': './dist/node/cli.js' });
-    expect(Object.keys(manifest.dependencies ?? {})).toEqual(['fzstd']);
+    // The two zstd decoders of ./store (README "Install and use"), and nothing else.
+    expect(Object.keys(manifest.dependencies ?? {})).toEqual(['fzstd', 'zstddec']);
   });
 
   it('imports the root, ./store, ./editor and ./node entries in Node', () => {
