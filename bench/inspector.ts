@@ -52,22 +52,29 @@ function isolateBytes(usage: HeapUsage): number {
 
 /**
  * Runs `during` while polling the isolate at `url` (a `ws://…/core:user:…` inspector target) every
- * 20 ms; the isolate's memory before, and its peak while `during` ran.
+ * 20 ms; the isolate's memory before, its peak while `during` ran, and the peak of each part
+ * (heap used, heap committed, ArrayBuffer backing stores).
  */
-export async function isolatePeak<T>(url: string, during: () => Promise<T>): Promise<{ value: T; before: number; peak: number }> {
+export async function isolatePeak<T>(url: string, during: () => Promise<T>): Promise<{ value: T; before: number; peak: number; parts: { used: number; committed: number; backing: number } }> {
   const inspector = await Inspector.connect(url);
   try {
     const before = isolateBytes(await inspector.call<HeapUsage>('Runtime.getHeapUsage'));
     let peak = before;
+    /** The peak of each part on its own (they need not peak at once). */
+    const parts = { used: 0, committed: 0, backing: 0 };
     let finished = false;
     const running = during().finally(() => (finished = true));
     running.catch(() => {}); // awaited below
 
     while (!finished) {
-      peak = Math.max(peak, isolateBytes(await inspector.call<HeapUsage>('Runtime.getHeapUsage')));
+      const usage = await inspector.call<HeapUsage>('Runtime.getHeapUsage');
+      peak = Math.max(peak, isolateBytes(usage));
+      parts.used = Math.max(parts.used, usage.usedSize);
+      parts.committed = Math.max(parts.committed, usage.totalSize);
+      parts.backing = Math.max(parts.backing, usage.backingStorageSize ?? 0);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
-    return { value: await running, before, peak };
+    return { value: await running, before, peak, parts };
   } finally {
     inspector.close();
   }

@@ -133,7 +133,7 @@ interface WorkerRun {
   body: string;
   baseline: number;
   peak: number;
-  isolate: { before: number; peak: number };
+  isolate: { before: number; peak: number; parts: { used: number; committed: number; backing: number } };
   ms: number;
 }
 
@@ -220,7 +220,7 @@ async function benchLog(dir: string, hooks: StoreBenchHooks, log: HugeLog): Prom
     const growth = worker.peak - worker.baseline;
     const allowed = hugeLogAllowance(log);
     hooks.countRow('store', `peak RSS growth MiB, edge Worker in workerd, ${size} ${form.kind}`, Math.round(growth / MIB), Math.floor(allowed / MIB), `${mib(growth)} MiB ≤ 128 MiB + 100 B × ${log.events} events; workerd ${mib(worker.baseline)} → ${mib(worker.peak)} MiB (R2 emulation included); request ${formatMs(worker.ms)}; answer = library's`);
-    hooks.countRow('store', `peak isolate heap MiB, edge Worker in workerd, ${size} ${form.kind}`, Math.round(worker.isolate.peak / MIB), 128, `${mib(worker.isolate.peak)} MiB ≤ 128 MiB (Workers limit): committed V8 heap + ArrayBuffer backing stores of the Worker's isolate (inspector, every 20 ms), ${mib(worker.isolate.before)} MiB before`);
+    hooks.countRow('store', `peak isolate heap MiB, edge Worker in workerd, ${size} ${form.kind}`, Math.round(worker.isolate.peak / MIB), 128, `${mib(worker.isolate.peak)} MiB ≤ 128 MiB (Workers limit): committed V8 heap + ArrayBuffer backing stores of the Worker's isolate (inspector, every 20 ms), ${mib(worker.isolate.before)} MiB before; peaks of the parts: ${mib(worker.isolate.parts.used)} MiB heap used, ${mib(worker.isolate.parts.committed)} committed, ${mib(worker.isolate.parts.backing)} backing stores`);
 
     const cli = preparedByCli(root, message);
     const id = cli.answer.message.id;
