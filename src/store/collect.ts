@@ -9,8 +9,8 @@ import type { LineSink } from './lines.js';
 
 /**
  * What a read keeps of each event, given the event and its line number: the event itself
- * (`parseSessionLog`), a smaller entry (a store's surface read: a placeholder, a slot), or nothing (`undefined` as
- * the function's result, or as the whole `KeepEvent`: a title read).
+ * (`parseSessionLog`), a smaller entry (a store's surface read: a placeholder, a slot), or
+ * nothing (`undefined` as the function's result, or as the whole `KeepEvent`: a title read).
  */
 export type KeepEvent = ((event: SessionEvent, line: number) => SessionEvent | undefined) | undefined;
 

@@ -118,8 +118,8 @@ interface Index {
  *   `maxReferenceBytes`, counted in `withheld: { messages, bytes }`. Message texts are held up to
  *   16 MiB (or 4 × `maxReferenceBytes`); past that, only the newest within 1 MiB (or 4 ×
  *   `maxReferenceBytes`), and the object is fetched a second time only for kept messages older
- *   than that, so a long log never compacted is cited in bounded memory (a Worker has 128 MB). `SESSION_REFERENCE_READ_FAILED` when the object changed between
- *   the two reads.
+ *   than that, so a long log never compacted is cited in bounded memory (a Worker has 128 MB).
+ *   `SESSION_REFERENCE_READ_FAILED` when the object changed between the two reads.
  * - `readTitleSnapshots(ids, signal?)`: one row per id from the last `session/title` event of its
  *   log, `rejected` (with the error as `reason`) for an unknown id or a failed read.
  * - `readHeader(id, signal?)`: one session's header, from the listing.
@@ -290,8 +290,6 @@ function checkSessionIds(sessionIds: unknown): string[] {
   }
   return sessionIds as string[];
 }
-
-/** Validates `signal`; rejects when it is already aborted. */
 
 function notFound(sessionId: string) {
   return fail('NOT_FOUND', `no session with id ${describeValue(sessionId)} in the object store`);

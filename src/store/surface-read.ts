@@ -205,8 +205,9 @@ class Slot implements SessionEvent, Message {
 }
 
 /**
- * The first pass of one read at a budget ({@link RetainedRead.keep}, {@link RetainedRead.fold}), then the answer at the
- * budget ({@link RetainedRead.answer}). Every projected message is kept as a {@link Slot}. Texts
+ * The first pass of one read at a budget ({@link RetainedRead.keep}, {@link RetainedRead.fold}),
+ * then the answer at the budget ({@link RetainedRead.answer}). Every projected message is kept as
+ * a {@link Slot}. Texts
  * are held, oldest first in a queue, until their cost passes the held bound; from then on the
  * oldest are dropped as newer ones come, so that only the newest that fit the window stay held.
  * Each fold ({@link RetainedRead.fold}) lets go of the texts of messages no longer on the surface.
@@ -308,9 +309,9 @@ class RetainedRead {
  * what projection never reads. With `budget` (UTF-8 bytes of a reference object), messages
  * retention cannot keep at that budget are left out and counted in `withheld`, once texts were
  * dropped: when the texts held passed `heldBytes` (default {@link heldBound}), after which only
- * the newest within `windowBytes` (default {@link windowBound}, at most `heldBytes`) stay held. The log is opened a
- * second time only when a message the answer keeps had its text dropped, to read it again. Tests
- * pass small bounds.
+ * the newest within `windowBytes` (default {@link windowBound}, at most `heldBytes`) stay held.
+ * The log is opened a second time only when a message the answer keeps had its text dropped, to
+ * read it again. Tests pass small bounds.
  * @throws SessionReferenceError as the pipeline, and `SESSION_REFERENCE_READ_FAILED` when the log
  * changed between the two passes (a line no longer holds the event it held).
  */
