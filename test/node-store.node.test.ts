@@ -425,7 +425,7 @@ describe('createDshStoreSessionQuery: reading (SPEC §12.1, §4.2)', () => {
     },
   );
 
-  it('a log truncated or grown between open and the first read is read as it is then', async () => {
+  it('a log truncated between open and the first read is a short read; one grown is read as it was at open (SPEC §11.2.4)', async () => {
     const root = freshRoot();
     const full = jsonl(header('a', 1), [userEvent(1, 'one'), userEvent(2, 'two')]);
     const path = put(root, 'p', 'a', 'session.v3.jsonl', full);
@@ -440,10 +440,12 @@ describe('createDshStoreSessionQuery: reading (SPEC §12.1, §4.2)', () => {
     await withFs('read', changingFirst, async () => {
       const oneLine = jsonl(header('a', 1), [userEvent(1, 'one')]);
       change = () => truncateSync(path, oneLine.length);
-      expect((await store.readSurface('a')).capturedThroughSeq).toBe(1);
+      const error = await expectRejectCode(store.readSurface('a'), 'SESSION_REFERENCE_READ_FAILED');
+      expect(error.message).toBe(`${JSON.stringify(path)}: short read: ${oneLine.length} of ${full.length} bytes`);
+      writeFileSync(path, full);
       const grown = jsonl(header('a', 1), [userEvent(1, 'one'), userEvent(2, 'two'), userEvent(3, 'x'.repeat(20_000))]);
       change = () => writeFileSync(path, grown);
-      expect((await store.readSurface('a')).capturedThroughSeq).toBe(3);
+      expect((await store.readSurface('a')).capturedThroughSeq).toBe(2);
     });
   });
 
@@ -460,7 +462,7 @@ describe('createDshStoreSessionQuery: reading (SPEC §12.1, §4.2)', () => {
     expect(surface.capturedThroughSeq).toBe(39);
   });
 
-  it('reads a small log whole in one read of its size (a short read is its end)', async () => {
+  it('reads a small log whole in one read of its size (its size at open is its end: no read past it)', async () => {
     const root = freshRoot();
     const events = Array.from({ length: 50 }, (_, i) => userEvent(i, `message ${i} ${'x'.repeat(100)}`));
     const path = put(root, 'p', 'a', 'session.v3.jsonl', jsonl(header('a', 1), events));
@@ -469,7 +471,7 @@ describe('createDshStoreSessionQuery: reading (SPEC §12.1, §4.2)', () => {
     const reads: unknown[][] = [];
     const surface = await withFs('read', recordingInto(reads), () => store.readSurface('a'));
     expect(surface.capturedThroughSeq).toBe(49);
-    expect(reads.map((call) => call[3])).toEqual([readFileSync(path).length + 1]);
+    expect(reads.map((call) => call[3])).toEqual([readFileSync(path).length]);
   });
 
   it('a log replaced by another session since the scan is found again by id', async () => {

@@ -10,7 +10,7 @@ import { homedir } from 'node:os';
 import { join, resolve, sep } from 'node:path';
 import { raceAbort, throwIfAborted } from '../abort.js';
 import { check, describeValue, fail, SessionReferenceError } from '../errors.js';
-import { PulledChunks, type ReadOptions } from '../store/pipeline.js';
+import { PulledChunks, SizedSource, type ReadOptions } from '../store/pipeline.js';
 import { checkReadOptions, enter, readSessionHeader, readSessionTitle, type SessionLogReadOptions } from '../store/read.js';
 import { checkBudget, firstThen, readSessionSurface, type SessionRead } from '../store/surface-read.js';
 import type { SessionHeader, SessionQuery, SessionSurface, SessionTitleSnapshot } from '../types.js';
@@ -72,12 +72,11 @@ const SETTLED_MS = 2000;
 const CHUNK_BYTES = 1024 * 1024;
 
 /**
- * The first read of a whole log of `size` bytes: all of it (and one byte more, so the read comes
- * back short: the end, without another read) up to {@link CHUNK_BYTES}, so a small log costs one
- * small buffer, not a 1 MiB one.
+ * The first read of a whole log of `size` bytes: all of it up to {@link CHUNK_BYTES}, so a small
+ * log costs one read into one buffer of its size, not a 1 MiB one.
  */
 function wholeFirstChunk(size: number): number {
-  return Math.max(HEADER_CHUNK, Math.min(CHUNK_BYTES, size + 1));
+  return Math.max(1, Math.min(CHUNK_BYTES, size));
 }
 
 /**
@@ -516,24 +515,26 @@ function headerBuffer(): Uint8Array {
 /**
  * The reads of an open file's bytes, one chunk per call (`undefined` at the end): reads of
  * `first` bytes, doubling up to {@link CHUNK_BYTES}, each into a fresh buffer (the pipeline may
- * keep references to them). A short read that reaches `size` (the file's size when it was
- * opened) is the end: the log as it was then (a line being appended meanwhile is a torn last
- * line), without one more read to find it. A short read before `size` (a file system that
- * returns them mid-file) reads on. Each chunk costs one `read` and one promise.
+ * keep references to them), never past `size`, the file's size when it was opened: the snapshot
+ * is the file as it was then (SPEC §11.2.4), so bytes appended meanwhile are not read, and the
+ * end is known without one more read. A short read before `size` (a file system that returns them
+ * mid-file) reads on; the end of the file before `size` (a file truncated while it is read) ends
+ * the chunks early, which the pipeline, given `size`, reports as a short read. Each chunk costs
+ * one `read` and one promise.
  */
 function fileReads(fd: number, path: string, first: number, size: number): () => Promise<Uint8Array | undefined> {
   let position = 0;
   let length = first;
-  let ended = false;
+  let ended = size === 0;
   return () =>
     new Promise((resolve, reject) => {
       if (ended) return resolve(undefined);
-      const buffer = length === HEADER_CHUNK ? headerBuffer() : new Uint8Array(length);
-      readFd(fd, buffer, 0, length, position, (error, bytesRead) => {
+      const asked = Math.min(length, size - position);
+      const buffer = asked <= HEADER_CHUNK ? headerBuffer().subarray(0, asked) : new Uint8Array(asked);
+      readFd(fd, buffer, 0, asked, position, (error, bytesRead) => {
         if (error) return reject(readFailed(error, path));
-        ended = bytesRead === 0 || (bytesRead < length && position + bytesRead >= size);
         position += bytesRead;
-        const asked = length;
+        ended = bytesRead === 0 || position >= size;
         length = Math.min(length * 2, CHUNK_BYTES);
         resolve(bytesRead === 0 ? undefined : bytesRead === asked ? buffer : buffer.subarray(0, bytesRead));
       });
@@ -646,17 +647,17 @@ class LogReads {
     log: LogEntry,
     signal: AbortSignal | undefined,
     first: (size: number) => number,
-    read: (source: PulledChunks, reopen: () => Promise<PulledChunks>, options: ReadOptions) => T | Promise<T>,
+    read: (source: SizedSource, reopen: () => Promise<SizedSource>, options: ReadOptions) => T | Promise<T>,
   ): Promise<{ value: T; identity: string } | undefined> {
     throwIfAborted(signal);
     const file = await openLog(log);
     if (file === undefined) return undefined;
     try {
       /** The file's chunks from its start: the first one read, the reads of the rest. */
-      const open = (): Promise<PulledChunks> => {
+      const open = (): Promise<SizedSource> => {
         throwIfAborted(signal); // as the pipeline checks before each read
         const next = fileReads(file.fd, log.path, first(file.size), file.size);
-        return raceAbort(next(), signal).then((chunk) => new PulledChunks(chunk, next));
+        return raceAbort(next(), signal).then((chunk) => new SizedSource(new PulledChunks(chunk, next), file.size));
       };
       const result = read(await open(), open, { ...this.options, signal });
       const value = result instanceof Promise ? await result : result;
