@@ -1,7 +1,6 @@
 /** dsh's on-disk store as a SessionQuery (SPEC §12.1), over temp directories and the sample store. */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
-import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { createSessionReferences, type SessionEvent, type SessionHeader } from '../src/index.js';
@@ -10,6 +9,7 @@ import { concatBytes } from './fixtures/base64.js';
 import { rawZstdFrame } from './fixtures/object-store.js';
 import { SessionReferenceError } from '../src/errors.js';
 import { expectCode, expectRejectCode } from './helpers.js';
+import { withFs, type FsCall } from './fixtures/node-fs.js';
 import { CJK, COMPACTED, ENVELOPED, LARGE, REAL, TARGET, VERSIONS } from './sample-ids.js';
 
 const TMP = mkdtempSync(join(tmpdir(), 'dsh-store-test-'));
@@ -61,26 +61,6 @@ function put(root: string, project: string, session: string, name: string, conte
 function zstdLog(h: SessionHeader, batches: SessionEvent[][]): Uint8Array {
   const frames = [rawZstdFrame(JSON.stringify(h) + '\n'), ...batches.map((batch) => rawZstdFrame(batch.map((e) => JSON.stringify(e) + '\n').join('')))];
   return concatBytes(...frames);
-}
-
-type FsCall = (...args: unknown[]) => unknown;
-
-/**
- * Runs `body` with the callback `node:fs` function `name` replaced by `replace(original)`, as the
- * store (an ES module importing it by name) calls it: the CommonJS export is replaced and synced
- * into the ESM bindings, and put back afterwards.
- */
-async function withFs<T>(name: 'read' | 'readdir' | 'open', replace: (original: FsCall) => FsCall, body: () => Promise<T>): Promise<T> {
-  const fs = createRequire(import.meta.url)('node:fs') as Record<string, FsCall>;
-  const original = fs[name]!;
-  fs[name] = replace(original);
-  syncBuiltinESMExports();
-  try {
-    return await body();
-  } finally {
-    fs[name] = original;
-    syncBuiltinESMExports();
-  }
 }
 
 /** {@link withFs} recording the arguments (callback left out) of each call into `calls`. */

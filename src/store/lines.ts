@@ -60,6 +60,8 @@ export class PendingLine {
   /** The block being filled, and how much of it is. */
   private tail: Uint8Array | undefined;
   private used = 0;
+  /** Size of the next block: doubles with each one, from {@link FIRST_BLOCK} to {@link MAX_BLOCK}. */
+  private next = FIRST_BLOCK;
   /** Bytes held. */
   bytes = 0;
 
@@ -97,10 +99,10 @@ export class PendingLine {
 
   /** A restore point: calling the result puts the line back as it was when marked (any number of times). */
   mark(): () => void {
-    const { tail, used, bytes } = this;
+    const { tail, used, bytes, next } = this;
     const blocks = this.blocks.slice();
     return () => {
-      Object.assign(this, { tail, used, bytes, blocks: blocks.slice() });
+      Object.assign(this, { tail, used, bytes, next, blocks: blocks.slice() });
     };
   }
 
@@ -109,6 +111,7 @@ export class PendingLine {
     this.tail = undefined;
     this.used = 0;
     this.bytes = 0;
+    this.next = FIRST_BLOCK;
   }
 
   /** Moves the filled part of the tail block to {@link PendingLine.blocks}. */
@@ -120,9 +123,9 @@ export class PendingLine {
 
   /** A new tail block, twice the last one (from {@link FIRST_BLOCK}, at most {@link MAX_BLOCK}). */
   private grow(): void {
-    const size = this.tail === undefined ? FIRST_BLOCK : Math.min(MAX_BLOCK, this.tail.length * 2);
     this.seal();
-    this.tail = new Uint8Array(size);
+    this.tail = new Uint8Array(this.next);
+    this.next = Math.min(MAX_BLOCK, this.next * 2);
   }
 }
 
