@@ -137,8 +137,25 @@ export function fail(code: ErrorCodeInput, message: string, cause?: unknown): Se
 }
 
 /**
+ * A {@link SessionReferenceError} made without capturing a stack trace, for an error that is kept
+ * as a value and never thrown: the `error` of a malformed token of `scanSessionReferenceText`
+ * (SPEC §3.6), of which a paste can hold hundreds of thousands, each costing a stack otherwise.
+ * It is an instance (`instanceof`, {@link isSessionReferenceError}) with the same own `name`,
+ * `code` and `message` as a constructed one; `stack` is absent. `code` without its prefix.
+ */
+export function keptError(code: ErrorCodeInput, message: string): SessionReferenceError {
+  const error = Object.create(SessionReferenceError.prototype) as { -readonly [K in keyof SessionReferenceError]: SessionReferenceError[K] };
+  // As `new Error(message)` defines it: not enumerable.
+  Object.defineProperty(error, 'message', { value: message, writable: true, configurable: true });
+  error.name = 'SessionReferenceError';
+  error.code = `${PREFIX}${code}`;
+  instances.add(error);
+  return error as SessionReferenceError;
+}
+
+/**
  * What a public function throws for a caught error (SPEC §10): a `SessionReferenceError` as it
- * is; anything else — a throwing getter, a revoked proxy, a value `structuredClone` refuses —
+ * is; anything else — a throwing getter, a revoked proxy, a runtime error —
  * becomes `code` (default `SESSION_REFERENCE_INVALID_ARGUMENT`) naming it, the original kept as
  * `cause`.
  */
