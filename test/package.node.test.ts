@@ -79,6 +79,8 @@ describe('the npm package (npm pack → npm install → import)', () => {
         'dist/store/index.d.ts',
         'dist/editor/index.js',
         'dist/editor/index.d.ts',
+        'dist/editor/dom/index.js',
+        'dist/editor/dom/index.d.ts',
         'dist/node/index.js',
         'dist/node/index.d.ts',
         'dist/node/cli.js',
@@ -107,6 +109,7 @@ describe('the npm package (npm pack → npm install → import)', () => {
     expect(manifest.exports['.']).toEqual({ types: './dist/index.d.ts', import: './dist/index.js' });
     expect(manifest.exports['./store']).toEqual({ types: './dist/store/index.d.ts', import: './dist/store/index.js' });
     expect(manifest.exports['./editor']).toEqual({ types: './dist/editor/index.d.ts', import: './dist/editor/index.js' });
+    expect(manifest.exports['./editor/dom']).toEqual({ types: './dist/editor/dom/index.d.ts', import: './dist/editor/dom/index.js' });
     // Node-only: a `node` condition and nothing for browsers, so bundlers refuse it at build time.
     expect(manifest.exports['./node']).toEqual({ types: './dist/node/index.d.ts', node: './dist/node/index.js' });
     // The bundled sample logs, for web apps (README "Install and use").
