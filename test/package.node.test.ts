@@ -1,6 +1,7 @@
 /**
- * The published package as a user gets it: builds a copy of the project in a temp folder (so the
- * working tree's `dist/` is never touched while other tests use it), packs it with `npm pack`,
+ * The published package as a user gets it: copies the project without `dist/` into a temp folder
+ * (as a fresh clone has it, and so the working tree's `dist/` is never touched while other tests use
+ * it), packs it with plain `npm pack` (whose `prepare` script builds),
  * installs the tarball into a fresh ESM project (from the local npm cache when possible: fzstd is
  * the only runtime dependency), then imports every entry, type-checks a TypeScript consumer, and
  * runs the `dsh-session-reference` bin.
@@ -44,9 +45,9 @@ describe('the npm package (npm pack → npm install → import)', () => {
       cpSync(join(ROOT, entry), join(project, entry));
     }
     symlinkSync(join(ROOT, 'node_modules'), join(project, 'node_modules'), 'dir');
-    sh(NPM, ['run', 'build'], project);
-    // 2. The tarball.
-    const packed = JSON.parse(sh(NPM, ['pack', '--json', '--ignore-scripts', '--pack-destination', tmp], project)) as Array<{
+    // 2. The tarball, packed as from a fresh clone: no dist/ yet, so `prepare` must build it.
+    expect(existsSync(join(project, 'dist'))).toBe(false);
+    const packed = JSON.parse(sh(NPM, ['pack', '--json', '--pack-destination', tmp], project)) as Array<{
       filename: string;
     }>;
     const tarball = join(tmp, packed[0]!.filename);
@@ -90,17 +91,29 @@ describe('the npm package (npm pack → npm install → import)', () => {
       ]),
     );
     const unexpected = packedFiles.filter(
-      (f) => !/^(dist\/.*\.(js|d\.ts)|samples\/.*|docs\/SPEC\.md|examples\/quickstart\.ts|bench\/RESULTS\.md|LICENSE|README\.md|package\.json)$/.test(f),
+      (f) => !/^(dist\/.*\.(js|d\.ts)|samples\/.*|docs\/[\w-]+\.md|examples\/quickstart\.ts|bench\/RESULTS\.md|LICENSE|README\.md|package\.json)$/.test(f),
     );
     expect(unexpected).toEqual([]);
     expect(packedFiles.some((f) => f.startsWith('src/') || f.startsWith('test/') || f.endsWith('.map'))).toBe(false);
   });
 
-  it('ships the files the README links to (except the 420 KB playground screenshot)', () => {
+  it('ships every file the exports map and the bin name (packed without a prior build)', () => {
+    const targets = Object.entries(manifest.exports as Record<string, string | Record<string, string>>)
+      .filter(([entry]) => !entry.includes('*'))
+      .flatMap(([, value]) => (typeof value === 'string' ? [value] : Object.values(value)))
+      .concat(Object.values(manifest.bin as Record<string, string>))
+      .map((target) => target.replace(/^\.\//, ''));
+    expect(targets.length).toBeGreaterThan(10);
+    expect(targets.filter((target) => !packedFiles.includes(target))).toEqual([]);
+  });
+
+  it('ships the docs pages and the files the README links to (except the 420 KB playground screenshot)', () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    const linked = [...readme.matchAll(/\]\(([a-z][\w./-]*)\)/g)].map((m) => m[1]!).filter((target) => !target.startsWith('dsh-session:'));
-    expect(linked).toContain('docs/SPEC.md');
+    const linked = [...readme.matchAll(/\]\(([a-z][\w./-]*)(?:#[\w-]*)?\)/gi)].map((m) => m[1]!).filter((target) => !target.startsWith('dsh-session:'));
+    expect(linked).toEqual(expect.arrayContaining(['docs/SPEC.md', 'docs/service.md', 'docs/front-ends.md']));
     expect(linked.filter((target) => target !== 'docs/playground.png' && !packedFiles.includes(target))).toEqual([]);
+    const pages = readdirSync(join(ROOT, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`);
+    expect(packedFiles.filter((f) => f.startsWith('docs/'))).toEqual(pages.sort());
   });
 
   it('declares an ESM-only exports map with types, a bin and no side effects', () => {
@@ -112,7 +125,7 @@ describe('the npm package (npm pack → npm install → import)', () => {
     expect(manifest.exports['./editor/dom']).toEqual({ types: './dist/editor/dom/index.d.ts', import: './dist/editor/dom/index.js' });
     // Node-only: a `node` condition and nothing for browsers, so bundlers refuse it at build time.
     expect(manifest.exports['./node']).toEqual({ types: './dist/node/index.d.ts', node: './dist/node/index.js' });
-    // The bundled sample logs, for web apps (README "Install and use").
+    // The bundled sample logs, for web apps (README, The entries).
     expect(manifest.exports['./samples/*']).toBe('./samples/store/*');
     expect(manifest.exports['./dsh']).toEqual({ types: './dist/dsh/index.d.ts', import: './dist/dsh/index.js' });
     // The dsh host packages are optional peers of ./dsh alone (SPEC §14.4): never installed for the core.
@@ -120,7 +133,7 @@ describe('the npm package (npm pack → npm install → import)', () => {
     expect(Object.values(manifest.peerDependenciesMeta)).toEqual([{ optional: true }, { optional: true }, { optional: true }]);
     expect(existsSync(join(consumer, 'node_modules/@deepseek-ai'))).toBe(false);
     expect(manifest.bin).toEqual({ 'dsh-session-reference': './dist/node/cli.js' });
-    // The two zstd decoders of ./store (README "Install and use"), and nothing else.
+    // The two zstd decoders of ./store (README), and nothing else.
     expect(Object.keys(manifest.dependencies ?? {})).toEqual(['fzstd', 'zstddec']);
   });
 
@@ -160,6 +173,18 @@ describe('the npm package (npm pack → npm install → import)', () => {
       replay: [{ block: 0, start: 4, end: 42, sessionId: SAMPLE_ID }],
       fromNodeModules: true,
     });
+  }, 30_000);
+
+  it('imports every entry of the exports map in Node (./dsh, which needs its peers, below)', () => {
+    const entries = Object.keys(manifest.exports).filter((entry) => !entry.includes('*') && entry !== './package.json' && entry !== './dsh');
+    expect(entries).toEqual(expect.arrayContaining(['.', './store', './editor', './node']));
+    const script = `
+      const counts = {};
+      for (const entry of ${JSON.stringify(entries)}) counts[entry] = Object.keys(await import('dsh-session-reference' + entry.slice(1))).length;
+      console.log(JSON.stringify(counts));
+    `;
+    const counts = JSON.parse(sh(process.execPath, ['--input-type=module', '-e', script], consumer)) as Record<string, number>;
+    expect(entries.filter((entry) => !(counts[entry]! > 0))).toEqual([]);
   }, 30_000);
 
   it('type-checks a TypeScript consumer against the shipped declarations', () => {
@@ -297,7 +322,7 @@ describe('the npm package (npm pack → npm install → import)', () => {
     expect(refused).toMatch(/"\.\/node" is not exported under the conditions \[[^\]]*"browser"/);
   }, 60_000);
 
-  it('a Vite web app bundles ./editor and loads a bundled sample log through ./samples/* (README front-end example)', async () => {
+  it('a Vite web app bundles ./editor and loads a bundled sample log through ./samples/* (docs/front-ends.md)', async () => {
     const { build } = await import('vite');
     const dir = join(consumer, 'browser-editor');
     mkdirSync(dir, { recursive: true });
@@ -324,14 +349,14 @@ describe('the npm package (npm pack → npm install → import)', () => {
     expect(readFileSync(fileURLToPath(resolved)).equals(sample)).toBe(true);
   }, 60_000);
 
-  it('the README front-end example type-checks (strict, exactOptionalPropertyTypes) and builds with Vite', async () => {
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    const marker = readme.indexOf('<!-- front-end:code -->');
+  it('the front-end example of docs/front-ends.md type-checks (strict, exactOptionalPropertyTypes) and builds with Vite', async () => {
+    const page = readFileSync(join(ROOT, 'docs/front-ends.md'), 'utf8');
+    const marker = page.indexOf('<!-- front-end:code -->');
     expect(marker).toBeGreaterThanOrEqual(0);
-    const open = readme.indexOf('\n', readme.indexOf('```ts', marker)) + 1;
+    const open = page.indexOf('\n', page.indexOf('```ts', marker)) + 1;
     const dir = join(consumer, 'browser-readme');
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, 'main.ts'), readme.slice(open, readme.indexOf('```', open)));
+    writeFileSync(join(dir, 'main.ts'), page.slice(open, page.indexOf('```', open)));
     writeFileSync(join(dir, 'url.d.ts'), "declare module '*?url' { const url: string; export default url; }\n");
     writeFileSync(join(dir, 'index.html'), '<!doctype html><form><textarea></textarea><ul></ul><output></output></form><script type="module" src="./main.ts"></script>');
     writeFileSync(
@@ -357,6 +382,12 @@ describe('the npm package (npm pack → npm install → import)', () => {
     // Both sample logs are copied into the build as assets.
     const assets = files.filter((file) => file.type === 'asset' && file.fileName !== 'index.html').map((file) => file.fileName);
     expect(assets.sort()).toEqual([expect.stringMatching(/^assets\/session\.v3-.*\.jsonl$/), expect.stringMatching(/^assets\/session\.v3\.jsonl-.*\.zstd$/)]);
+    // readSessionLog keeps the zstd decoders out of the entry chunk: they load when a zstd log is met.
+    const chunks = files.filter((file) => file.type === 'chunk');
+    const entry = chunks.find((chunk) => chunk.isEntry)!;
+    expect(entry.code).toContain('function describeReferencedMessage');
+    expect(entry.code).not.toContain('invalid zstd data');
+    expect(chunks.some((chunk) => !chunk.isEntry && chunk.code.includes('invalid zstd data'))).toBe(true);
   }, 60_000);
 
   it('installs a working dsh-session-reference bin', () => {
