@@ -358,7 +358,7 @@ describe('the npm package (npm pack → npm install → import)', () => {
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'main.ts'), page.slice(open, page.indexOf('```', open)));
     writeFileSync(join(dir, 'url.d.ts'), "declare module '*?url' { const url: string; export default url; }\n");
-    writeFileSync(join(dir, 'index.html'), '<!doctype html><form><textarea></textarea><ul></ul><output></output></form><script type="module" src="./main.ts"></script>');
+    writeFileSync(join(dir, 'index.html'), '<!doctype html><form><div id="composer"></div><ul></ul><output></output></form><script type="module" src="./main.ts"></script>');
     writeFileSync(
       join(dir, 'tsconfig.json'),
       JSON.stringify({
@@ -386,6 +386,7 @@ describe('the npm package (npm pack → npm install → import)', () => {
     const chunks = files.filter((file) => file.type === 'chunk');
     const entry = chunks.find((chunk) => chunk.isEntry)!;
     expect(entry.code).toContain('function describeReferencedMessage');
+    expect(entry.code).toContain('function createMentionEditor');
     expect(entry.code).not.toContain('invalid zstd data');
     expect(chunks.some((chunk) => !chunk.isEntry && chunk.code.includes('invalid zstd data'))).toBe(true);
   }, 60_000);

@@ -29,8 +29,17 @@ export interface MentionEditorOptions {
   onTrigger?: ((trigger: MentionEditorTrigger | undefined) => void) | undefined;
 }
 
-/** A candidate to insert: a §6.5 row (its `mention` is used), or any `{ sessionId, label? }`. */
-export type MentionCandidate = Pick<SessionCandidate, 'sessionId'> & Partial<Pick<SessionCandidate, 'label' | 'mention'>>;
+/**
+ * A candidate to insert: a {@link SessionCandidate} row of `listCandidates` (SPEC §6.5; its
+ * `mention` is used), a `./dsh` row without `mention`, or any `{ sessionId, label? }`.
+ */
+export interface MentionCandidate {
+  sessionId: string;
+  /** Shown text; defaults to `sessionId`. */
+  label?: string | undefined;
+  /** A canonical mention (`@[label](dsh-session:…)`); when present it wins over `sessionId` and `label`. */
+  mention?: string | undefined;
+}
 
 /** The composer {@link createMentionEditor} returns (SPEC §15.8). */
 export interface MentionEditor {
