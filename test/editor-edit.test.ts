@@ -128,6 +128,11 @@ describe('deleteBackward and deleteForward (SPEC §15.7)', () => {
     ['forward: the blanks and the word after the caret', deleteForward('hello world', at(5), word), edit('hello', 5)],
     ['forward: blanks and a chip after them', deleteForward(`a  ${M} b`, at(1), word), edit('a b', 1)],
     ['forward: a CJK chip', deleteForward(`${CJK} x`, at(0), word), edit(' x', 0)],
+    // The segmenter looks at 1,024 units around the caret: a longer word goes a window at a time,
+    // and a chip behind more blanks than that stays.
+    ['a word longer than the window', deleteBackward(`x ${'a'.repeat(3000)}`, at(3002), word), edit(`x ${'a'.repeat(1976)}`, 1978)],
+    ['blanks longer than the window', deleteBackward(`${M}${' '.repeat(2000)}`, at(2041), word), edit(`${M}${' '.repeat(976)}`, 1017)],
+    ['forward: a word longer than the window', deleteForward(`${'b'.repeat(1500)} y`, at(0), word), edit(`${'b'.repeat(476)} y`, 0)],
   ])('word: %s', (_, result, expected) => {
     expect(result).toEqual(expected);
   });

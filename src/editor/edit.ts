@@ -199,14 +199,24 @@ function chipAround(doc: Doc, offset: number): SessionReferenceToken | undefined
   return chip !== undefined && chip.end > offset ? chip : undefined;
 }
 
+/**
+ * How much plain text around the caret the segmenter looks at (UTF-16 units). A unit is local, so
+ * a window keeps a keystroke in a long run from segmenting all of it (the segmenter's cost grows
+ * with the run, not with the unit); a unit longer than the window (a 1,024-letter word) is taken
+ * a window at a time.
+ */
+const WINDOW = 1024;
+
 /** Where the unit before `caret` (not inside a chip) starts: a chip ending there, else within the plain run. */
 function unitBefore(doc: Doc, caret: number, unit: EditUnit): number {
   const chip = doc.chips[chipIndexFrom(doc, caret) - 1];
   if (chip?.end === caret) return chip.start;
   const runStart = chip?.end ?? 0;
   if (runStart === caret) return caret;
-  const { at, blank } = unitStartBefore(doc.text.slice(runStart, caret), unit);
-  return blank && chip !== undefined ? chip.start : runStart + at;
+  // The window starts at the run's start or at a code point boundary.
+  const from = Math.max(runStart, pairStart(doc.text, caret - WINDOW));
+  const { at, blank } = unitStartBefore(doc.text.slice(from, caret), unit);
+  return blank && chip !== undefined && from === runStart ? chip.start : from + at;
 }
 
 /** Where the unit after `caret` (not inside a chip) ends: a chip starting there, else within the plain run. */
@@ -215,8 +225,9 @@ function unitAfter(doc: Doc, caret: number, unit: EditUnit): number {
   if (chip?.start === caret) return chip.end;
   const runEnd = chip?.start ?? doc.text.length;
   if (runEnd === caret) return caret;
-  const { at, blank } = unitEndAfter(doc.text.slice(caret, runEnd), unit);
-  return blank && chip !== undefined ? chip.end : caret + at;
+  const to = Math.min(runEnd, pairStart(doc.text, caret + WINDOW));
+  const { at, blank } = unitEndAfter(doc.text.slice(caret, to), unit);
+  return blank && chip !== undefined && to === runEnd ? chip.end : caret + at;
 }
 
 /** The spaces tried at the two ends of an insertion, in order: none, then one where it is needed. */
