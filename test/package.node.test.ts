@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { optionalsRejectingUndefined } from './public-optionals.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const NPM = 'npm';
@@ -107,7 +108,7 @@ describe('the npm package (npm pack → npm install → import)', () => {
     expect(targets.filter((target) => !packedFiles.includes(target))).toEqual([]);
   });
 
-  it('ships the docs pages and the files the README links to (except the 420 KB playground screenshot)', () => {
+  it('ships the docs pages and the files the README links to (except the 470 KB playground screenshot)', () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
     const linked = [...readme.matchAll(/\]\(([a-z][\w./-]*)(?:#[\w-]*)?\)/gi)].map((m) => m[1]!).filter((target) => !target.startsWith('dsh-session:'));
     expect(linked).toEqual(expect.arrayContaining(['docs/SPEC.md', 'docs/service.md', 'docs/front-ends.md']));
@@ -215,8 +216,9 @@ describe('the npm package (npm pack → npm install → import)', () => {
   it('type-checks a strict front-end consumer (strict, exactOptionalPropertyTypes): the public types narrow (issue 15)', () => {
     writeFileSync(
       join(consumer, 'front-end.ts'),
-      `import { createSessionReferences, scanSessionReferenceText, type ContentBlock, type SessionReferenceToken } from 'dsh-session-reference';
-       import { createMemorySessionQuery } from 'dsh-session-reference/store';
+      `import { createSessionReferences, formatSessionReferenceMention, scanSessionReferenceText, type ContentBlock, type SessionReferenceToken } from 'dsh-session-reference';
+       import { createMemorySessionQuery, createObjectStoreSessionQuery, readSessionLog } from 'dsh-session-reference/store';
+       import { createDshStoreSessionQuery } from 'dsh-session-reference/node';
        import { describeReferencedMessage, findMentionTrigger, insertMention, mentionRangeAt } from 'dsh-session-reference/editor';
 
        // block.type === 'text' narrows a ContentBlock: block.text is a string.
@@ -235,11 +237,22 @@ describe('the npm package (npm pack → npm install → import)', () => {
        // @ts-expect-error a token that may be malformed has no sessionId for sure
        export const unchecked: string = tokens[0]!.sessionId;
 
-       // Optional properties accept undefined under exactOptionalPropertyTypes.
+       // Optional inputs accept undefined under exactOptionalPropertyTypes: every option of every public function.
        declare const label: string | undefined;
        declare const cwd: string | undefined;
-       const refs = createSessionReferences({ sessionQuery: createMemorySessionQuery([]), config: { maxReferences: undefined } });
-       export const prepared = refs.prepare({ id: 'me', cwd }, [{ type: 'text', text: 'x' }], [{ sessionId: 'a', label }]);
+       declare const count: number | undefined;
+       declare const flag: boolean | undefined;
+       declare const signal: AbortSignal | undefined;
+       declare const bucket: Parameters<typeof createObjectStoreSessionQuery>[0];
+       const config = { maxReferences: count, candidateLimit: count, maxReferenceBytes: count, matchTitles: flag };
+       const refs = createSessionReferences({ sessionQuery: createMemorySessionQuery([]), config });
+       export const listed = refs.listCandidates({ id: 'me', cwd }, label, count, signal);
+       export const prepared = refs.prepare({ id: 'me', cwd }, [{ type: 'text', text: 'x' }], [{ sessionId: 'a', label }], signal);
+       export const composed = refs.referenceUserMessage({ id: 'me' }, { id: 'm', role: 'user', source: { kind: 'user' }, content: [] }, signal);
+       export const mention: string = formatSessionReferenceMention({ sessionId: 'a', label });
+       export const log = readSessionLog('', { maxLogBytes: count, verifyChecksums: flag, signal });
+       export const r2 = createObjectStoreSessionQuery(bucket, { prefix: label, rangeReads: flag, concurrency: count, maxLogBytes: count, verifyChecksums: flag });
+       export const disk = createDshStoreSessionQuery({ root: label, maxLogBytes: count, verifyChecksums: flag });
 
        // The editor kit.
        const text = 'ask @a';
@@ -269,6 +282,12 @@ describe('the npm package (npm pack → npm install → import)', () => {
       output = String((error as { stdout?: unknown }).stdout ?? error);
     }
     expect(output).toBe('');
+  }, 60_000);
+
+  it('every optional input property of every public function of every entry accepts undefined (exactOptionalPropertyTypes)', () => {
+    const entries = Object.keys(manifest.exports).filter((entry) => !entry.includes('*') && entry !== './package.json');
+    expect(entries).toEqual(expect.arrayContaining(['.', './store', './editor', './node', './dsh']));
+    expect(optionalsRejectingUndefined(consumer, 'dsh-session-reference', entries)).toEqual([]);
   }, 60_000);
 
   it('imports ./dsh once the dsh host packages (its optional peers) are installed', () => {
