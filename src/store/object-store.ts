@@ -4,11 +4,12 @@
  * @module
  */
 import { raceAbort, throwIfAborted } from '../abort.js';
+import { readCallerOptions } from '../caller-data.js';
 import { describeValue, fail, SessionReferenceError } from '../errors.js';
 import type { SessionHeader, SessionQuery, SessionSurface, SessionTitleSnapshot } from '../types.js';
 import { pace } from '../pace.js';
 import { SizedSource, sizeMismatch, type ReadOptions } from './pipeline.js';
-import { checkReadOptions, enter, readSessionHeader, readSessionTitle, type SessionLogReadOptions } from './read.js';
+import { checkReadOptions, enter, readSessionHeader, readSessionIds, readSessionTitle, type SessionLogReadOptions } from './read.js';
 import { checkBudget, firstThen, readSessionSurface, type SessionRead } from './surface-read.js';
 
 /** A byte range of an object: `length` bytes from `offset` (an R2 `R2Range`). */
@@ -48,14 +49,14 @@ export interface ObjectStoreBucket {
 /** Options of {@link createObjectStoreSessionQuery}. */
 export interface ObjectStoreSessionQueryOptions extends SessionLogReadOptions {
   /** Read only objects whose key starts with this prefix (default: every object). */
-  prefix?: string;
+  prefix?: string | undefined;
   /**
    * Read headers with ranged `get(key, { range })` calls (default `true`). With `false`, or with a
    * store that ignores ranges, the whole object is fetched once and kept for later reads.
    */
-  rangeReads?: boolean;
+  rangeReads?: boolean | undefined;
   /** Object reads in flight at once (default 6, the Workers limit of simultaneous connections). */
-  concurrency?: number;
+  concurrency?: number | undefined;
 }
 
 /** The {@link SessionQuery} returned by {@link createObjectStoreSessionQuery}. */
@@ -226,7 +227,7 @@ export function createObjectStoreSessionQuery(
     },
     async readTitleSnapshots(sessionIds: string[], signal?: AbortSignal) {
       const checked = enter(signal);
-      const ids = checkSessionIds(sessionIds);
+      const ids = readSessionIds(sessionIds);
       const { byId } = await index(checked);
       return mapLimited(ids, concurrency, checked, async (sessionId): Promise<SessionTitleSnapshot> => {
         const entry = byId.get(sessionId);
@@ -259,15 +260,17 @@ function checkBucket(bucket: unknown): void {
 const OPTION_KEYS = ['prefix', 'rangeReads', 'concurrency', 'maxLogBytes', 'verifyChecksums'];
 
 function checkOptions(options: unknown): { prefix: string | undefined; rangeReads: boolean; concurrency: number; read: Required<SessionLogReadOptions> } {
-  if (typeof options !== 'object' || options === null) {
+  // Each option read once (SPEC §10.4).
+  const fields = readCallerOptions(options, 'options', 'INVALID_CONFIG');
+  if (fields === undefined) {
     throw fail('INVALID_CONFIG', `options must be an object, got ${describeValue(options)}`);
   }
-  for (const key of Object.keys(options)) {
+  for (const key of Object.keys(fields)) {
     if (!OPTION_KEYS.includes(key)) {
       throw fail('INVALID_CONFIG', `unknown option ${describeValue(key)}`);
     }
   }
-  const { prefix, rangeReads = true, concurrency = DEFAULT_CONCURRENCY } = options as ObjectStoreSessionQueryOptions;
+  const { prefix, rangeReads = true, concurrency = DEFAULT_CONCURRENCY } = fields as ObjectStoreSessionQueryOptions;
   if (prefix !== undefined && typeof prefix !== 'string') {
     throw fail('INVALID_CONFIG', `prefix must be a string, got ${describeValue(prefix)}`);
   }
@@ -277,7 +280,7 @@ function checkOptions(options: unknown): { prefix: string | undefined; rangeRead
   if (!Number.isSafeInteger(concurrency) || concurrency < 1) {
     throw fail('INVALID_CONFIG', `concurrency must be a positive safe integer, got ${describeValue(concurrency)}`);
   }
-  return { prefix, rangeReads, concurrency, read: checkReadOptions(options as Record<string, unknown>, 'INVALID_CONFIG') };
+  return { prefix, rangeReads, concurrency, read: checkReadOptions(fields, 'INVALID_CONFIG') };
 }
 
 function checkSessionId(sessionId: unknown): string {
@@ -285,13 +288,6 @@ function checkSessionId(sessionId: unknown): string {
     throw fail('INVALID_ARGUMENT', `sessionId must be a string, got ${describeValue(sessionId)}`);
   }
   return sessionId;
-}
-
-function checkSessionIds(sessionIds: unknown): string[] {
-  if (!Array.isArray(sessionIds) || !sessionIds.every((id) => typeof id === 'string')) {
-    throw fail('INVALID_ARGUMENT', `sessionIds must be an array of strings, got ${describeValue(sessionIds)}`);
-  }
-  return sessionIds as string[];
 }
 
 function notFound(sessionId: string) {

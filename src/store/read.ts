@@ -4,6 +4,7 @@
  * @module
  */
 import { checkSignal, throwIfAborted } from '../abort.js';
+import { copyCallerData, readCallerOptions } from '../caller-data.js';
 import { describeValue, fail, type ErrorCodeInput } from '../errors.js';
 import type { SessionEvent, SessionHeader } from '../types.js';
 import { LogCollector } from './collect.js';
@@ -18,9 +19,9 @@ export interface SessionLogReadOptions {
    * A read fails with `SESSION_REFERENCE_INVALID_LOG` once the decoded log passes this many bytes
    * (SPEC §11.2.1). Positive safe integer; default 4 GiB.
    */
-  maxLogBytes?: number;
+  maxLogBytes?: number | undefined;
   /** Verify zstd frame content checksums (XXH64); default `true`. */
-  verifyChecksums?: boolean;
+  verifyChecksums?: boolean | undefined;
 }
 
 /**
@@ -32,6 +33,19 @@ export function enter(signal: unknown): AbortSignal | undefined {
   const checked = checkSignal(signal);
   throwIfAborted(checked);
   return checked;
+}
+
+/**
+ * The caller's list of session ids read once into a private copy (SPEC §10.4: a sparse array is
+ * the entries it holds), checked to hold strings only.
+ * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_ARGUMENT` otherwise.
+ */
+export function readSessionIds(sessionIds: unknown): string[] {
+  const ids = copyCallerData(sessionIds, 'sessionIds');
+  if (!Array.isArray(ids) || !ids.every((id) => typeof id === 'string')) {
+    throw fail('INVALID_ARGUMENT', `sessionIds must be an array of strings, got ${describeValue(ids)}`);
+  }
+  return ids;
 }
 
 /**
@@ -64,16 +78,18 @@ export function checkReadOptions(options: Record<string, unknown>, code: ErrorCo
  */
 export async function readSessionLog(
   source: SessionLogSource | string,
-  options: SessionLogReadOptions & { signal?: AbortSignal } = {},
+  options: SessionLogReadOptions & { signal?: AbortSignal | undefined } = {},
 ): Promise<SessionLog> {
-  if (typeof options !== 'object' || options === null) {
+  // Each option read once, before anything is awaited (SPEC §10.4).
+  const fields = readCallerOptions(options, 'options');
+  if (fields === undefined) {
     throw fail('INVALID_ARGUMENT', `options must be an object like { maxLogBytes, verifyChecksums, signal }, got ${describeValue(options)}`);
   }
-  for (const key of Object.keys(options)) {
+  for (const key of Object.keys(fields)) {
     if (key !== 'maxLogBytes' && key !== 'verifyChecksums' && key !== 'signal') throw fail('INVALID_ARGUMENT', `unknown option ${describeValue(key)}`);
   }
-  const signal = checkSignal(options.signal);
-  const collector = await collectLog(source, (event) => event, { ...checkReadOptions(options as Record<string, unknown>, 'INVALID_ARGUMENT'), signal });
+  const signal = checkSignal(fields.signal);
+  const collector = await collectLog(source, (event) => event, { ...checkReadOptions(fields, 'INVALID_ARGUMENT'), signal });
   return { header: collector.finish(), events: collector.events };
 }
 
