@@ -198,6 +198,13 @@ describe('candidates', () => {
     await expectError(['candidates', '--demo', '--limit', '0'], 'SESSION_REFERENCE_INVALID_ARGUMENT');
   });
 
+  it('errors quote a number past 2^53 − 1 as it was typed, not as it would be rounded', async () => {
+    expect(await expectError(['candidates', '--demo', '--limit', '9007199254740993'], 'SESSION_REFERENCE_INVALID_ARGUMENT')).toContain('"9007199254740993"');
+    const stderr = await expectError(['prepare', 'x', '--demo', '--as', TARGET, '--max-reference-bytes', '9007199254740993'], 'SESSION_REFERENCE_INVALID_CONFIG');
+    expect(stderr).toContain('"9007199254740993"');
+    expect(stderr).not.toContain('9007199254740992');
+  });
+
   it('--store DIR and the default store ($DSH_HOME/sessions) are read', async () => {
     const dshHome = join(TMP, 'dsh-home');
     const dir = join(dshHome, 'sessions', 'proj', 'folder');

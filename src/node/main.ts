@@ -199,11 +199,17 @@ async function readStdin(io: CliIO): Promise<string> {
   return text.replace(/\r?\n$/, '');
 }
 
-/** A decimal integer flag value; its range is checked afterwards, as a SessionReferenceError (exit 1 with its code). */
-function integerFlag(flag: string, value: string | undefined): number | undefined {
+/**
+ * A decimal integer flag value; its range is checked afterwards, as a SessionReferenceError (exit 1
+ * with its code). One past 2^53 − 1 fails here with `code`, quoting the text as given: as a number
+ * it would be rounded (`9007199254740993` reads as `…992`), and an error must name what was typed.
+ */
+function integerFlag(flag: string, value: string | undefined, code: 'INVALID_ARGUMENT' | 'INVALID_CONFIG'): number | undefined {
   if (value === undefined) return undefined;
   if (!/^[+-]?\d+$/.test(value.trim())) throw new UsageError(`--${flag} needs an integer, got ${JSON.stringify(value)}`);
-  return Number(value);
+  const number = Number(value);
+  if (!Number.isSafeInteger(number)) throw fail(code, `--${flag} must be a positive safe integer, got ${JSON.stringify(value)}`);
+  return number;
 }
 
 async function run(command: Command, io: CliIO, out: (text: string) => void): Promise<void> {
@@ -270,7 +276,7 @@ async function openStore(flags: Flags, io: CliIO): Promise<{ sessionQuery: Sessi
 }
 
 async function candidates(query: string | undefined, flags: Flags, io: CliIO, out: (text: string) => void): Promise<void> {
-  const limit = integerFlag('limit', flags.limit);
+  const limit = integerFlag('limit', flags.limit, 'INVALID_ARGUMENT');
   if (limit !== undefined && !isPositiveSafeInteger(limit)) {
     throw fail('INVALID_ARGUMENT', `--limit must be a positive safe integer, got ${describeValue(flags.limit)}`);
   }
@@ -288,7 +294,7 @@ async function candidates(query: string | undefined, flags: Flags, io: CliIO, ou
 }
 
 async function prepare(text: string, flags: Flags, io: CliIO, out: (text: string) => void): Promise<void> {
-  const maxReferenceBytes = integerFlag('max-reference-bytes', flags['max-reference-bytes']);
+  const maxReferenceBytes = integerFlag('max-reference-bytes', flags['max-reference-bytes'], 'INVALID_CONFIG');
   const config: SessionReferenceConfig = {};
   if (maxReferenceBytes !== undefined) config.maxReferenceBytes = maxReferenceBytes;
   // Bad limits and malformed mentions fail before the store is read.

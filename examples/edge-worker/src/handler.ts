@@ -96,8 +96,9 @@ function configNumber(env: Env, name: keyof Env): number | undefined {
   const value = env[name];
   if (value === undefined || value === '') return undefined;
   const number = typeof value === 'number' ? value : Number(value);
-  if (typeof value === 'string' && !/^\s*\d+\s*$/.test(value)) {
-    throw new SessionReferenceError('SESSION_REFERENCE_INVALID_CONFIG', `${name} must be a positive integer, got ${JSON.stringify(value)}`);
+  // A number past 2^53 − 1 would be rounded: the error quotes the text as given.
+  if (typeof value === 'string' && (!/^\s*\d+\s*$/.test(value) || !Number.isSafeInteger(number))) {
+    throw new SessionReferenceError('SESSION_REFERENCE_INVALID_CONFIG', `${name} must be a positive safe integer, got ${JSON.stringify(value)}`);
   }
   return number;
 }
@@ -143,7 +144,8 @@ async function candidates(url: URL, env: Env, signal: AbortSignal): Promise<Resp
   const limitParam = url.searchParams.get('limit');
   let limit: number | undefined;
   if (limitParam !== null) {
-    if (!/^\d+$/.test(limitParam)) throw invalid(`limit must be a positive integer, got ${JSON.stringify(limitParam)}`);
+    // A number past 2^53 − 1 would be rounded: the error quotes the text as given.
+    if (!/^\d+$/.test(limitParam) || !Number.isSafeInteger(Number(limitParam))) throw invalid(`limit must be a positive safe integer, got ${JSON.stringify(limitParam)}`);
     limit = Number(limitParam);
   }
   // `titles=1` turns on title matching (SPEC §6.7): what people type after `@` is usually a title.
