@@ -22,7 +22,11 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
  * @type {Array<{ name: string; entry?: string; imports?: string; budget: number }>}
  */
 export const BUDGETS = [
-  { name: '.', entry: 'src/index.ts', budget: 7.5 * 1024 },
+  // `.`: 8.75 KB since issue 21 (was 7.5 KB): every caller argument is read once into a private
+  // plain copy (SPEC §10.4, src/caller-data.ts, ~1 KB: structuredClone refused framework state
+  // such as Svelte `$state` and read getters twice), labels drop every Cc/Cf (§6.6), and error
+  // messages describe unsafe integers.
+  { name: '.', entry: 'src/index.ts', budget: 8.75 * 1024 },
   {
     name: '. wire functions (URI, format, parse, scan)',
     imports: `export { encodeSessionReferenceUri, decodeSessionReferenceUri, formatSessionReferenceMention, parseSessionReferenceText, scanSessionReferenceText } from './src/index.ts';`,
@@ -37,8 +41,12 @@ export const BUDGETS = [
   // 18 KB since small frames decode in WebAssembly (libzstd via zstddec, issue 14's listing: the
   // loader and fallback ~0.2 KB here; zstddec itself, ~28 KB gzipped, is a lazy chunk fetched
   // only when a zstd log is met) and reads at a budget keep a window of the newest texts.
-  { name: './store', entry: 'src/store/index.ts', budget: 18 * 1024 },
-  { name: './editor', entry: 'src/editor/index.ts', budget: 3.5 * 1024 },
+  // 18.75 KB since issue 21: the store's arguments (logs, options, id lists) are read once through
+  // the caller-data copy of SPEC §10.4 (~0.7 KB).
+  { name: './store', entry: 'src/store/index.ts', budget: 18.75 * 1024 },
+  // 4.5 KB since issue 21: describeReferencedMessage and insertMention read their arguments
+  // through the caller-data copy of SPEC §10.4 (~0.85 KB) instead of structuredClone.
+  { name: './editor', entry: 'src/editor/index.ts', budget: 4.5 * 1024 },
   // What a front end that reads only plain .jsonl logs ships: the whole root, the in-memory query
   // and the streaming reader; the zstd decoder and checksum are a lazy chunk (loaded on the first
   // zstd log). Issue 14 asked for 8 KB; the root alone is 7 KB (budget 7.5 KB), so the row holds
@@ -46,7 +54,8 @@ export const BUDGETS = [
   {
     name: '. + createMemorySessionQuery + readSessionLog (plain .jsonl apps)',
     imports: `export * from './src/index.ts'; export { createMemorySessionQuery, readSessionLog } from './src/store/index.ts';`,
-    budget: 11.5 * 1024,
+    // 12.5 KB since issue 21: the root's caller-data copy (SPEC §10.4) is in it.
+    budget: 12.5 * 1024,
   },
 ];
 
