@@ -9,7 +9,7 @@ import { describeValue, fail, type ErrorCodeInput } from '../errors.js';
 import type { SessionEvent, SessionHeader } from '../types.js';
 import { LogCollector } from './collect.js';
 import type { SessionLog } from './log.js';
-import { collectLog, DEFAULT_MAX_LOG_BYTES, type PulledChunks, type ReadOptions, type SessionLogSource } from './pipeline.js';
+import { collectLog, DEFAULT_MAX_LOG_BYTES, type ReadOptions, type SessionLogSource, type StoreSource } from './pipeline.js';
 
 export type { SessionLogSource } from './pipeline.js';
 
@@ -19,9 +19,9 @@ export interface SessionLogReadOptions {
    * A read fails with `SESSION_REFERENCE_INVALID_LOG` once the decoded log passes this many bytes
    * (SPEC §11.2.1). Positive safe integer; default 4 GiB.
    */
-  maxLogBytes?: number;
+  maxLogBytes?: number | undefined;
   /** Verify zstd frame content checksums (XXH64); default `true`. */
-  verifyChecksums?: boolean;
+  verifyChecksums?: boolean | undefined;
 }
 
 /**
@@ -78,7 +78,7 @@ export function checkReadOptions(options: Record<string, unknown>, code: ErrorCo
  */
 export async function readSessionLog(
   source: SessionLogSource | string,
-  options: SessionLogReadOptions & { signal?: AbortSignal } = {},
+  options: SessionLogReadOptions & { signal?: AbortSignal | undefined } = {},
 ): Promise<SessionLog> {
   // Each option read once, before anything is awaited (SPEC §10.4).
   const fields = readCallerOptions(options, 'options');
@@ -94,7 +94,7 @@ export async function readSessionLog(
 }
 
 /** Reads a log's header and latest title, parsing only the lines that can hold a title. */
-export async function readSessionTitle(source: SessionLogSource | PulledChunks, options: ReadOptions): Promise<{ header: SessionHeader; title: string | undefined }> {
+export async function readSessionTitle(source: StoreSource, options: ReadOptions): Promise<{ header: SessionHeader; title: string | undefined }> {
   const collector = await collectLog(source, undefined, options);
   return { header: collector.finish(), title: collector.title };
 }
@@ -105,7 +105,7 @@ export async function readSessionTitle(source: SessionLogSource | PulledChunks, 
  * first frame: a session being created); at once, without a promise, when the first of
  * {@link PulledChunks} holds the header (see `collect`).
  */
-export function readSessionHeader(source: SessionLogSource | PulledChunks, options: ReadOptions): SessionHeader | undefined | Promise<SessionHeader | undefined> {
+export function readSessionHeader(source: StoreSource, options: ReadOptions): SessionHeader | undefined | Promise<SessionHeader | undefined> {
   const collected = collectLog(source, 'header', options);
   return collected instanceof LogCollector ? collected.header : collected.then((collector) => collector.header);
 }
