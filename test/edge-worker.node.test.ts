@@ -478,4 +478,13 @@ describe('cancellation and store failures, the built Worker inside workerd', () 
       await bucket.delete('hostile/blank.jsonl.zstd');
     }
   }, 120_000);
+
+  it('a number past 2^53 − 1 is quoted as given, not as it would be rounded', async () => {
+    const config = await harness({ path: '/candidates?as=target', env: { MAX_REFERENCE_BYTES: '9007199254740993' } });
+    expect([config.status, config.body.code]).toEqual([500, 'SESSION_REFERENCE_INVALID_CONFIG']);
+    expect(config.body.message).toContain('"9007199254740993"');
+    const limit = await harness({ path: '/candidates?as=target&limit=9007199254740993' });
+    expect([limit.status, limit.body.code]).toEqual([400, 'SESSION_REFERENCE_INVALID_ARGUMENT']);
+    expect(limit.body.message).toContain('"9007199254740993"');
+  });
 });
