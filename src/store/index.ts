@@ -2,7 +2,7 @@
  * The embedded store: sessions without a host (SPEC §11). Web APIs only: parses dsh session logs
  * (JSON Lines or zstd frames, whole or streamed) and serves them through an in-memory `SessionQuery`
  * or over an object store.
- * @module
+ * @module dsh-session-reference/store
  */
 export { parseSessionLog, parseSessionLogHeader, type SessionLog, type SessionLogInput } from './log.js';
 export { readSessionLog, type SessionLogReadOptions, type SessionLogSource } from './read.js';
