@@ -2,7 +2,7 @@
  * dsh-session-reference/editor: headless helpers for web front ends that let a person cite
  * sessions with `@` chips, and replay what was sent (SPEC §15). Strings in, strings out: no DOM,
  * no framework; Web APIs only, like the core.
- * @module dsh-session-reference/editor
+ * @module
  */
 export {
   findMentionTrigger,
