@@ -341,7 +341,7 @@ describe('complete frames in WebAssembly (libzstd, SPEC §11.2), fzstd where it 
       // A fixed seed: fzstd spends up to seconds on some damaged compressed blocks (sequences
       // whose matches run far past the 128 KiB a block may hold; frames without a declared size
       // never reach libzstd), which made a random run stall a CI worker in Bun. Left as found:
-      // see docs/stores.md, "Limits" (a damaged zstd block).
+      // see README "Limits" (a damaged frame's CPU cost in fzstd).
       { numRuns: 600, seed: 1 },
     );
   });
