@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { transform } from 'esbuild';
 import { configDefaults, defineConfig, type Plugin } from 'vitest/config';
 import { CHROMIUM_ARGS, chromiumExecutable } from './scripts/chromium.mjs';
+import { svelteRunes } from './scripts/svelte-runes.mjs';
 
 /**
  * The one config to open first. It holds both things Vite runs in this repository:
@@ -86,7 +87,7 @@ export default defineConfig({
     projects: [
       {
         root: REPO_ROOT,
-        plugins: [standardDecorators],
+        plugins: [standardDecorators, svelteRunes()],
         test: {
           name: 'node',
           include: SHARED,
@@ -96,6 +97,7 @@ export default defineConfig({
       },
       {
         root: REPO_ROOT,
+        plugins: [svelteRunes()],
         test: {
           name: 'chromium',
           include: SHARED,
@@ -119,6 +121,7 @@ export default defineConfig({
       {
         root: REPO_ROOT,
         plugins: [
+          svelteRunes(),
           // The pool itself turns on nodejs_compat_v2 for its runner (so `Buffer` is visible
           // inside these tests); test/miniflare-smoke.node.test.ts covers plain workerd.
           cloudflareTest({ miniflare: { compatibilityDate: WORKERD_COMPATIBILITY_DATE, compatibilityFlags: [] } }),

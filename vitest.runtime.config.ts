@@ -1,4 +1,5 @@
 import { configDefaults, defineConfig } from 'vitest/config';
+import { svelteRunes } from './scripts/svelte-runes.mjs';
 
 /**
  * The shared suite under Deno or Bun (SPEC §1.3): `deno run -A node_modules/vitest/vitest.mjs run
@@ -12,6 +13,7 @@ if (runtime === undefined) {
 }
 
 export default defineConfig({
+  plugins: [svelteRunes()],
   test: {
     name: runtime,
     testTimeout: 30_000,
