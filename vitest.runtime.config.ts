@@ -19,7 +19,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 120_000,
     include: ['test/**/*.test.ts'],
-    exclude: [...configDefaults.exclude, 'test/**/*.node.test.ts'],
+    exclude: [...configDefaults.exclude, 'test/**/*.node.test.ts', 'test/**/*.browser.test.ts'],
     provide: { expectedRuntime: runtime },
   },
 });

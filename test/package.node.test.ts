@@ -87,6 +87,8 @@ describe('the npm package (npm pack → npm install → import)', () => {
         'dist/store/index.d.ts',
         'dist/editor/index.js',
         'dist/editor/index.d.ts',
+        'dist/editor/dom/index.js',
+        'dist/editor/dom/index.d.ts',
         'dist/node/index.js',
         'dist/node/index.d.ts',
         'dist/node/cli.js',
@@ -127,6 +129,7 @@ describe('the npm package (npm pack → npm install → import)', () => {
     expect(manifest.exports['.']).toEqual({ types: './dist/index.d.ts', import: './dist/index.js' });
     expect(manifest.exports['./store']).toEqual({ types: './dist/store/index.d.ts', import: './dist/store/index.js' });
     expect(manifest.exports['./editor']).toEqual({ types: './dist/editor/index.d.ts', import: './dist/editor/index.js' });
+    expect(manifest.exports['./editor/dom']).toEqual({ types: './dist/editor/dom/index.d.ts', import: './dist/editor/dom/index.js' });
     // Node-only: a `node` condition and nothing for browsers, so bundlers refuse it at build time.
     expect(manifest.exports['./node']).toEqual({ types: './dist/node/index.d.ts', node: './dist/node/index.js' });
     // The bundled sample logs, for web apps (README, The entries).
@@ -380,7 +383,7 @@ describe('the npm package (npm pack → npm install → import)', () => {
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'main.ts'), page.slice(open, page.indexOf('```', open)));
     writeFileSync(join(dir, 'url.d.ts'), "declare module '*?url' { const url: string; export default url; }\n");
-    writeFileSync(join(dir, 'index.html'), '<!doctype html><form><textarea></textarea><ul></ul><output></output></form><script type="module" src="./main.ts"></script>');
+    writeFileSync(join(dir, 'index.html'), '<!doctype html><form><div id="composer"></div><ul></ul><output></output></form><script type="module" src="./main.ts"></script>');
     writeFileSync(
       join(dir, 'tsconfig.json'),
       JSON.stringify({
@@ -408,6 +411,7 @@ describe('the npm package (npm pack → npm install → import)', () => {
     const chunks = files.filter((file) => file.type === 'chunk');
     const entry = chunks.find((chunk) => chunk.isEntry)!;
     expect(entry.code).toContain('function describeReferencedMessage');
+    expect(entry.code).toContain('function createMentionEditor');
     expect(entry.code).not.toContain('invalid zstd data');
     expect(chunks.some((chunk) => !chunk.isEntry && chunk.code.includes('invalid zstd data'))).toBe(true);
   }, 60_000);

@@ -6,6 +6,7 @@
 import { copyCallerData, readCallerFields } from '../caller-data.js';
 import { checkEnvelopeMentions } from '../envelope.js';
 import type { ContentBlock, PromptEnvelopeMention, SessionReferenceMetadataEntry } from '../types.js';
+import { segmentsAround, type MentionSegment } from './segments.js';
 
 /** Result of {@link describeReferencedMessage} (SPEC §15.4). */
 export interface ReferencedMessageDescription {
@@ -20,6 +21,14 @@ export interface ReferencedMessageDescription {
    * written without positions.
    */
   mentions?: PromptEnvelopeMention[];
+  /**
+   * One entry per `display` block (absent with `display`): for a text block its SPEC §15.6
+   * segments with the chips at the `mentions` positions — `@label` runs whose `token` is
+   * `{ kind: 'mention', start, end, sessionId, label }` — so a replay draws each chip where it was
+   * typed without scanning again (an envelope without positions gives plain runs only); for any
+   * other block `undefined` (SPEC §15.4).
+   */
+  segments?: Array<MentionSegment[] | undefined>;
   /** One row per cited session, in first-mention order: id, label, captured seq and the §8.4 statistics. */
   references: SessionReferenceMetadataEntry[];
 }
@@ -72,10 +81,28 @@ function describeEnvelope(envelope: unknown): ReferencedMessageDescription | und
   const references = readRows(metadata.references);
   if (references === undefined) return undefined;
   const display = envelope.display as ContentBlock[];
-  if (envelope.mentions === undefined) return { display, references };
+  if (envelope.mentions === undefined) return { display, segments: displaySegments(display, []), references };
   // Throws (then `undefined`) on a position that is not an `@label` of a cited session in display.
   const mentions = checkEnvelopeMentions(envelope.mentions, display, new Set(references.map((r) => r.sessionId)));
-  return { display, mentions, references };
+  return { display, mentions, segments: displaySegments(display, mentions), references };
+}
+
+/**
+ * The §15.6 segments of each text block of `display`, chips at `mentions` (checked: in order, not
+ * overlapping, each an `@label` inside its block). One pass over the blocks and the positions.
+ */
+function displaySegments(display: ContentBlock[], mentions: PromptEnvelopeMention[]): Array<MentionSegment[] | undefined> {
+  let next = 0;
+  return display.map((block: unknown, index) => {
+    if (!isData(block) || block.type !== 'text' || typeof block.text !== 'string') return undefined;
+    const text = block.text;
+    const chips = [];
+    for (; next < mentions.length && mentions[next]!.block === index; next++) {
+      const { start, end, sessionId } = mentions[next]!;
+      chips.push({ kind: 'mention' as const, start, end, sessionId, label: text.slice(start + 1, end) });
+    }
+    return segmentsAround(text, chips);
+  });
 }
 
 /** A dsh recall message's source (SPEC §14.3), else `undefined`. */
