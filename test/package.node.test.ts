@@ -62,7 +62,7 @@ describe('the npm package (npm pack → npm install → import)', () => {
     mkdirSync(consumer);
     writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
     sh(NPM, ['install', '--no-audit', '--no-fund', '--prefer-offline', '--no-save', tarball], consumer);
-  }, 300_000);
+  });
 
   afterAll(() => {
     if (tmp) rmSync(tmp, { recursive: true, force: true });
@@ -157,7 +157,7 @@ describe('the npm package (npm pack → npm install → import)', () => {
       replay: [{ block: 0, start: 4, end: 42, sessionId: SAMPLE_ID }],
       fromNodeModules: true,
     });
-  }, 30_000);
+  });
 
   it('type-checks a TypeScript consumer against the shipped declarations', () => {
     writeFileSync(
@@ -182,7 +182,7 @@ describe('the npm package (npm pack → npm install → import)', () => {
       }),
     );
     expect(() => sh(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', '.'], consumer)).not.toThrow();
-  }, 60_000);
+  });
 
   it('type-checks a strict front-end consumer (strict, exactOptionalPropertyTypes): the public types narrow (issue 15)', () => {
     writeFileSync(
@@ -241,7 +241,7 @@ describe('the npm package (npm pack → npm install → import)', () => {
       output = String((error as { stdout?: unknown }).stdout ?? error);
     }
     expect(output).toBe('');
-  }, 60_000);
+  });
 
   it('imports ./dsh once the dsh host packages (its optional peers) are installed', () => {
     const host = join(tmp, 'dsh-host');
@@ -268,7 +268,7 @@ describe('the npm package (npm pack → npm install → import)', () => {
       inject: ['sessionQuery'],
       candidates: [],
     });
-  }, 120_000);
+  });
 
   it('builds a browser consumer of the Web entries with Vite, and refuses ./node at build time', async () => {
     const { build } = await import('vite');
@@ -292,7 +292,7 @@ describe('the npm package (npm pack → npm install → import)', () => {
       (error: unknown) => String((error as Error).message).replace(/\u001b\[[0-9;]*m/g, ''),
     );
     expect(refused).toMatch(/"\.\/node" is not exported under the conditions \[[^\]]*"browser"/);
-  }, 60_000);
+  });
 
   it('a Vite web app bundles ./editor and loads a bundled sample log through ./samples/* (README front-end example)', async () => {
     const { build } = await import('vite');
@@ -319,7 +319,7 @@ describe('the npm package (npm pack → npm install → import)', () => {
     // The same path resolves in Node (and so in any bundler that follows the exports map).
     const resolved = sh(process.execPath, ['--input-type=module', '-e', `console.log(import.meta.resolve('dsh-session-reference/samples/77-Dumen/${SAMPLE_ID}/session.v3.jsonl'))`], consumer).trim();
     expect(readFileSync(fileURLToPath(resolved)).equals(sample)).toBe(true);
-  }, 60_000);
+  });
 
   it('the README front-end example type-checks (strict, exactOptionalPropertyTypes) and builds with Vite', async () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
@@ -354,7 +354,7 @@ describe('the npm package (npm pack → npm install → import)', () => {
     // Both sample logs are copied into the build as assets.
     const assets = files.filter((file) => file.type === 'asset' && file.fileName !== 'index.html').map((file) => file.fileName);
     expect(assets.sort()).toEqual([expect.stringMatching(/^assets\/session\.v3-.*\.jsonl$/), expect.stringMatching(/^assets\/session\.v3\.jsonl-.*\.zstd$/)]);
-  }, 60_000);
+  });
 
   it('installs a working dsh-session-reference bin', () => {
     const bin = join(consumer, 'node_modules/.bin/dsh-session-reference');
@@ -362,5 +362,5 @@ describe('the npm package (npm pack → npm install → import)', () => {
     expect(sh(bin, ['decode', 'dsh-session:InNlc3Npb24tNDM0Ig'], consumer).trim()).toBe('session-434');
     const candidates = JSON.parse(sh(bin, ['candidates', '--demo', '--json'], consumer)) as Array<{ sessionId: string }>;
     expect(candidates.map((c) => c.sessionId)).toContain(SAMPLE_ID);
-  }, 30_000);
+  });
 });

@@ -24,7 +24,7 @@ describe('README stays true', () => {
   it('shows the exact output of examples/quickstart.ts (the model-visible text)', () => {
     const output = execFileSync(process.execPath, [`${root}scripts/run-example.mjs`, `${root}examples/quickstart.ts`], { encoding: 'utf8' });
     expect(blockAfter('quickstart:output')).toBe(output);
-  }, 60_000);
+  });
 
   it('the hand-written log folds and projects as shown: checkpoint by source, replace by seqs (SPEC §4.5, §8.2)', async () => {
     const log = parseSessionLog(blockAfter('handwritten-log'));
