@@ -29,6 +29,7 @@ export { composePromptMessage, MY_REQUEST_SEPARATOR } from './compose.js';
 export { cleanTitleLabel, MAX_LABEL_CODE_POINTS } from './label.js';
 export {
   DEFAULT_SESSION_REFERENCE_CONFIG,
+  parsePositiveInteger,
   type SessionReferenceConfig,
   type ResolvedSessionReferenceConfig,
 } from './config.js';

@@ -150,8 +150,12 @@ describe('usage errors (exit 2) and --help', () => {
     await expectUsage(['encode', 'x', '--limit', '3'], /--limit does not apply to encode/);
     await expectUsage(['candidates', '--demo', '--max-reference-bytes', '9'], /--max-reference-bytes does not apply to candidates/);
     await expectUsage(['prepare', 'x', '--demo', '--as', TARGET, '--limit', '2'], /--limit does not apply to prepare/);
-    await expectUsage(['candidates', '--demo', '--limit', 'ten'], /--limit needs an integer/);
-    await expectUsage(['prepare', 'x', '--demo', '--as', TARGET, '--max-reference-bytes', '1.5'], /--max-reference-bytes needs an integer/);
+    await expectUsage(['candidates', '--demo', '--limit', 'ten'], /--limit must be a positive integer in decimal digits \(at most 9007199254740991\), got "ten"/);
+    await expectUsage(['prepare', 'x', '--demo', '--as', TARGET, '--max-reference-bytes', '1.5'], /--max-reference-bytes must be a positive integer .*, got "1\.5"/);
+    // One parser of counts for the CLI and the edge Worker: digits only, quoted as given.
+    for (const bad of [' 100', '100 ', '+5', '0', '1e3', '0x10', '9007199254740993', '']) {
+      await expectUsage(['candidates', '--demo', '--limit', bad], new RegExp(`--limit must be a positive integer .*, got ${JSON.stringify(bad).replace(/[+.]/g, '\\$&')}$`, 'm'));
+    }
     await expectUsage(['decode', 'x', '--as', 'y'], /--as does not apply to decode/);
   });
 });
@@ -192,10 +196,10 @@ describe('candidates', () => {
     await expectUsage(['prepare', 'x', '--demo', '--as', TARGET, '--match-titles'], /--match-titles does not apply to prepare/);
   });
 
-  it('errors: unknown --as is NOT_FOUND, --limit 0 is INVALID_ARGUMENT', async () => {
+  it('errors: unknown --as is NOT_FOUND (--limit 0 is a usage error: counts are positive)', async () => {
     const stderr = await expectError(['candidates', '--demo', '--as', 'session-missing'], 'SESSION_REFERENCE_NOT_FOUND');
     expect(stderr).toContain('"session-missing"');
-    await expectError(['candidates', '--demo', '--limit', '0'], 'SESSION_REFERENCE_INVALID_ARGUMENT');
+    await expectUsage(['candidates', '--demo', '--limit', '0'], /--limit must be a positive integer/);
   });
 
   it('--store DIR and the default store ($DSH_HOME/sessions) are read', async () => {
@@ -271,7 +275,7 @@ describe('prepare', () => {
     expect(JSON.parse((await cli(['prepare', 'just text', '--demo', '--as', TARGET, '--json'])).stdout).metadata).toBeNull();
   });
 
-  it('--max-reference-bytes bounds every reference; too small is BUDGET_EXCEEDED; 0 is INVALID_CONFIG', async () => {
+  it('--max-reference-bytes bounds every reference; too small is BUDGET_EXCEEDED; 0 is a usage error', async () => {
     const mention = formatSessionReferenceMention({ sessionId: LARGE });
     const result = await cli(['prepare', `see ${mention}`, '--demo', '--as', TARGET, '--max-reference-bytes', '3000', '--json']);
     expect(result.code).toBe(0);
@@ -279,7 +283,7 @@ describe('prepare', () => {
     expect(reference).toMatchObject({ truncated: true, budgetBytes: 3000 });
     expect(reference.serializedBytes).toBeLessThanOrEqual(3000);
     await expectError(['prepare', `see ${mention}`, '--demo', '--as', TARGET, '--max-reference-bytes', '20'], 'SESSION_REFERENCE_BUDGET_EXCEEDED');
-    await expectError(['prepare', `see ${mention}`, '--demo', '--as', TARGET, '--max-reference-bytes', '0'], 'SESSION_REFERENCE_INVALID_CONFIG');
+    await expectUsage(['prepare', `see ${mention}`, '--demo', '--as', TARGET, '--max-reference-bytes', '0'], /--max-reference-bytes must be a positive integer/);
   });
 
   it('the default budget retains the large session', async () => {

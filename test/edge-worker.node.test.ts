@@ -24,6 +24,7 @@ import {
 import { createMemorySessionQuery, parseSessionLog } from '../src/store/index.js';
 import { concatBytes } from './fixtures/base64.js';
 import { rawZstdFrame, realLogZstd, sessionLogText, zstdLog } from './fixtures/object-store.js';
+import { rleFrame } from './fixtures/zstd-build.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const WORKER = join(ROOT, 'examples/edge-worker/dist/worker.js');
@@ -440,5 +441,44 @@ describe('cancellation and store failures, the built Worker inside workerd', () 
     expect([result.status, result.body.code]).toEqual([500, 'SESSION_REFERENCE_INVALID_CONFIG']);
     const zero = await harness({ path: '/candidates?as=target', env: { MAX_REFERENCES: '0' } });
     expect([zero.status, zero.body.code]).toEqual([500, 'SESSION_REFERENCE_INVALID_CONFIG']);
+  });
+
+  it('reads [vars] numbers and ?limit= with the CLI’s parser: decimal digits only, quoted as given', async () => {
+    for (const bad of [' 5', '5 ', '+5', '1e3', '0x10', '9007199254740993']) {
+      const result = await harness({ path: '/candidates?as=target', env: { MAX_LOG_BYTES: bad } });
+      expect([result.status, result.body.code]).toEqual([500, 'SESSION_REFERENCE_INVALID_CONFIG']);
+      expect(result.body.message).toBe(`MAX_LOG_BYTES must be a positive integer in decimal digits (at most 9007199254740991), got ${JSON.stringify(bad)}`);
+      const limit = await harness({ path: `/candidates?as=target&limit=${encodeURIComponent(bad)}` });
+      expect([limit.status, limit.body.code, limit.body.message]).toEqual([400, 'SESSION_REFERENCE_INVALID_ARGUMENT', `limit must be a positive integer in decimal digits (at most 9007199254740991), got ${JSON.stringify(bad)}`]);
+    }
+  });
+
+  it('MAX_LOG_BYTES bounds every log read; the Worker’s default is 64 MiB, not the library’s 4 GiB', async () => {
+    const bucket = await mf.getR2Bucket('SESSIONS');
+    // About 2 KB of zstd: a header, 520 RLE blocks of blank lines (65 MiB decoded), then a title.
+    const blank = concatBytes(
+      rawZstdFrame(sessionLogText({ id: 'blank-lines', createdAt: 1 })),
+      rleFrame(0x0a, 520),
+      rawZstdFrame(`${JSON.stringify({ type: 'session/title', seq: 1, time: 1, data: { title: 'Past the limit' } })}\n`),
+    );
+    expect(blank.length).toBeLessThan(4096);
+    await bucket.put('hostile/blank.jsonl.zstd', blank);
+    try {
+      const mention = formatSessionReferenceMention({ sessionId: REAL_ID });
+      const small = await harness({ path: '/prepare', method: 'POST', body: { as: 'target', text: `see ${mention}` }, env: { MAX_LOG_BYTES: '1000' } });
+      // The store's INVALID_LOG, as prepare reports a host read that failed (READ_FAILED, cause kept).
+      expect([small.status, small.body.code, small.body.cause?.code]).toEqual([502, 'SESSION_REFERENCE_READ_FAILED', 'SESSION_REFERENCE_INVALID_LOG']);
+      expect(small.body.cause?.message).toContain('maxLogBytes (1000 bytes)');
+      // The default stops the 65 MiB log: its row falls back to its id. A larger setting reads it.
+      const label = async (env?: Record<string, string>) => {
+        const result = await harness({ path: '/candidates?as=target&titles=1&q=blank', ...(env ? { env } : {}) });
+        expect(result.status).toBe(200);
+        return (result.body as unknown as SessionCandidate[]).find((row) => row.sessionId === 'blank-lines')?.label;
+      };
+      expect(await label()).toBe('blank-lines');
+      expect(await label({ MAX_LOG_BYTES: String(80 * 1024 * 1024) })).toBe('Past the limit');
+    } finally {
+      await bucket.delete('hostile/blank.jsonl.zstd');
+    }
   });
 });

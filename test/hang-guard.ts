@@ -13,7 +13,7 @@
 export const TEST_HANG_GUARD_MS = 180_000;
 
 /** Per hook (vitest `hookTimeout`): hooks build bundles and sites and start browsers and workerd. */
-export const HOOK_HANG_GUARD_MS = 300_000;
+export const HOOK_HANG_GUARD_MS = 600_000;
 
 /**
  * One wait inside a test for something the test caused (a page reaching a state, a child process
