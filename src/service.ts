@@ -246,7 +246,8 @@ function readSnapshot(sessionQuery: SessionQuery, sessionId: string, budget: num
   // A query with `readRetainedSurface` (this package's stores) reads only the texts retention can
   // keep at `budget` (SPEC §11.2.2). Messages name `readSurface`, of which it is the budget-aware form.
   const what = `sessionQuery.readSurface(${describeValue(sessionId)})`;
-  const read = () => ('readRetainedSurface' in sessionQuery ? sessionQuery.readRetainedSurface!(sessionId, budget, signal) : sessionQuery.readSurface(sessionId, signal));
+  // A method, not a key: a host object may carry `readRetainedSurface: undefined` (SPEC §4.2's optional methods).
+  const read = () => (typeof sessionQuery.readRetainedSurface === 'function' ? sessionQuery.readRetainedSurface(sessionId, budget, signal) : sessionQuery.readSurface(sessionId, signal));
   return callHost(read, signal, what, (surface) => {
     // Object(): null and primitives read as a snapshot without fields.
     const { session, capturedThroughSeq, events, withheld } = Object(surface) as Record<string, unknown>;
