@@ -202,6 +202,15 @@ describe('candidates', () => {
     await expectUsage(['candidates', '--demo', '--limit', '0'], /--limit must be a positive integer/);
   });
 
+  it('errors quote a number past 2^53 − 1 as it was typed, not as it would be rounded (a usage error, exit 2)', async () => {
+    for (const args of [['candidates', '--demo', '--limit', '9007199254740993'], ['prepare', 'x', '--demo', '--as', TARGET, '--max-reference-bytes', '9007199254740993']]) {
+      const result = await cli(args);
+      expect(result.code, JSON.stringify(result)).toBe(2);
+      expect(result.stderr).toContain('"9007199254740993"');
+      expect(result.stderr).not.toContain('9007199254740992');
+    }
+  });
+
   it('--store DIR and the default store ($DSH_HOME/sessions) are read', async () => {
     const dshHome = join(TMP, 'dsh-home');
     const dir = join(dshHome, 'sessions', 'proj', 'folder');
@@ -344,47 +353,43 @@ describe('npm run demo (SPEC §12.2)', () => {
 });
 
 describe('the built bin', () => {
-  it(
-    'runs `npm run build` output through a bin symlink, finding the bundled samples from dist/',
-    () => {
-      // A private copy of the project, built there: the working tree's dist/ is never touched.
-      const project = join(TMP, 'project');
-      mkdirSync(project);
-      for (const entry of readdirSync(ROOT)) {
-        if (/^tsconfig.*\.json$/.test(entry) || ['package.json', 'src', 'samples'].includes(entry)) {
-          cpSync(join(ROOT, entry), join(project, entry), { recursive: true });
-        }
+  it('runs `npm run build` output through a bin symlink, finding the bundled samples from dist/', () => {
+    // A private copy of the project, built there: the working tree's dist/ is never touched.
+    const project = join(TMP, 'project');
+    mkdirSync(project);
+    for (const entry of readdirSync(ROOT)) {
+      if (/^tsconfig.*\.json$/.test(entry) || ['package.json', 'src', 'samples'].includes(entry)) {
+        cpSync(join(ROOT, entry), join(project, entry), { recursive: true });
       }
-      symlinkSync(join(ROOT, 'node_modules'), join(project, 'node_modules'), 'junction');
-      execFileSync(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['run', 'build'], { cwd: project, stdio: 'pipe', shell: process.platform === 'win32' });
-      const target = join(project, JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')).bin['dsh-session-reference']);
-      expect(readFileSync(target, 'utf8').startsWith('#!/usr/bin/env node\n')).toBe(true);
-      // As npm links it: <somewhere>/.bin/dsh-session-reference -> <package>/dist/node/cli.js.
-      const binDir = join(TMP, 'bin');
-      mkdirSync(binDir);
-      const bin = join(binDir, 'dsh-session-reference');
-      symlinkSync(target, bin);
+    }
+    symlinkSync(join(ROOT, 'node_modules'), join(project, 'node_modules'), 'junction');
+    execFileSync(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['run', 'build'], { cwd: project, stdio: 'pipe', shell: process.platform === 'win32' });
+    const target = join(project, JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')).bin['dsh-session-reference']);
+    expect(readFileSync(target, 'utf8').startsWith('#!/usr/bin/env node\n')).toBe(true);
+    // As npm links it: <somewhere>/.bin/dsh-session-reference -> <package>/dist/node/cli.js.
+    const binDir = join(TMP, 'bin');
+    mkdirSync(binDir);
+    const bin = join(binDir, 'dsh-session-reference');
+    symlinkSync(target, bin);
 
-      const run = (args: string[], input?: string) =>
-        spawnSync(process.execPath, [bin, ...args], { cwd: TMP, encoding: 'utf8', input, env: { ...process.env, DSH_HOME: join(TMP, 'empty-home') } });
-      expect(run(['encode', REAL])).toMatchObject({ status: 0, stdout: `${encodeSessionReferenceUri(REAL)}\n`, stderr: '' });
-      expect(run(['encode', '-'], `${REAL}\n`)).toMatchObject({ status: 0, stdout: `${encodeSessionReferenceUri(REAL)}\n`, stderr: '' });
-      const prepared = run(['prepare', '--demo', '--as', TARGET, `Summarize ${REAL_MENTION}`]);
-      expect(prepared.stderr).toBe('');
-      expect(prepared.status).toBe(0);
-      expect(prepared.stdout.startsWith('## Referenced sessions\n')).toBe(true);
-      expect(prepared.stdout).toContain('"text":"Bu projeyi gemini ile');
-      expect(prepared.stdout.endsWith('## My request:\n\nSummarize @Bu projeyi gemini ile geliştiriyorduk\n')).toBe(true);
-      expect(run(['candidates'])).toMatchObject({ status: 0, stdout: '', stderr: expect.stringMatching(/^note: no dsh sessions found under .*empty-home\/sessions/) }); // $DSH_HOME/sessions does not exist
-      const failed = run(['decode', 'nope']);
-      expect(failed.status).toBe(1);
-      expect(failed.stderr).toMatch(/^SESSION_REFERENCE_INVALID_REFERENCE: .*\n$/);
-      const usage = run([]);
-      expect(usage.status).toBe(2);
-      expect(usage.stderr).toContain(USAGE);
-    },
-    180_000,
-  );
+    const run = (args: string[], input?: string) =>
+      spawnSync(process.execPath, [bin, ...args], { cwd: TMP, encoding: 'utf8', input, env: { ...process.env, DSH_HOME: join(TMP, 'empty-home') } });
+    expect(run(['encode', REAL])).toMatchObject({ status: 0, stdout: `${encodeSessionReferenceUri(REAL)}\n`, stderr: '' });
+    expect(run(['encode', '-'], `${REAL}\n`)).toMatchObject({ status: 0, stdout: `${encodeSessionReferenceUri(REAL)}\n`, stderr: '' });
+    const prepared = run(['prepare', '--demo', '--as', TARGET, `Summarize ${REAL_MENTION}`]);
+    expect(prepared.stderr).toBe('');
+    expect(prepared.status).toBe(0);
+    expect(prepared.stdout.startsWith('## Referenced sessions\n')).toBe(true);
+    expect(prepared.stdout).toContain('"text":"Bu projeyi gemini ile');
+    expect(prepared.stdout.endsWith('## My request:\n\nSummarize @Bu projeyi gemini ile geliştiriyorduk\n')).toBe(true);
+    expect(run(['candidates'])).toMatchObject({ status: 0, stdout: '', stderr: expect.stringMatching(/^note: no dsh sessions found under .*empty-home\/sessions/) }); // $DSH_HOME/sessions does not exist
+    const failed = run(['decode', 'nope']);
+    expect(failed.status).toBe(1);
+    expect(failed.stderr).toMatch(/^SESSION_REFERENCE_INVALID_REFERENCE: .*\n$/);
+    const usage = run([]);
+    expect(usage.status).toBe(2);
+    expect(usage.stderr).toContain(USAGE);
+  });
 });
 
 describe('terminal safety: untrusted strings never reach the terminal raw (SPEC §12.2)', () => {

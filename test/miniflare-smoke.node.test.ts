@@ -169,7 +169,7 @@ describe('the built core in plain workerd, without nodejs_compat (SPEC §1.1)', 
     mf = new Miniflare({ modules: true, script, compatibilityDate: COMPATIBILITY_DATE });
     const response = await mf.dispatchFetch('http://smoke.test/', { method: 'POST', body: JSON.stringify(input) });
     worker = (await response.json()) as typeof worker;
-  }, 120_000);
+  });
 
   afterAll(async () => {
     await mf?.dispose();

@@ -442,7 +442,7 @@ describe('always-ready sources cannot hang the call (SPEC §10.3)', () => {
     const error = await expectRejectCode(createObjectStoreSessionQuery(bucket).listSessions(), 'SESSION_REFERENCE_READ_FAILED');
     expect(error.message).toContain(`${MAX_LIST_PAGES} pages`);
     expect(pages()).toBe(MAX_LIST_PAGES);
-  }, 60_000);
+  });
 
   it('property: a cursor seen before (a cycle of any length) stops the listing with READ_FAILED at the repeat', async () => {
     await fc.assert(

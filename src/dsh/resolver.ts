@@ -91,7 +91,7 @@ function resolvePluginConfig(config: unknown): ResolvedSessionReferenceConfig {
  * The remote method `candidates` (the dsh web `@` menu) is `remoteExportCandidates`, exposed
  * through dsh's Typert gateway like the host's own plugin (`TypertRemoteService`, `@Remote`).
  * @example
- * // ~/.dsh/profiles/web/cordis.patch.yml: see the README section "dsh hosts".
+ * // ~/.dsh/profiles/web/cordis.patch.yml: see docs/dsh-hosts.md, "Mount it".
  * ctx.plugin(SessionReferenceResolver, { maxReferenceBytes: 32768 });
  * const { content, additionalContext } = await ctx.sessionReferenceResolver.prepare(agent, content, references, signal);
  */

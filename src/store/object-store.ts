@@ -8,6 +8,7 @@ import { readCallerOptions } from '../caller-data.js';
 import { describeValue, fail, SessionReferenceError } from '../errors.js';
 import type { SessionHeader, SessionQuery, SessionSurface, SessionTitleSnapshot } from '../types.js';
 import { pace } from '../pace.js';
+import { mapLimited } from './limit.js';
 import { SizedSource, sizeMismatch, type ReadOptions } from './pipeline.js';
 import { checkReadOptions, enter, readSessionHeader, readSessionIds, readSessionTitle, type SessionLogReadOptions } from './read.js';
 import { checkBudget, firstThen, readSessionSurface, type SessionRead } from './surface-read.js';
@@ -342,26 +343,6 @@ async function shared<T>(slot: Slot<T>, signal: AbortSignal | undefined, start: 
       throw error;
     }
   }
-}
-
-/** Runs `fn` over `items` with at most `limit` calls in flight; results in input order. Stops launching on abort. */
-async function mapLimited<T, R>(
-  items: readonly T[],
-  limit: number,
-  signal: AbortSignal | undefined,
-  fn: (item: T) => Promise<R>,
-): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      throwIfAborted(signal);
-      const i = next++;
-      results[i] = await fn(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ import { LogCollector } from './collect.js';
 import type { SessionLog } from './log.js';
 import { collectLog, DEFAULT_MAX_LOG_BYTES, type ReadOptions, type SessionLogSource, type StoreSource } from './pipeline.js';
 
-export type { SessionLogSource } from './pipeline.js';
+export type { SessionLogChunk, SessionLogSource } from './pipeline.js';
 
 /** Options of {@link readSessionLog} and of the stores' log reads. */
 export interface SessionLogReadOptions {
