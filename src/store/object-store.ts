@@ -129,6 +129,15 @@ interface Index {
  *   log, `rejected` (with the error as `reason`) for an unknown id or a failed read.
  * - `readHeader(id, signal?)`: one session's header, from the listing.
  *
+ * - Short reads fail (SPEC §11.2.4): a body ending before the object's `size` (reported on the
+ *   body or in the listing), a ranged get shorter than the length it asked for within that size, a
+ *   streamed `body` ending early, is `SESSION_REFERENCE_READ_FAILED` ("short read: 70 of 100
+ *   bytes"); a body longer than its size, or a size changing between the ranged gets of one header
+ *   read, too. Nothing partial is returned.
+ * - Listings follow `cursor` while `truncated`, and fail with `SESSION_REFERENCE_READ_FAILED` at a
+ *   cursor seen before or after {@link MAX_LIST_PAGES} (100,000) pages; they yield to the event loop
+ *   as they go, so an abort takes effect even with a bucket that answers at once (SPEC §10.3).
+ *
  * An instance lists the store once, on first use, and caches what it reads (the key of every id,
  * headers, each read surface and title, never whole logs): create one per request, as a Worker
  * does, to see new sessions.
