@@ -42,11 +42,14 @@ const BINARY = /^(?:ArrayBuffer|DataView|(?:Ui|I)nt(?:8|16|32)Array|Uint8Clamped
 /** Where a read is: the argument's name, then keys and indices. */
 type Path = Array<string | number>;
 
-/** `message.content[2].text` for `['message', 'content', 2, 'text']`; odd keys as `["a b"]`. */
+/**
+ * `message.content[2].text` for `['message', 'content', 2, 'text']`; odd keys as `["a b"]`. A path
+ * longer than 120 code units keeps its first and last 60, joined by `…` (error messages stay short).
+ */
 function formatPath([name, ...keys]: Path): string {
   let out = String(name);
   for (const key of keys) out += typeof key === 'number' ? `[${key}]` : /^[A-Za-z_$][\w$]*$/.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`;
-  return out;
+  return out.length > 120 ? `${out.slice(0, 60)}…${out.slice(-60)}` : out;
 }
 
 /**
