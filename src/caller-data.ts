@@ -42,19 +42,25 @@ const BINARY = /^(?:ArrayBuffer|DataView|(?:Ui|I)nt(?:8|16|32)Array|Uint8Clamped
 /** Where a read is: the argument's name, then keys and indices. */
 type Path = Array<string | number>;
 
-/** `message.content[2].text` for `['message', 'content', 2, 'text']`; odd keys as `["a b"]`. */
+/**
+ * `message.content[2].text` for `['message', 'content', 2, 'text']`; odd keys as `["a b"]`. A path
+ * longer than 120 code units keeps its first and last 60, joined by `…` (error messages stay short).
+ */
 function formatPath([name, ...keys]: Path): string {
   let out = String(name);
   for (const key of keys) out += typeof key === 'number' ? `[${key}]` : /^[A-Za-z_$][\w$]*$/.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`;
-  return out;
+  return out.length > 120 ? `${out.slice(0, 60)}…${out.slice(-60)}` : out;
 }
 
-/** `step()`; what it throws (a getter, a revoked proxy) becomes `code` naming `path`, the cause kept. */
-function attempt<T>(step: () => T, path: Path, code: ErrorCodeInput): T {
+/**
+ * `step()`; what it throws (a getter, a revoked proxy) becomes `code` naming `path` (then `key`,
+ * when given), the cause kept. The path is formatted only then: reads that succeed cost no string.
+ */
+function attempt<T>(step: () => T, path: Path, code: ErrorCodeInput, key?: string | number): T {
   try {
     return step();
   } catch (error) {
-    throw isInstance(error) ? error : fail(code, `${formatPath(path)} cannot be read: ${describeValue(error)}`, error);
+    throw isInstance(error) ? error : fail(code, `${formatPath(key === undefined ? path : [...path, key])} cannot be read: ${describeValue(error)}`, error);
   }
 }
 
@@ -66,7 +72,7 @@ function attempt<T>(step: () => T, path: Path, code: ErrorCodeInput): T {
 function copyData(value: unknown, name: string, code: ErrorCodeInput, deep: boolean): unknown {
   const copies = new Map<object, unknown>();
   const path: Path = [name];
-  const read = <T>(step: () => T, key: string | number): T => attempt(step, [...path, key], code);
+  const read = <T>(step: () => T, key: string | number): T => attempt(step, path, code, key);
   const refuse = (what: string): never => {
     throw fail(code, `${formatPath(path)} is ${what}, not data that can be copied (SPEC §10.4)`);
   };
@@ -85,7 +91,7 @@ function copyData(value: unknown, name: string, code: ErrorCodeInput, deep: bool
     if (typeof source !== 'object' || source === null) return source;
     if (copies.has(source)) return copies.get(source);
     if (path.length > MAX_CALLER_DATA_DEPTH) refuse(`nested deeper than ${MAX_CALLER_DATA_DEPTH} levels`);
-    const tag = attempt(() => (Array.isArray(source) ? 'Array' : Object.prototype.toString.call(source).slice(8, -1)), path, code);
+    const tag = attempt(() => (Array.isArray(source) ? 'Array' : isPlain(source) ? 'Object' : Object.prototype.toString.call(source).slice(8, -1)), path, code);
     if (tag === 'Array') {
       // The entries the array holds, each index read once: a dense walk until the first hole (a
       // hole reads as undefined), then only the indices the array has (SPEC §10.3).
@@ -118,6 +124,12 @@ function copyData(value: unknown, name: string, code: ErrorCodeInput, deep: bool
     return BINARY.test(tag) ? attempt(() => copyBinary(source as ArrayBuffer | ArrayBufferView, tag), path, code) : refuse(`a ${tag}`);
   };
   return copy(value);
+}
+
+/** True for an object whose prototype is `Object.prototype` or `null`: the usual data, tagged `Object` without asking. */
+function isPlain(value: object): boolean {
+  const prototype: unknown = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
 }
 
 /**
@@ -162,7 +174,7 @@ export function readCallerArray(value: unknown, name: string, code: ErrorCodeInp
 export function readCallerFields<K extends string>(value: unknown, keys: readonly K[], name: string, code: ErrorCodeInput = 'INVALID_ARGUMENT'): Record<K, unknown> {
   const fields = {} as Record<K, unknown>;
   if (typeof value === 'object' || typeof value === 'function') {
-    for (const key of keys) fields[key] = attempt(() => (value as Record<K, unknown> | null)?.[key], [name, key], code);
+    for (const key of keys) fields[key] = attempt(() => (value as Record<K, unknown> | null)?.[key], [name], code, key);
   }
   return fields;
 }
@@ -177,7 +189,7 @@ export function readCallerFields<K extends string>(value: unknown, keys: readonl
 export function readCallerOptions(value: unknown, name: string, code: ErrorCodeInput = 'INVALID_ARGUMENT'): Record<string, unknown> | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const keys = attempt(() => Object.keys(value), [name], code);
-  return Object.fromEntries(keys.map((key) => [key, attempt(() => (value as Record<string, unknown>)[key], [name, key], code)]));
+  return Object.fromEntries(keys.map((key) => [key, attempt(() => (value as Record<string, unknown>)[key], [name], code, key)]));
 }
 
 /** The array indices below `length` among the own keys of `array`, ascending (a proxy's keys come in any order). */

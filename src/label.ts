@@ -19,12 +19,13 @@ const INVISIBLE = /(?![\t-\r])[\p{Cc}\p{Cf}]/gu;
 
 /**
  * A title made safe to stand in the user's own request as `@label` (SPEC §6.6): every control
- * and format character (`/[\p{Cc}\p{Cf}]/u`, whitespace controls aside) is removed, then every run of whitespace (JavaScript `\s`:
- * line breaks, U+2028/U+2029 and the other Unicode spaces included) becomes one space, and the
- * result is trimmed. A result longer than {@link MAX_LABEL_CODE_POINTS} code points keeps its
- * first 119 code points (a lone surrogate counts as one), without trailing spaces, then `…`: at
- * most 120 code points in all. So a label never contains a line break, a control or an
- * invisible formatting character, and cleaning a label again changes nothing.
+ * and format character (`/[\p{Cc}\p{Cf}]/u`: bidi marks, zero-width characters, U+061C, tag
+ * characters, …; the whitespace controls `\t \n \v \f \r` become spaces instead) is removed, then
+ * every run of whitespace (JavaScript `\s`: line breaks, U+2028/U+2029 and the other Unicode
+ * spaces included) becomes one space, and the result is trimmed. A result longer than
+ * {@link MAX_LABEL_CODE_POINTS} code points keeps its first 119 code points (a lone surrogate
+ * counts as one), without trailing spaces, then `…`: at most 120 code points in all. So a label
+ * never contains a line break or any Cc or Cf character, and cleaning a label again changes nothing.
  *
  * Returns `''` when nothing is left; the caller falls back to the session id. Linear in the
  * title's length.

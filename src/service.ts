@@ -52,7 +52,11 @@ export interface SessionReferences {
   listCandidates(agent: TargetAgent, query?: string, limit?: number, signal?: AbortSignal): Promise<SessionCandidate[]>;
   /**
    * Reads, projects, bounds and renders the cited sessions (SPEC §7–§9). Atomic: any failure
-   * rejects the whole call and no partial context is returned.
+   * rejects the whole call and no partial context is returned. The arguments are read once, before
+   * the call returns its promise, into private plain copies (SPEC §10.4): framework state works, a
+   * sparse `content` or `references` is the entries it holds, and the returned `content` is that
+   * copy of `content`. A throwing getter or revoked proxy among them is `INVALID_ARGUMENT` naming
+   * the path (`content[2].text`).
    * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_ARGUMENT`, `SESSION_REFERENCE_INVALID_REFERENCE`,
    * `SESSION_REFERENCE_SELF_REFERENCE`, `SESSION_REFERENCE_TOO_MANY`, `SESSION_REFERENCE_READ_FAILED`,
    * `SESSION_REFERENCE_CANCELLED`, `SESSION_REFERENCE_BUDGET_EXCEEDED`.
@@ -67,7 +71,8 @@ export interface SessionReferences {
    * Parses mentions in every text block, prepares them and composes the message in one call: what
    * a host calls before `followup()`/`steer()` (SPEC §9.5). The envelope's `mentions` say where
    * each mention or bare URI stands in the readable content, in the order typed (SPEC §9.4), found
-   * in the same pass that writes the readable text.
+   * in the same pass that writes the readable text. The agent and message are read once, before
+   * the call returns its promise, into private plain copies (SPEC §10.4), as `prepare` says.
    * @throws SessionReferenceError every code of `prepare`, plus `SESSION_REFERENCE_INVALID_ARGUMENT`
    * for a message that is not a user message with a content array or already carries an envelope.
    */
