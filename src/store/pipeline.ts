@@ -12,7 +12,7 @@ import { describeValue, fail, SessionReferenceError } from '../errors.js';
 import type { SessionEvent } from '../types.js';
 import { LogCollector, type KeepEvent } from './collect.js';
 import { concat, LineSplitter, splitTextLines, type LineLimits } from './lines.js';
-import type { ZstdStream, ZstdStreamOptions } from './zstd.js';
+import type { LibZstd, ZstdStream, ZstdStreamOptions } from './zstd.js';
 import { isZstd } from './magic.js';
 
 /** Bytes of a log: one buffer, a `ReadableStream` of `Uint8Array` chunks or an async iterable of them. */
@@ -33,24 +33,36 @@ export interface ReadOptions {
   signal?: AbortSignal | undefined;
 }
 
-/** What the zstd module gives the pipeline. */
+/** What the zstd module gives the pipeline: libzstd, loaded, and the stream over it. */
 export interface ZstdCodec {
-  ZstdStream: new (out: (bytes: Uint8Array) => boolean, options: ZstdStreamOptions) => ZstdStream;
-  /** Compiles the WebAssembly decoder of small frames where the runtime allows it; never rejects. */
-  ready(): Promise<void>;
+  lib: LibZstd;
+  ZstdStream: new (lib: LibZstd, out: (bytes: Uint8Array) => boolean, options: ZstdStreamOptions) => ZstdStream;
 }
 
 let zstdModule: Promise<ZstdCodec> | undefined;
 /** The zstd decoder module once loaded, given to every later read at once. */
 let loadedZstd: ZstdCodec | undefined;
 
-/** The zstd decoder module, loaded on first use. */
+/** The zstd decoder module and libzstd, loaded on first use. */
 function loadZstd(): Promise<ZstdCodec> {
-  zstdModule ??= import('./zstd.js').then(async (codec) => {
-    await codec.ready();
-    return (loadedZstd = codec);
-  });
+  zstdModule ??= import('./zstd.js').then(async ({ ZstdStream, loadLibZstd }) => (loadedZstd = { lib: await loadLibZstd(), ZstdStream }));
   return zstdModule;
+}
+
+/**
+ * Work of one slice of zstd decoding (compressed plus decoded bytes) in an asynchronous read:
+ * between slices the read lets the event loop run and checks its signal (SPEC §11.2.1.1: a
+ * cancelled read stops within 50 ms). About 5 ms of libzstd in WebAssembly on a slow core; its
+ * JavaScript form is about 4 times slower, so its slices are smaller.
+ */
+const SLICE_BYTES = { wasm: 8 * 1024 * 1024, js: 2 * 1024 * 1024 };
+
+/** What the next read of a store's own source should be (see {@link PulledChunks}). */
+export interface ReadRequest {
+  /** Bytes to skip after the end of the last chunk (a skippable frame's content). */
+  skip: number;
+  /** Bytes the read may still take (a header read's allowance); `Infinity` for whole reads. */
+  limit: number;
 }
 
 /** No bytes: the sniffed prefix before any chunk (never written to). */
@@ -59,7 +71,8 @@ const NO_BYTES = new Uint8Array(0);
 /**
  * Pushes a log's bytes, in chunks of any size, through zstd decoding (when the bytes start with
  * a zstd magic) and line splitting into a collector. Synchronous: a zstd log needs the codec,
- * given at construction or later through {@link LogFeed.provide}.
+ * given at construction or later through {@link LogFeed.provide}. Zstd work is done in slices
+ * ({@link LogFeed.busy}, {@link LogFeed.resume}) when `sliced`, else all at once.
  */
 export class LogFeed {
   private readonly lines: LineSplitter;
@@ -67,13 +80,22 @@ export class LogFeed {
   private sniffed: Uint8Array | undefined = NO_BYTES;
   /** The zstd decoder the bytes go through, once they turned out to be zstd (else straight to the lines). */
   private zstd: ZstdStream | undefined;
+  /** Bytes pushed so far. */
+  private received = 0;
   /** The log is zstd and the codec is missing: {@link LogFeed.provide} it before pushing more. */
   needsZstd = false;
 
+  /**
+   * @param pulled The chunks come from a store's own reads, which honour {@link LogFeed.nextRead}:
+   *   skippable content that still arrives in them counts as read (SPEC §11.2.1.1).
+   * @param sliced Decode zstd in slices (an asynchronous read), else all at once.
+   */
   constructor(
     private readonly collector: LogCollector,
     private readonly options: Required<Omit<ReadOptions, 'signal'>>,
     private codec?: ZstdCodec,
+    private readonly pulled = false,
+    private readonly sliced = false,
   ) {
     const header = collector.headerOnly;
     const limits: LineLimits = { maxLogBytes: options.maxLogBytes, maxHeaderBytes: header ? MAX_HEADER_BYTES : Infinity };
@@ -83,6 +105,32 @@ export class LogFeed {
   /** The collector has what it wants: nothing more needs to be pushed. */
   get done(): boolean {
     return this.lines.stopped;
+  }
+
+  /** Zstd work is left from the last push: {@link LogFeed.resume} it before pushing more. */
+  get busy(): boolean {
+    return this.zstd !== undefined && !this.lines.stopped && this.zstd.busy;
+  }
+
+  /** Decodes the next slice of zstd work. */
+  resume(): void {
+    this.zstd!.resume();
+  }
+
+  /**
+   * What the next read of the source should be (SPEC §11.2.1.1): skip the rest of a skippable
+   * frame; a header read takes at most 1 MiB of compressed input (plus the 8-byte headers of
+   * skippable frames), or 1 MiB and one byte of text.
+   */
+  nextRead(): ReadRequest {
+    if (this.zstd !== undefined) return { skip: this.zstd.pendingSkip, limit: this.zstd.allowance + 8 };
+    if (!this.collector.headerOnly) return { skip: 0, limit: Infinity };
+    return { skip: 0, limit: Math.max(1, MAX_HEADER_BYTES + 1 - this.received) };
+  }
+
+  /** The source skipped `count` bytes, as {@link LogFeed.nextRead} asked. */
+  skipped(count: number): void {
+    if (count > 0) this.zstd!.skipped(count);
   }
 
   provide(codec: ZstdCodec): void {
@@ -95,6 +143,7 @@ export class LogFeed {
   }
 
   push(chunk: Uint8Array): void {
+    this.received += chunk.length;
     if (this.sniffed !== undefined) {
       const held = this.sniffed.length === 0 ? chunk : concat([this.sniffed, chunk]);
       if (held.length < 4 || this.needsZstd) {
@@ -122,22 +171,28 @@ export class LogFeed {
       this.start(false);
       this.lines.push(held);
     }
-    if (this.lines.stopped) return;
+    if (this.lines.stopped) return this.close();
     this.zstd?.end();
     this.lines.end();
+  }
+
+  /** Frees the zstd decoder's memory (a read that stops early or fails); idempotent. */
+  close(): void {
+    this.zstd?.close();
   }
 
   /** Routes the bytes from here on: through a zstd decoder (`zstd`) or straight to the lines. */
   private start(zstd: boolean): void {
     if (!zstd) return;
     const { lines, collector } = this;
-    this.zstd = new this.codec!.ZstdStream(
+    const { lib, ZstdStream } = this.codec!;
+    this.zstd = new ZstdStream(
+      lib,
       (bytes) => {
         lines.push(bytes);
         return !lines.stopped;
       },
       {
-        wholeFrameBytes: collector.headerOnly ? 2 * MAX_HEADER_BYTES : 8 * MAX_HEADER_BYTES,
         verifyChecksums: this.options.verifyChecksums,
         mark: () => {
           const restoreLines = lines.mark();
@@ -147,6 +202,9 @@ export class LogFeed {
             restoreCollector();
           };
         },
+        maxInputBytes: collector.headerOnly ? MAX_HEADER_BYTES : Infinity,
+        countSkipped: this.pulled,
+        sliceBytes: this.sliced ? SLICE_BYTES[lib.kind] : Infinity,
       },
     );
   }
@@ -161,19 +219,24 @@ function settled(options: ReadOptions): Required<Omit<ReadOptions, 'signal'>> {
  * Runs a log given whole (text or bytes) through a collector, synchronously, with the zstd codec
  * at hand.
  */
-export function collectSync(input: string | Uint8Array, collector: LogCollector, codec: ZstdCodec, options: ReadOptions = {}): void {
+export function collectSync(input: string | Uint8Array, collector: LogCollector, codec: ZstdCodec | undefined, options: ReadOptions = {}): void {
   if (typeof input === 'string') {
     splitTextLines(input, collector);
     return;
   }
   const feed = new LogFeed(collector, settled(options), codec);
-  feed.push(input);
-  if (!feed.done) feed.end();
+  try {
+    feed.push(input);
+    if (!feed.done) feed.end();
+  } finally {
+    feed.close();
+  }
 }
 
 /** Chunks of a byte source, one at a time, and a way to stop early. */
 interface ChunkReader {
-  next(): Promise<unknown>;
+  /** The next chunk; a {@link PulledChunks} honours `request`, any other reader ignores it. */
+  next(request?: ReadRequest): Promise<unknown>;
   /** Stops the source early (none: nothing to stop). */
   cancel?(): Promise<void>;
 }
@@ -186,12 +249,14 @@ const noop = () => {};
  * no async iterator and no stream between the store's reads and the feed. When `first` holds
  * what the collector wants (a header in the first read: the usual listing), the read ends
  * synchronously (see {@link collect}). Stopping early only stops calling `next`; the store
- * releases what it read from.
+ * releases what it read from. `next(request)` reads from `request.skip` bytes after the end of
+ * the last chunk, and at most `request.limit` bytes (SPEC §11.2.1.1: a header read skips
+ * skippable frames without reading them, and reads at most 1 MiB); it may read fewer.
  */
 export class PulledChunks implements ChunkReader {
   constructor(
     readonly first: Uint8Array | undefined,
-    readonly next: () => Promise<Uint8Array | undefined>,
+    readonly next: (request: ReadRequest) => Promise<Uint8Array | undefined>,
   ) {}
 }
 
@@ -280,12 +345,23 @@ export function collect(source: SessionLogSource | PulledChunks | string, collec
     return undefined;
   }
   const reader = chunkReader(source);
-  const feed = new LogFeed(collector, settled(options), loadedZstd);
-  if (reader instanceof PulledChunks && reader.first !== undefined) {
-    feed.push(reader.first);
+  const pulled = reader instanceof PulledChunks;
+  const feed = new LogFeed(collector, settled(options), loadedZstd, pulled, true);
+  if (pulled && reader.first !== undefined) {
+    try {
+      feed.push(reader.first);
+    } catch (error) {
+      feed.close();
+      throw error;
+    }
     if (feed.done) return undefined;
   }
   return feedChunks(feed, reader, signal);
+}
+
+/** Lets the event loop run (timers, I/O, an abort) before the next slice of work. */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
 }
 
 /** Pushes the chunks of `reader` into `feed` until the collector has what it wants, or ends the input at the end of the chunks. */
@@ -294,23 +370,36 @@ async function feedChunks(feed: LogFeed, reader: ChunkReader, signal: AbortSigna
   try {
     for (;;) {
       if (feed.needsZstd) feed.provide(await loadZstd());
+      while (feed.busy) {
+        await nextTurn();
+        throwIfAborted(signal);
+        feed.resume();
+      }
       if (feed.done) return;
       // The next chunk (`undefined` at the end), cancellable by `signal`.
+      const request = feed.nextRead();
       let value: unknown;
       try {
-        value = await raceAbort(reader.next(), signal);
+        value = await raceAbort(reader.next(request), signal);
       } catch (error) {
         throw readFailure(error);
       }
       throwIfAborted(signal);
       const chunk = chunkBytes(value);
       if (chunk === undefined) break;
+      if (reader instanceof PulledChunks) feed.skipped(request.skip);
       feed.push(chunk);
     }
     finished = true;
     if (feed.needsZstd) feed.provide(await loadZstd());
+    while (feed.busy) {
+      await nextTurn();
+      throwIfAborted(signal);
+      feed.resume();
+    }
     feed.end();
   } finally {
+    feed.close();
     if (!finished && reader.cancel) await reader.cancel();
   }
 }

@@ -1,0 +1,287 @@
+/**
+ * libzstd's decoder, the reference implementation, as every runtime runs it (SPEC §11.2,
+ * §11.2.1.1): one module, taken from the `zstddec` package's streaming build (see
+ * scripts/make-libzstd.mjs), in one of three forms.
+ *
+ * - **A compiled module given to {@link provideZstdWasm}**: Cloudflare workerd refuses to compile
+ *   WebAssembly from bytes at run time, so a Worker imports `dsh-session-reference/libzstd.wasm`
+ *   (wrangler and esbuild turn `import wasm from '….wasm'` into a compiled `WebAssembly.Module`) and
+ *   passes it here before its first read.
+ * - **The module compiled from its bytes** (base64url in libzstd-wasm.ts), wherever WebAssembly may
+ *   be compiled: Node, Deno, Bun, browsers (a page's CSP must allow `'wasm-unsafe-eval'`).
+ * - **The same module translated to JavaScript** (binaryen's wasm2js, libzstd-js.ts), where neither
+ *   can run: a page whose CSP forbids WebAssembly. Slower, but the same libzstd: the same bytes,
+ *   the same error codes, the same 128 KiB bound on what one block yields.
+ *
+ * Why this and not another decoder (compared in issue 21):
+ * - `zstddec` 0.3.4 (MIT AND BSD-3-Clause, maintained, used by three.js): decoder only, 59 KB of
+ *   WebAssembly with `ZSTD_decompressStream`, one import. Its own JavaScript glue has no error
+ *   codes (a failure reads as an empty result) and compiles from a `data:` URL, so only its module
+ *   is used, through this binding.
+ * - `@bokuweb/zstd-wasm`: encoder and decoder (~300 KB), one-shot `decompress` only, Emscripten
+ *   glue that loads its own `.wasm`; no streaming, errors as exceptions without codes.
+ * - `zstd-codec`: an Emscripten build from 2019 (~1 MB with asm.js), unmaintained.
+ * - `@oneidentity/zstd-js`: encoder and decoder with asm.js and wasm builds embedded, streaming
+ *   through its own buffers, no way to pass a compiled module; errors as strings.
+ * - `@foxglove/wasm-zstd`, `@hpcc-js/wasm-zstd`: one-shot decoders needing the output size (or
+ *   whole-buffer only), Emscripten glue.
+ * - The runtime's own `DecompressionStream('zstd')`: only Bun has it (not Node 20, Deno 2.9 or
+ *   Chromium 153); it is asynchronous, gives no error codes, and browsers cap its window at 8 MiB,
+ *   so its outcome would differ from libzstd's.
+ * - `fzstd` (pure JavaScript, used before): executes a damaged block's sequences far past the
+ *   format's 128 KiB block maximum (seconds of CPU for a 150-byte frame) and verifies no checksum;
+ *   a guard would have meant patching it, and its errors never match libzstd's.
+ * @module
+ */
+import { decodeBase64url } from '../base64url.js';
+import { describeValue, fail } from '../errors.js';
+
+/** The exports of libzstd's decoder module this binding calls (WebAssembly or wasm2js). */
+interface LibZstdExports {
+  memory: { buffer: ArrayBuffer };
+  malloc(size: number): number;
+  free(pointer: number): void;
+  ZSTD_createDCtx(): number;
+  ZSTD_freeDCtx(dctx: number): number;
+  ZSTD_decompressStream(dctx: number, output: number, input: number): number;
+}
+
+/** Where libzstd runs: WebAssembly, or its JavaScript translation. */
+export type LibZstdKind = 'wasm' | 'js';
+
+/**
+ * Compressed bytes handed to libzstd per call, and the most one call may write: one block's
+ * maximum (`ZSTD_BLOCKSIZE_MAX`), so one call costs at most one block's work.
+ */
+export const STEP_BYTES = 128 * 1024;
+
+/** Imports of the module: it only reports memory growth, which {@link LibZstd} notices by itself. */
+const IMPORTS = { env: { emscripten_notify_memory_growth: () => {} } };
+
+/** libzstd, instantiated once per runtime; every stream has a decoding context of its own in it. */
+export class LibZstd {
+  private heap: Uint8Array;
+  private view: DataView;
+  /** Decoding contexts whose last frame ended, kept for the next stream. */
+  private readonly idle: number[] = [];
+
+  constructor(
+    private readonly exports: LibZstdExports,
+    readonly kind: LibZstdKind,
+  ) {
+    this.heap = new Uint8Array(exports.memory.buffer);
+    this.view = new DataView(exports.memory.buffer);
+  }
+
+  /** A new streaming decoder (see {@link ZstdDecoder}). */
+  open(): ZstdDecoder {
+    return new ZstdDecoder(this);
+  }
+
+  /** The module's memory, seen afresh after it grew. */
+  memory(): { heap: Uint8Array; view: DataView } {
+    if (this.heap.buffer !== this.exports.memory.buffer) {
+      this.heap = new Uint8Array(this.exports.memory.buffer);
+      this.view = new DataView(this.exports.memory.buffer);
+    }
+    return { heap: this.heap, view: this.view };
+  }
+
+  malloc(size: number): number {
+    const pointer = this.exports.malloc(size);
+    if (pointer === 0) throw fail('INVALID_LOG', `dsh session log: the zstd decoder ran out of memory (${size} bytes)`);
+    return pointer;
+  }
+
+  free(pointer: number): void {
+    this.exports.free(pointer);
+  }
+
+  /** A decoding context: an idle one (between frames), else a new one. */
+  createContext(): number {
+    const context = this.idle.pop() ?? this.exports.ZSTD_createDCtx();
+    if (context === 0) throw fail('INVALID_LOG', 'dsh session log: the zstd decoder ran out of memory');
+    return context;
+  }
+
+  /** Gives a context back: kept when `clean` (its last frame ended: it starts the next one afresh), else freed. */
+  releaseContext(context: number, clean: boolean): void {
+    if (clean && this.idle.length < MAX_IDLE_CONTEXTS) this.idle.push(context);
+    else this.exports.ZSTD_freeDCtx(context);
+  }
+
+  decompressStream(context: number, output: number, input: number): number {
+    return this.exports.ZSTD_decompressStream(context, output, input);
+  }
+}
+
+/** Idle decoding contexts kept (each holds its window buffer, up to the largest window it met). */
+const MAX_IDLE_CONTEXTS = 2;
+
+/** A libzstd error: its `ZSTD_ErrorCode` (zstd_errors.h). */
+export class LibZstdError {
+  constructor(readonly code: number) {}
+}
+
+/** What one {@link ZstdDecoder.step} did. */
+export interface ZstdStep {
+  /** Compressed bytes of `input` consumed. */
+  consumed: number;
+  /** Bytes written: a view of the module's memory, valid until the next call. */
+  output: Uint8Array;
+  /** The frame being decoded ended and its output is all written. */
+  frameEnded: boolean;
+}
+
+/**
+ * One `ZSTD_DCtx` decoding a sequence of data frames (no skippable frames: the caller skips
+ * those) with `ZSTD_decompressStream`, at most {@link STEP_BYTES} in and out per call. Frame
+ * validation, content size and checksum checks are libzstd's own.
+ */
+export class ZstdDecoder {
+  private context: number;
+  private readonly input: number;
+  private readonly output: number;
+  /** The `ZSTD_inBuffer` and `ZSTD_outBuffer` structs (three 32-bit fields each). */
+  private readonly inStruct: number;
+  private readonly outStruct: number;
+  /** Mid-frame (between the first byte of a frame given and its end). */
+  private inFrame = false;
+  private closed = false;
+
+  constructor(private readonly lib: LibZstd) {
+    this.context = lib.createContext();
+    this.input = lib.malloc(2 * STEP_BYTES + 24);
+    this.output = this.input + STEP_BYTES;
+    this.inStruct = this.output + STEP_BYTES;
+    this.outStruct = this.inStruct + 12;
+  }
+
+  /**
+   * One `ZSTD_decompressStream` call over the first bytes of `input` (at most {@link STEP_BYTES}).
+   * @throws LibZstdError for a libzstd error; the decoder must then be {@link ZstdDecoder.reset}.
+   */
+  step(input: Uint8Array): ZstdStep {
+    const size = Math.min(input.length, STEP_BYTES);
+    let { heap, view } = this.lib.memory();
+    heap.set(size === input.length ? input : input.subarray(0, size), this.input);
+    view.setUint32(this.inStruct, this.input, true);
+    view.setUint32(this.inStruct + 4, size, true);
+    view.setUint32(this.inStruct + 8, 0, true);
+    view.setUint32(this.outStruct, this.output, true);
+    view.setUint32(this.outStruct + 4, STEP_BYTES, true);
+    view.setUint32(this.outStruct + 8, 0, true);
+    if (size > 0) this.inFrame = true;
+    const result = this.lib.decompressStream(this.context, this.outStruct, this.inStruct);
+    ({ heap, view } = this.lib.memory());
+    // ZSTD_isError: a size_t above (size_t)-ZSTD_error_maxCode (120), here a negative i32.
+    if (result < 0 && result > -120) throw new LibZstdError(-result);
+    const consumed = view.getUint32(this.inStruct + 8, true);
+    const written = view.getUint32(this.outStruct + 8, true);
+    const frameEnded = result === 0;
+    if (frameEnded) this.inFrame = false;
+    return { consumed, output: heap.subarray(this.output, this.output + written), frameEnded };
+  }
+
+  /** A fresh context after an error (the module exports no `ZSTD_DCtx_reset`). */
+  reset(): void {
+    this.lib.releaseContext(this.context, false);
+    this.context = this.lib.createContext();
+    this.inFrame = false;
+  }
+
+  /** Frees what the decoder holds; idempotent. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.lib.free(this.input);
+    this.lib.releaseContext(this.context, !this.inFrame);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Loading
+
+/** The module given by {@link provideZstdWasm}. */
+let provided: WebAssembly.Module | undefined;
+let loaded: LibZstd | undefined;
+let loading: Promise<LibZstd> | undefined;
+
+/**
+ * Gives the library libzstd's decoder as a compiled WebAssembly module, for runtimes that refuse
+ * to compile WebAssembly from bytes (Cloudflare workerd): call it once, before the first zstd
+ * read, with the module of `dsh-session-reference/libzstd.wasm`. Elsewhere it is optional (the
+ * module is then compiled from bytes on the first zstd log).
+ * @example
+ * // A Cloudflare Worker (wrangler and esbuild import a .wasm file as a compiled module):
+ * import libzstd from 'dsh-session-reference/libzstd.wasm';
+ * import { provideZstdWasm } from 'dsh-session-reference/store';
+ * provideZstdWasm(libzstd);
+ * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_ARGUMENT` when `module` is not a
+ * `WebAssembly.Module`, or not libzstd's (it lacks the decoder's exports).
+ */
+export function provideZstdWasm(module: WebAssembly.Module): void {
+  if (!(module instanceof WebAssembly.Module)) {
+    throw fail('INVALID_ARGUMENT', `provideZstdWasm needs a WebAssembly.Module (the default import of dsh-session-reference/libzstd.wasm), got ${describeValue(module)}`);
+  }
+  const names = new Set(WebAssembly.Module.exports(module).map((entry) => entry.name));
+  const missing = ['memory', 'malloc', 'free', 'ZSTD_createDCtx', 'ZSTD_freeDCtx', 'ZSTD_decompressStream'].filter((name) => !names.has(name));
+  if (missing.length > 0) {
+    throw fail('INVALID_ARGUMENT', `provideZstdWasm needs the module of dsh-session-reference/libzstd.wasm; this one lacks ${missing.join(', ')}`);
+  }
+  provided = module;
+}
+
+function fromModule(module: WebAssembly.Module): LibZstd {
+  const instance = new WebAssembly.Instance(module, IMPORTS);
+  return new LibZstd(instance.exports as unknown as LibZstdExports, 'wasm');
+}
+
+/** The module's bytes (a fresh copy: the codec's buffer is shared). */
+function moduleBytes(base64url: string): Uint8Array<ArrayBuffer> {
+  return new Uint8Array(decodeBase64url(base64url, 0)!);
+}
+
+/**
+ * libzstd, synchronously (the synchronous `parseSessionLog`): the one loaded already, else the
+ * provided module, else the module compiled from `base64url`.
+ * @returns `undefined` where WebAssembly cannot run and the JavaScript form is not loaded yet.
+ */
+export function libZstdSync(base64url: string): LibZstd | undefined {
+  if (loaded) return loaded;
+  try {
+    loaded = fromModule(provided ?? new WebAssembly.Module(moduleBytes(base64url)));
+  } catch {
+    return undefined;
+  }
+  return loaded;
+}
+
+/**
+ * libzstd, loaded on first use (later calls share the first): the provided module, else the
+ * module compiled from its bytes, else its JavaScript form. Only the forms needed are fetched
+ * (dynamic `import()`).
+ */
+export function loadLibZstd(): Promise<LibZstd> {
+  loading ??= (async () => {
+    if (loaded) return loaded;
+    try {
+      const module = provided ?? (await WebAssembly.compile(moduleBytes((await import('./libzstd-wasm.js')).LIBZSTD_WASM_BASE64URL)));
+      loaded = fromModule(module);
+    } catch {
+      // No WebAssembly here (a CSP without 'wasm-unsafe-eval', workerd without a provided module).
+      loaded = await loadLibZstdJs();
+    }
+    return loaded;
+  })();
+  return loading;
+}
+
+/**
+ * A new instance of libzstd in its JavaScript form (what runs where WebAssembly cannot): also
+ * for tests and the bench, which compare it with the WebAssembly form.
+ */
+export async function loadLibZstdJs(): Promise<LibZstd> {
+  const { instantiate } = (await import('./libzstd-js.js')) as unknown as { instantiate(imports: typeof IMPORTS): LibZstdExports };
+  return new LibZstd(instantiate(IMPORTS), 'js');
+}
