@@ -10,7 +10,7 @@ import { homedir } from 'node:os';
 import { join, resolve, sep } from 'node:path';
 import { raceAbort, throwIfAborted } from '../abort.js';
 import { check, describeValue, fail, SessionReferenceError } from '../errors.js';
-import { PulledChunks, type ReadOptions } from '../store/pipeline.js';
+import { PulledChunks, type ReadOptions, type ReadRequest } from '../store/pipeline.js';
 import { checkReadOptions, enter, readSessionHeader, readSessionTitle, type SessionLogReadOptions } from '../store/read.js';
 import { checkBudget, firstThen, readSessionSurface, type SessionRead } from '../store/surface-read.js';
 import type { SessionHeader, SessionQuery, SessionSurface, SessionTitleSnapshot } from '../types.js';
@@ -519,23 +519,30 @@ function headerBuffer(): Uint8Array {
  * keep references to them). A short read that reaches `size` (the file's size when it was
  * opened) is the end: the log as it was then (a line being appended meanwhile is a torn last
  * line), without one more read to find it. A short read before `size` (a file system that
- * returns them mid-file) reads on. Each chunk costs one `read` and one promise.
+ * returns them mid-file) reads on. Each chunk costs one `read` and one promise. A request
+ * (SPEC §11.2.1.1) moves the position past a skippable frame's content, never read (the next
+ * read is `first` bytes again), and caps the read at its limit.
  */
-function fileReads(fd: number, path: string, first: number, size: number): () => Promise<Uint8Array | undefined> {
+function fileReads(fd: number, path: string, first: number, size: number): (request?: ReadRequest) => Promise<Uint8Array | undefined> {
   let position = 0;
   let length = first;
   let ended = false;
-  return () =>
+  return (request) =>
     new Promise((resolve, reject) => {
+      if (request !== undefined && request.skip > 0) {
+        position += request.skip;
+        length = first;
+        ended = position >= size;
+      }
       if (ended) return resolve(undefined);
-      const buffer = length === HEADER_CHUNK ? headerBuffer() : new Uint8Array(length);
-      readFd(fd, buffer, 0, length, position, (error, bytesRead) => {
+      const want = request === undefined ? length : Math.max(1, Math.min(length, request.limit));
+      const buffer = want === HEADER_CHUNK ? headerBuffer() : new Uint8Array(want);
+      readFd(fd, buffer, 0, want, position, (error, bytesRead) => {
         if (error) return reject(readFailed(error, path));
-        ended = bytesRead === 0 || (bytesRead < length && position + bytesRead >= size);
+        ended = bytesRead === 0 || (bytesRead < want && position + bytesRead >= size);
         position += bytesRead;
-        const asked = length;
         length = Math.min(length * 2, CHUNK_BYTES);
-        resolve(bytesRead === 0 ? undefined : bytesRead === asked ? buffer : buffer.subarray(0, bytesRead));
+        resolve(bytesRead === 0 ? undefined : bytesRead === want ? buffer : buffer.subarray(0, bytesRead));
       });
     });
 }

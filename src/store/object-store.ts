@@ -6,7 +6,7 @@
 import { raceAbort, throwIfAborted } from '../abort.js';
 import { describeValue, fail, SessionReferenceError } from '../errors.js';
 import type { SessionHeader, SessionQuery, SessionSurface, SessionTitleSnapshot } from '../types.js';
-import type { ReadOptions } from './pipeline.js';
+import { PulledChunks, type ReadOptions, type ReadRequest } from './pipeline.js';
 import { checkReadOptions, enter, readSessionHeader, readSessionTitle, type SessionLogReadOptions } from './read.js';
 import { checkBudget, firstThen, readSessionSurface, type SessionRead } from './surface-read.js';
 
@@ -417,31 +417,42 @@ async function getWhole(bucket: ObjectStoreBucket, key: string): Promise<Uint8Ar
 }
 
 /**
- * The bytes of one object as a header read wants them: ranged reads of 4 KiB, then doubling, each
- * starting where the last one ended, for as long as the reader asks for more; or the whole object
- * at once (`rangeReads: false`, a store that ignores ranges, a first range refused). A whole
- * object of at most {@link KEEP_WHOLE_BYTES} is kept in `kept.bytes` for the later whole read.
+ * The bytes of one object as a header read wants them ({@link PulledChunks}, the first read
+ * done): ranged reads of 4 KiB, then doubling, each starting where the last one ended, for as
+ * long as the reader asks for more; or the whole object at once (`rangeReads: false`, a store
+ * that ignores ranges, a first range refused). A whole object of at most
+ * {@link KEEP_WHOLE_BYTES} is kept in `kept.bytes` for the later whole read. The reader's
+ * requests (SPEC §11.2.1.1) skip a skippable frame's content (the next read starts after it, 4
+ * KiB again) and cap each read at what a header read may still take.
  */
-async function* prefixChunks(
+async function headerChunks(
   bucket: ObjectStoreBucket,
   object: { key: string; size?: number },
   rangeReads: boolean,
   kept: { bytes?: Uint8Array | undefined; missing?: boolean },
-): AsyncGenerator<Uint8Array> {
+  signal: AbortSignal | undefined,
+): Promise<PulledChunks> {
   const { key } = object;
   let size = object.size;
   let ranged = rangeReads && size !== 0;
-  for (let offset = 0; size === undefined || offset < size; ) {
+  let offset = 0;
+  /** Where the reads started doubling: the object's start, or the end of the last skip. */
+  let since = 0;
+  let ended = false;
+  const next = async (request?: ReadRequest): Promise<Uint8Array | undefined> => {
+    if (request !== undefined && request.skip > 0) {
+      offset += request.skip;
+      since = offset;
+    }
+    if (ended || (size !== undefined && offset >= size)) return undefined;
     if (!ranged) {
+      ended = true;
       const bytes = await getWhole(bucket, key);
       if (bytes === undefined) kept.missing = true;
-      else {
-        if (bytes.length <= KEEP_WHOLE_BYTES) kept.bytes = bytes;
-        yield bytes;
-      }
-      return;
+      else if (bytes.length <= KEEP_WHOLE_BYTES) kept.bytes = bytes;
+      return bytes;
     }
-    let want = Math.max(offset, FIRST_READ_BYTES);
+    let want = Math.max(1, Math.min(Math.max(offset - since, FIRST_READ_BYTES), request?.limit ?? Infinity));
     if (size !== undefined) want = Math.min(want, size - offset);
     const what = `get(${describeValue(key)}, { range: { offset: ${offset}, length: ${want} } })`;
     let body: ObjectStoreObjectBody | null;
@@ -452,25 +463,27 @@ async function* prefixChunks(
       // empty object): read the whole object instead.
       if (offset > 0 || size !== undefined) throw error;
       ranged = false;
-      continue;
+      return next();
     }
     if (body === null) {
       kept.missing = true;
-      return;
+      ended = true;
+      return undefined;
     }
     const chunk = await bodyBytes(body, what);
     const whole = typeof body.size === 'number' ? body.size : undefined;
     if (chunk.length > want || (offset === 0 && whole !== undefined && chunk.length === whole)) {
       // The store ignored the range (or the range was the whole object).
+      ended = true;
       if (chunk.length <= KEEP_WHOLE_BYTES) kept.bytes = chunk;
-      yield chunk;
-      return;
+      return chunk;
     }
     if (whole !== undefined) size = whole;
     offset += chunk.length;
-    if (chunk.length > 0) yield chunk;
-    if (chunk.length < want) return;
-  }
+    if (chunk.length < want) ended = true;
+    return chunk.length > 0 ? chunk : undefined;
+  };
+  return new PulledChunks(await raceAbort(next(), signal), next);
 }
 
 /** Runs `read`, naming `key` in a `SESSION_REFERENCE_INVALID_LOG` error. */
@@ -494,7 +507,7 @@ async function readEntry(
   object: { key: string; size?: number },
 ): Promise<Entry | undefined> {
   const kept: { bytes?: Uint8Array | undefined; missing?: boolean } = {};
-  const header = await inObject(object.key, () => readSessionHeader(prefixChunks(bucket, object, rangeReads, kept), { ...read, signal }));
+  const header = await inObject(object.key, async () => readSessionHeader(await headerChunks(bucket, object, rangeReads, kept, signal), { ...read, signal }));
   if (header === undefined || kept.missing) return undefined;
   return { key: object.key, header, bytes: kept.bytes, surface: {}, title: {} };
 }
