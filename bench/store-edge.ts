@@ -149,7 +149,7 @@ async function userWorkerTarget(mf: MiniflareType): Promise<string> {
 /** Peak RSS growth of workerd and peak heap of the Worker's isolate during one `POST /prepare` citing the huge log, and the answer. */
 async function preparedByWorker(persist: string, log: HugeLog): Promise<WorkerRun> {
   const before = workerdChildren();
-  const mf = await miniflare({ modules: true, scriptPath: WORKER, compatibilityDate: COMPATIBILITY_DATE, r2Buckets: ['SESSIONS'], r2Persist: persist, inspectorPort: 0 });
+  const mf = await miniflare({ modules: true, scriptPath: WORKER, modulesRules: [{ type: 'ESModule', include: ['**/*.js'] }, { type: 'CompiledWasm', include: ['**/*.wasm'] }], compatibilityDate: COMPATIBILITY_DATE, r2Buckets: ['SESSIONS'], r2Persist: persist, inspectorPort: 0 });
   try {
     await mf.ready;
     const started = [...workerdChildren()].filter((pid) => !before.has(pid));

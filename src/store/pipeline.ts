@@ -121,9 +121,10 @@ export class LogFeed {
    * What the next read of the source should be (SPEC §11.2.1.1): skip the rest of a skippable
    * frame; a header read takes at most 1 MiB of compressed input (plus the 8-byte headers of
    * skippable frames), or 1 MiB and one byte of text.
+   * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_LOG` when a header read may read no more.
    */
   nextRead(): ReadRequest {
-    if (this.zstd !== undefined) return { skip: this.zstd.pendingSkip, limit: this.zstd.allowance + 8 };
+    if (this.zstd !== undefined) return { skip: this.zstd.pendingSkip, limit: this.zstd.readLimit() };
     if (!this.collector.headerOnly) return { skip: 0, limit: Infinity };
     return { skip: 0, limit: Math.max(1, MAX_HEADER_BYTES + 1 - this.received) };
   }

@@ -207,9 +207,21 @@ export class ZstdStream {
     this.offset += count;
   }
 
-  /** Compressed bytes a read may still take (`Infinity` unless a header read). */
-  get allowance(): number {
+  /** Compressed bytes the stream may still take in (`Infinity` unless a header read). */
+  private get allowance(): number {
     return this.options.maxInputBytes - this.counted;
+  }
+
+  /**
+   * Compressed bytes a reader may still read for this stream: its allowance less what it holds
+   * (`Infinity` unless a header read).
+   * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_LOG` ("header line over 1 MiB") when
+   * nothing more may be read.
+   */
+  readLimit(): number {
+    const limit = this.allowance - this.queue.length;
+    if (limit <= 0 && !this.stopped) throw headerInputOver(this.options.maxInputBytes);
+    return limit;
   }
 
   /**
