@@ -117,8 +117,11 @@ describe('the npm package (npm pack → npm install → import)', () => {
     expect(Object.values(manifest.peerDependenciesMeta)).toEqual([{ optional: true }, { optional: true }, { optional: true }]);
     expect(existsSync(join(consumer, 'node_modules/@deepseek-ai'))).toBe(false);
     expect(manifest.bin).toEqual({ 'dsh-session-reference': './dist/node/cli.js' });
-    // The two zstd decoders of ./store (README "Install and use"), and nothing else.
-    expect(Object.keys(manifest.dependencies ?? {})).toEqual(['fzstd', 'zstddec']);
+    // libzstd's decoder module, for Workers to import as a compiled module (SPEC §11.2).
+    expect(manifest.exports['./libzstd.wasm']).toEqual({ types: './dist/store/libzstd.d.wasm.ts', default: './dist/store/libzstd.wasm' });
+    expect(existsSync(join(consumer, 'node_modules/dsh-session-reference/dist/store/libzstd.wasm'))).toBe(true);
+    // No dependencies: libzstd ships in the package itself (src/store/libzstd*, from zstddec's module).
+    expect(Object.keys(manifest.dependencies ?? {})).toEqual([]);
   });
 
   it('imports the root, ./store, ./editor and ./node entries in Node', () => {

@@ -7,11 +7,11 @@
  * decodes no further frame or block.
  */
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { PulledChunks } from '../src/store/pipeline.js';
 import { readSessionHeader, readSessionTitle } from '../src/store/read.js';
 import { readSessionSurface } from '../src/store/surface-read.js';
-import { ZstdStream } from '../src/store/zstd.js';
+import { loadLibZstd, ZstdStream, type LibZstd } from '../src/store/zstd.js';
 import { concatBytes } from './fixtures/base64.js';
 import { realLogZstd, zstdLog } from './fixtures/object-store.js';
 import { rleFrame, skippableFrame, storedFrame } from './fixtures/zstd-build.js';
@@ -131,12 +131,17 @@ describe('a store’s own reads, the first chunk read ahead (PulledChunks; SPEC 
 
 describe('a zstd stream stopped by its consumer (SPEC §11.2.1)', () => {
   const noMark = () => () => {};
+  const options = { verifyChecksums: true, mark: noMark, maxInputBytes: Infinity, countSkipped: false, sliceBytes: Infinity };
+  let lib: LibZstd;
+  beforeAll(async () => {
+    lib = await loadLibZstd();
+  });
 
   it('decodes no frame after the one whose output stopped it, and ignores later pushes', () => {
     const corrupt = storedFrame(line(event(1, 'x')), { checksum: true });
     corrupt[corrupt.length - 1] ^= 0xff; // would fail if decoded
     const outputs: string[] = [];
-    const stream = new ZstdStream((bytes) => outputs.push(new TextDecoder().decode(bytes)) === 0, { wholeFrameBytes: 1 << 20, verifyChecksums: true, mark: noMark });
+    const stream = new ZstdStream(lib, (bytes) => outputs.push(new TextDecoder().decode(bytes)) === 0, options);
     stream.push(concatBytes(storedFrame(HEADER_LINE), corrupt));
     stream.push(corrupt);
     stream.end();
@@ -145,7 +150,7 @@ describe('a zstd stream stopped by its consumer (SPEC §11.2.1)', () => {
 
   it('stops a frame decoded block by block at the block that stopped it (a 128 GiB RLE bomb: one block decoded)', () => {
     let blocks = 0;
-    const stream = new ZstdStream(() => ++blocks < 2, { wholeFrameBytes: 0, verifyChecksums: true, mark: noMark });
+    const stream = new ZstdStream(lib, () => ++blocks < 2, options);
     const bomb = rleFrame(0x61, 1 << 20);
     stream.push(bomb.subarray(0, 1 << 19));
     stream.push(bomb.subarray(1 << 19));

@@ -3,7 +3,7 @@
  * §11.2.1.1): one module, taken from the `zstddec` package's streaming build (see
  * scripts/make-libzstd.mjs), in one of three forms.
  *
- * - **A compiled module given to {@link provideZstdWasm}**: Cloudflare workerd refuses to compile
+ * - **A compiled module given to `provideZstdWasm`** (libzstd-provide.ts): Cloudflare workerd refuses to compile
  *   WebAssembly from bytes at run time, so a Worker imports `dsh-session-reference/libzstd.wasm`
  *   (wrangler and esbuild turn `import wasm from '….wasm'` into a compiled `WebAssembly.Module`) and
  *   passes it here before its first read.
@@ -34,7 +34,8 @@
  * @module
  */
 import { decodeBase64url } from '../base64url.js';
-import { describeValue, fail } from '../errors.js';
+import { fail } from '../errors.js';
+import { providedZstdWasm } from './libzstd-provide.js';
 
 /** The exports of libzstd's decoder module this binding calls (WebAssembly or wasm2js). */
 interface LibZstdExports {
@@ -202,35 +203,8 @@ export class ZstdDecoder {
 // ---------------------------------------------------------------------------------------------
 // Loading
 
-/** The module given by {@link provideZstdWasm}. */
-let provided: WebAssembly.Module | undefined;
 let loaded: LibZstd | undefined;
 let loading: Promise<LibZstd> | undefined;
-
-/**
- * Gives the library libzstd's decoder as a compiled WebAssembly module, for runtimes that refuse
- * to compile WebAssembly from bytes (Cloudflare workerd): call it once, before the first zstd
- * read, with the module of `dsh-session-reference/libzstd.wasm`. Elsewhere it is optional (the
- * module is then compiled from bytes on the first zstd log).
- * @example
- * // A Cloudflare Worker (wrangler and esbuild import a .wasm file as a compiled module):
- * import libzstd from 'dsh-session-reference/libzstd.wasm';
- * import { provideZstdWasm } from 'dsh-session-reference/store';
- * provideZstdWasm(libzstd);
- * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_ARGUMENT` when `module` is not a
- * `WebAssembly.Module`, or not libzstd's (it lacks the decoder's exports).
- */
-export function provideZstdWasm(module: WebAssembly.Module): void {
-  if (!(module instanceof WebAssembly.Module)) {
-    throw fail('INVALID_ARGUMENT', `provideZstdWasm needs a WebAssembly.Module (the default import of dsh-session-reference/libzstd.wasm), got ${describeValue(module)}`);
-  }
-  const names = new Set(WebAssembly.Module.exports(module).map((entry) => entry.name));
-  const missing = ['memory', 'malloc', 'free', 'ZSTD_createDCtx', 'ZSTD_freeDCtx', 'ZSTD_decompressStream'].filter((name) => !names.has(name));
-  if (missing.length > 0) {
-    throw fail('INVALID_ARGUMENT', `provideZstdWasm needs the module of dsh-session-reference/libzstd.wasm; this one lacks ${missing.join(', ')}`);
-  }
-  provided = module;
-}
 
 function fromModule(module: WebAssembly.Module): LibZstd {
   const instance = new WebAssembly.Instance(module, IMPORTS);
@@ -250,7 +224,7 @@ function moduleBytes(base64url: string): Uint8Array<ArrayBuffer> {
 export function libZstdSync(base64url: string): LibZstd | undefined {
   if (loaded) return loaded;
   try {
-    loaded = fromModule(provided ?? new WebAssembly.Module(moduleBytes(base64url)));
+    loaded = fromModule(providedZstdWasm() ?? new WebAssembly.Module(moduleBytes(base64url)));
   } catch {
     return undefined;
   }
@@ -266,7 +240,7 @@ export function loadLibZstd(): Promise<LibZstd> {
   loading ??= (async () => {
     if (loaded) return loaded;
     try {
-      const module = provided ?? (await WebAssembly.compile(moduleBytes((await import('./libzstd-wasm.js')).LIBZSTD_WASM_BASE64URL)));
+      const module = providedZstdWasm() ?? (await WebAssembly.compile(moduleBytes((await import('./libzstd-wasm.js')).LIBZSTD_WASM_BASE64URL)));
       loaded = fromModule(module);
     } catch {
       // No WebAssembly here (a CSP without 'wasm-unsafe-eval', workerd without a provided module).

@@ -24,7 +24,7 @@ import { LibZstdError, STEP_BYTES, type LibZstd, type ZstdDecoder } from './libz
 import { isSkippableMagic, readU32, ZSTD_MAGIC } from './magic.js';
 
 export { isZstd } from './magic.js';
-export { libZstdSync, loadLibZstd, provideZstdWasm, type LibZstd } from './libzstd.js';
+export { libZstdSync, loadLibZstd, type LibZstd } from './libzstd.js';
 
 /** Options of a {@link ZstdStream}. */
 export interface ZstdStreamOptions {
