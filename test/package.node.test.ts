@@ -1,8 +1,8 @@
 /**
  * The published package as a user gets it: builds a copy of the project in a temp folder (so the
  * working tree's `dist/` is never touched while other tests use it), packs it with `npm pack`,
- * installs the tarball into a fresh ESM project (from the local npm cache when possible: fzstd is
- * the only runtime dependency), then imports every entry, type-checks a TypeScript consumer, and
+ * installs the tarball into a fresh ESM project (it has no runtime dependencies: libzstd ships
+ * inside it), then imports every entry, type-checks a TypeScript consumer, and
  * runs the `dsh-session-reference` bin.
  */
 import { execFileSync } from 'node:child_process';

@@ -160,7 +160,8 @@ export class ZstdDecoder {
 
   /**
    * One `ZSTD_decompressStream` call over the first bytes of `input` (at most {@link STEP_BYTES}).
-   * @throws LibZstdError for a libzstd error; the decoder must then be {@link ZstdDecoder.reset}.
+   * @throws LibZstdError for a libzstd error: the decoder is then only closed (libzstd's context
+   * is left mid-frame, and the module exports no `ZSTD_DCtx_reset`).
    */
   step(input: Uint8Array): ZstdStep {
     const size = Math.min(input.length, STEP_BYTES);
@@ -182,13 +183,6 @@ export class ZstdDecoder {
     const frameEnded = result === 0;
     if (frameEnded) this.inFrame = false;
     return { consumed, output: heap.subarray(this.output, this.output + written), frameEnded };
-  }
-
-  /** A fresh context after an error (the module exports no `ZSTD_DCtx_reset`). */
-  reset(): void {
-    this.lib.releaseContext(this.context, false);
-    this.context = this.lib.createContext();
-    this.inFrame = false;
   }
 
   /** Frees what the decoder holds; idempotent. */
@@ -241,10 +235,10 @@ export function loadLibZstd(): Promise<LibZstd> {
     if (loaded) return loaded;
     try {
       const module = providedZstdWasm() ?? (await WebAssembly.compile(moduleBytes((await import('./libzstd-wasm.js')).LIBZSTD_WASM_BASE64URL)));
-      loaded = fromModule(module);
+      loaded ??= fromModule(module); // a synchronous parse may have instantiated it meanwhile
     } catch {
       // No WebAssembly here (a CSP without 'wasm-unsafe-eval', workerd without a provided module).
-      loaded = await loadLibZstdJs();
+      loaded ??= await loadLibZstdJs();
     }
     return loaded;
   })();

@@ -178,6 +178,8 @@ export class ZstdStream {
   private counted = 0;
   /** The consumer wants no more bytes, or the stream was closed. */
   private stopped = false;
+  /** libzstd took none of the bytes held and wrote nothing: it waits for more input. */
+  private waiting = false;
 
   /**
    * @param out Receives the decoded bytes, in order (a view valid during the call only); returns
@@ -193,7 +195,7 @@ export class ZstdStream {
 
   /** Work is left from the last push (call {@link ZstdStream.resume}). */
   get busy(): boolean {
-    return !this.stopped && (this.flushing || (this.queue.length > 0 && this.canProgress()));
+    return !this.stopped && !this.waiting && (this.flushing || (this.queue.length > 0 && this.canProgress()));
   }
 
   /** Bytes of the log the stream will skip once they arrive (a skippable frame's content): a reader may skip them instead. */
@@ -234,6 +236,7 @@ export class ZstdStream {
   push(chunk: Uint8Array): void {
     if (this.stopped) return;
     this.queue.push(chunk);
+    this.waiting = false;
     this.resume();
   }
 
@@ -284,7 +287,7 @@ export class ZstdStream {
 
   private run(budget: number): void {
     let work = 0;
-    while (!this.stopped && work < budget && (this.flushing || (this.queue.length > 0 && this.canProgress()))) {
+    while (!this.stopped && !this.waiting && work < budget && (this.flushing || (this.queue.length > 0 && this.canProgress()))) {
       if (this.skip > 0 && !this.flushing) {
         const count = Math.min(this.skip, this.queue.length);
         if (!this.skippingContent || this.options.countSkipped) this.count(count);
@@ -336,7 +339,7 @@ export class ZstdStream {
     const input = this.queue.length === 0 ? NO_BYTES : this.queue.first();
     let result;
     try {
-      result = this.decoder.step(input.subarray(0, Math.min(input.length, STEP_BYTES, allowance)));
+      result = this.decoder.step(input.subarray(0, Math.max(0, Math.min(input.length, STEP_BYTES, allowance))));
     } catch (error) {
       if (error instanceof LibZstdError) throw libzstdError(this.frameStart ?? this.offset, error.code);
       throw error;
@@ -358,7 +361,7 @@ export class ZstdStream {
     } else if (consumed === 0 && output.length === 0) {
       // Everything given was taken in earlier: libzstd waits for more input.
       this.flushing = false;
-      if (this.queue.length === 0) return 1;
+      this.waiting = true;
     }
     return consumed + output.length + 64;
   }
