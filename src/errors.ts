@@ -28,7 +28,10 @@ const PREFIX = 'SESSION_REFERENCE_';
  */
 const instances = new WeakSet<object>();
 
-/** A stable error code (SPEC §10). */
+/**
+ * A stable error code (SPEC §10): `SESSION_REFERENCE_` and a suffix; every one of them is listed in
+ * {@link SESSION_REFERENCE_ERROR_CODES}.
+ */
 export type SessionReferenceErrorCode = `${typeof PREFIX}${(typeof SUFFIXES)[number]}`;
 
 /**
@@ -50,7 +53,7 @@ export interface SessionReferenceErrorJSON {
 /**
  * The only exception type that escapes the public API (SPEC §10).
  *
- * `code` is stable; `message` names the offending value (truncated, see {@link describeValue});
+ * `code` is stable; `message` names the offending value (a short rendering of it, cut to bounded length);
  * `cause` keeps the underlying failure (a host error, `signal.reason`, …) when there is one.
  */
 export class SessionReferenceError extends Error {

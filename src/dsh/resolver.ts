@@ -143,7 +143,7 @@ export class SessionReferenceResolver extends TypertRemoteService {
   async prepare(
     agent: TargetAgent,
     content: ContentBlock[],
-    references: Array<{ sessionId: string; label?: string }>,
+    references: Array<{ sessionId: string; label?: string | undefined }>,
     signal?: AbortSignal,
   ): Promise<PreparedReferencedMessage> {
     const prepared = await this.references().prepare(agent, content, references, signal);

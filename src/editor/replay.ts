@@ -36,6 +36,7 @@ type Data = Record<string, unknown>;
  * refuses arrays with holes); every row and position is checked, so a UI can render it as is.
  * Linear in the size of the message.
  * @example
+ * ```ts
  * // The quickstart's session (README), cited as `Apply ${candidate.mention}`:
  * const composed = await refs.referenceUserMessage(agent, message);
  * describeReferencedMessage(composed);
@@ -45,6 +46,7 @@ type Data = Record<string, unknown>;
  * //                  compacted: false, originalMessages: 2, retainedMessages: 2, omittedMessages: 0,
  * //                  omittedBytes: 0, truncated: false, serializedBytes: 228, budgetBytes: 65536 }] }
  * describeReferencedMessage({ role: 'user', content: [] }); // undefined
+ * ```
  */
 export function describeReferencedMessage(message: unknown): ReferencedMessageDescription | undefined {
   try {

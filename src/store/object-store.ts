@@ -47,14 +47,14 @@ export interface ObjectStoreBucket {
 /** Options of {@link createObjectStoreSessionQuery}. */
 export interface ObjectStoreSessionQueryOptions extends SessionLogReadOptions {
   /** Read only objects whose key starts with this prefix (default: every object). */
-  prefix?: string;
+  prefix?: string | undefined;
   /**
    * Read headers with ranged `get(key, { range })` calls (default `true`). With `false`, or with a
    * store that ignores ranges, the whole object is fetched once and kept for later reads.
    */
-  rangeReads?: boolean;
+  rangeReads?: boolean | undefined;
   /** Object reads in flight at once (default 6, the Workers limit of simultaneous connections). */
-  concurrency?: number;
+  concurrency?: number | undefined;
 }
 
 /** The {@link SessionQuery} returned by {@link createObjectStoreSessionQuery}. */

@@ -18,9 +18,9 @@ export interface SessionLogReadOptions {
    * A read fails with `SESSION_REFERENCE_INVALID_LOG` once the decoded log passes this many bytes
    * (SPEC §11.2.1). Positive safe integer; default 4 GiB.
    */
-  maxLogBytes?: number;
+  maxLogBytes?: number | undefined;
   /** Verify zstd frame content checksums (XXH64); default `true`. */
-  verifyChecksums?: boolean;
+  verifyChecksums?: boolean | undefined;
 }
 
 /**
@@ -64,7 +64,7 @@ export function checkReadOptions(options: Record<string, unknown>, code: ErrorCo
  */
 export async function readSessionLog(
   source: SessionLogSource | string,
-  options: SessionLogReadOptions & { signal?: AbortSignal } = {},
+  options: SessionLogReadOptions & { signal?: AbortSignal | undefined } = {},
 ): Promise<SessionLog> {
   if (typeof options !== 'object' || options === null) {
     throw fail('INVALID_ARGUMENT', `options must be an object like { maxLogBytes, verifyChecksums, signal }, got ${describeValue(options)}`);
