@@ -59,66 +59,6 @@ export const STEP_BYTES = 128 * 1024;
 /** Imports of the module: it only reports memory growth, which {@link LibZstd} notices by itself. */
 const IMPORTS = { env: { emscripten_notify_memory_growth: () => {} } };
 
-/** libzstd, instantiated once per runtime; every stream has a decoding context of its own in it. */
-export class LibZstd {
-  private heap: Uint8Array;
-  private view: DataView;
-  /** Decoding contexts whose last frame ended, kept for the next stream. */
-  private readonly idle: number[] = [];
-
-  constructor(
-    private readonly exports: LibZstdExports,
-    readonly kind: LibZstdKind,
-  ) {
-    this.heap = new Uint8Array(exports.memory.buffer);
-    this.view = new DataView(exports.memory.buffer);
-  }
-
-  /** A new streaming decoder (see {@link ZstdDecoder}). */
-  open(): ZstdDecoder {
-    return new ZstdDecoder(this);
-  }
-
-  /** The module's memory, seen afresh after it grew. */
-  memory(): { heap: Uint8Array; view: DataView } {
-    if (this.heap.buffer !== this.exports.memory.buffer) {
-      this.heap = new Uint8Array(this.exports.memory.buffer);
-      this.view = new DataView(this.exports.memory.buffer);
-    }
-    return { heap: this.heap, view: this.view };
-  }
-
-  malloc(size: number): number {
-    const pointer = this.exports.malloc(size);
-    if (pointer === 0) throw fail('INVALID_LOG', `dsh session log: the zstd decoder ran out of memory (${size} bytes)`);
-    return pointer;
-  }
-
-  free(pointer: number): void {
-    this.exports.free(pointer);
-  }
-
-  /** A decoding context: an idle one (between frames), else a new one. */
-  createContext(): number {
-    const context = this.idle.pop() ?? this.exports.ZSTD_createDCtx();
-    if (context === 0) throw fail('INVALID_LOG', 'dsh session log: the zstd decoder ran out of memory');
-    return context;
-  }
-
-  /** Gives a context back: kept when `clean` (its last frame ended: it starts the next one afresh), else freed. */
-  releaseContext(context: number, clean: boolean): void {
-    if (clean && this.idle.length < MAX_IDLE_CONTEXTS) this.idle.push(context);
-    else this.exports.ZSTD_freeDCtx(context);
-  }
-
-  decompressStream(context: number, output: number, input: number): number {
-    return this.exports.ZSTD_decompressStream(context, output, input);
-  }
-}
-
-/** Idle decoding contexts kept (each holds its window buffer, up to the largest window it met). */
-const MAX_IDLE_CONTEXTS = 2;
-
 /** A libzstd error: its `ZSTD_ErrorCode` (zstd_errors.h). */
 export class LibZstdError {
   constructor(readonly code: number) {}
@@ -134,28 +74,105 @@ export interface ZstdStep {
   frameEnded: boolean;
 }
 
+/** Idle decoding contexts kept (each holds its window buffer, up to the largest window it met). */
+const MAX_IDLE_CONTEXTS = 2;
+
+/**
+ * libzstd, instantiated once per runtime. Every stream has a decoding context of its own; the
+ * input and output buffers of a call are shared (a call's bytes are copied in and its output read
+ * out before any other call).
+ */
+export class LibZstd {
+  private heap: Uint8Array;
+  private view: DataView;
+  /** Decoding contexts whose last frame ended, kept for the next stream. */
+  private readonly idle: number[] = [];
+  /** {@link STEP_BYTES} of input, then of output, then the `ZSTD_inBuffer` and `ZSTD_outBuffer` structs. */
+  private readonly input: number;
+
+  constructor(
+    private readonly exports: LibZstdExports,
+    readonly kind: LibZstdKind,
+  ) {
+    this.heap = new Uint8Array(exports.memory.buffer);
+    this.view = new DataView(exports.memory.buffer);
+    this.input = this.malloc(2 * STEP_BYTES + 24);
+  }
+
+  /** A new streaming decoder (see {@link ZstdDecoder}). */
+  open(): ZstdDecoder {
+    return new ZstdDecoder(this);
+  }
+
+  /**
+   * One `ZSTD_decompressStream` call of `context` over the first bytes of `input` (at most
+   * {@link STEP_BYTES}), writing at most {@link STEP_BYTES}.
+   * @throws LibZstdError for a libzstd error.
+   */
+  step(context: number, input: Uint8Array): ZstdStep {
+    const size = Math.min(input.length, STEP_BYTES);
+    const output = this.input + STEP_BYTES;
+    const inStruct = output + STEP_BYTES;
+    const outStruct = inStruct + 12;
+    this.refresh();
+    this.heap.set(size === input.length ? input : input.subarray(0, size), this.input);
+    const view = this.view;
+    view.setUint32(inStruct, this.input, true);
+    view.setUint32(inStruct + 4, size, true);
+    view.setUint32(inStruct + 8, 0, true);
+    view.setUint32(outStruct, output, true);
+    view.setUint32(outStruct + 4, STEP_BYTES, true);
+    view.setUint32(outStruct + 8, 0, true);
+    const result = this.exports.ZSTD_decompressStream(context, outStruct, inStruct);
+    // ZSTD_isError: a size_t above (size_t)-ZSTD_error_maxCode (120), here a negative i32.
+    if (result < 0 && result > -120) throw new LibZstdError(-result);
+    this.refresh();
+    const consumed = this.view.getUint32(inStruct + 8, true);
+    const written = this.view.getUint32(outStruct + 8, true);
+    return { consumed, output: this.heap.subarray(output, output + written), frameEnded: result === 0 };
+  }
+
+  /** Sees the module's memory afresh after it grew. */
+  private refresh(): void {
+    if (this.heap.buffer !== this.exports.memory.buffer) {
+      this.heap = new Uint8Array(this.exports.memory.buffer);
+      this.view = new DataView(this.exports.memory.buffer);
+    }
+  }
+
+  private malloc(size: number): number {
+    const pointer = this.exports.malloc(size);
+    if (pointer === 0) throw fail('INVALID_LOG', `dsh session log: the zstd decoder ran out of memory (${size} bytes)`);
+    return pointer;
+  }
+
+  /** A decoding context: an idle one (between frames), else a new one. */
+  createContext(): number {
+    const context = this.idle.pop() ?? this.exports.ZSTD_createDCtx();
+    if (context === 0) throw fail('INVALID_LOG', 'dsh session log: the zstd decoder ran out of memory');
+    return context;
+  }
+
+  /** Gives a context back: kept when `clean` (its last frame ended: it starts the next one afresh), else freed. */
+  releaseContext(context: number, clean: boolean): void {
+    if (clean && this.idle.length < MAX_IDLE_CONTEXTS) this.idle.push(context);
+    else this.exports.ZSTD_freeDCtx(context);
+  }
+}
+
 /**
  * One `ZSTD_DCtx` decoding a sequence of data frames (no skippable frames: the caller skips
  * those) with `ZSTD_decompressStream`, at most {@link STEP_BYTES} in and out per call. Frame
  * validation, content size and checksum checks are libzstd's own.
  */
 export class ZstdDecoder {
-  private context: number;
-  private readonly input: number;
-  private readonly output: number;
-  /** The `ZSTD_inBuffer` and `ZSTD_outBuffer` structs (three 32-bit fields each). */
-  private readonly inStruct: number;
-  private readonly outStruct: number;
+  private readonly context: number;
   /** Mid-frame (between the first byte of a frame given and its end). */
   private inFrame = false;
   private closed = false;
 
   constructor(private readonly lib: LibZstd) {
     this.context = lib.createContext();
-    this.input = lib.malloc(2 * STEP_BYTES + 24);
-    this.output = this.input + STEP_BYTES;
-    this.inStruct = this.output + STEP_BYTES;
-    this.outStruct = this.inStruct + 12;
   }
 
   /**
@@ -164,32 +181,16 @@ export class ZstdDecoder {
    * is left mid-frame, and the module exports no `ZSTD_DCtx_reset`).
    */
   step(input: Uint8Array): ZstdStep {
-    const size = Math.min(input.length, STEP_BYTES);
-    let { heap, view } = this.lib.memory();
-    heap.set(size === input.length ? input : input.subarray(0, size), this.input);
-    view.setUint32(this.inStruct, this.input, true);
-    view.setUint32(this.inStruct + 4, size, true);
-    view.setUint32(this.inStruct + 8, 0, true);
-    view.setUint32(this.outStruct, this.output, true);
-    view.setUint32(this.outStruct + 4, STEP_BYTES, true);
-    view.setUint32(this.outStruct + 8, 0, true);
-    if (size > 0) this.inFrame = true;
-    const result = this.lib.decompressStream(this.context, this.outStruct, this.inStruct);
-    ({ heap, view } = this.lib.memory());
-    // ZSTD_isError: a size_t above (size_t)-ZSTD_error_maxCode (120), here a negative i32.
-    if (result < 0 && result > -120) throw new LibZstdError(-result);
-    const consumed = view.getUint32(this.inStruct + 8, true);
-    const written = view.getUint32(this.outStruct + 8, true);
-    const frameEnded = result === 0;
-    if (frameEnded) this.inFrame = false;
-    return { consumed, output: heap.subarray(this.output, this.output + written), frameEnded };
+    if (input.length > 0) this.inFrame = true;
+    const step = this.lib.step(this.context, input);
+    if (step.frameEnded) this.inFrame = false;
+    return step;
   }
 
-  /** Frees what the decoder holds; idempotent. */
+  /** Gives the context back (kept for the next stream when between frames); idempotent. */
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    this.lib.free(this.input);
     this.lib.releaseContext(this.context, !this.inFrame);
   }
 }
