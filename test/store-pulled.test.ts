@@ -8,7 +8,7 @@
  */
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { PulledChunks } from '../src/store/pipeline.js';
+import { PulledChunks, type ReadRequest } from '../src/store/pipeline.js';
 import { readSessionHeader, readSessionTitle } from '../src/store/read.js';
 import { readSessionSurface } from '../src/store/surface-read.js';
 import { loadLibZstd, ZstdStream, type LibZstd } from '../src/store/zstd.js';
@@ -54,11 +54,27 @@ const SAMPLES: Record<string, Uint8Array> = {
   'real dsh log, zstd': realLogZstd(),
 };
 
-/** The pieces as a store's own reads: the first read ahead, the rest pulled; counts the pulls. */
+/**
+ * The pieces as a store's own reads: the first read ahead, the rest pulled, each read ending where
+ * a piece ends; a read honours its request as a store does (SPEC §11.2.1.1: it starts `skip`
+ * bytes further and takes at most `limit` bytes). Counts the pulls.
+ */
 function pulled(pieces: readonly Uint8Array[]): { chunks: PulledChunks; pulls: () => number } {
-  let next = 1;
-  const chunks = new PulledChunks(pieces[0], async () => (next < pieces.length ? pieces[next++] : (next++, undefined)));
-  return { chunks, pulls: () => next - 1 };
+  const bytes = concatBytes(...pieces);
+  const ends: number[] = [];
+  for (let end = 0, k = 0; k < pieces.length; k++) ends.push((end += pieces[k]!.length));
+  let position = ends[0] ?? 0;
+  let pulls = 0;
+  const chunks = new PulledChunks(pieces[0], async (request: ReadRequest) => {
+    pulls++;
+    position += request.skip;
+    if (position >= bytes.length) return undefined;
+    const end = Math.min(ends.find((at) => at > position) ?? bytes.length, position + request.limit);
+    const chunk = bytes.slice(position, end);
+    position = end;
+    return chunk;
+  });
+  return { chunks, pulls: () => pulls };
 }
 
 /** The outcome of a read: its value, or its error's code and message. */

@@ -92,6 +92,8 @@ const NO_BYTES = new Uint8Array(0);
 /** Compressed bytes waiting for the decoder: chunks consumed from the front. */
 class ChunkQueue {
   private chunks: Uint8Array[] = [];
+  /** How many of the first chunks are copies of the queue's own (the rest are the caller's). */
+  private owned = 0;
   length = 0;
 
   push(chunk: Uint8Array): void {
@@ -100,9 +102,10 @@ class ChunkQueue {
     this.length += chunk.length;
   }
 
-  /** Puts `bytes` back in front. */
+  /** Puts `bytes` (the queue's own) back in front. */
   unshift(bytes: Uint8Array): void {
     this.chunks.unshift(bytes);
+    this.owned++;
     this.length += bytes.length;
   }
 
@@ -135,18 +138,21 @@ class ChunkQueue {
       }
       count -= first.length;
       this.chunks.shift();
+      if (this.owned > 0) this.owned--;
     }
   }
 
-  /** Copies the chunks held, so their owners may reuse them. */
+  /** Copies the caller's chunks still held (once), so their owners may reuse them. */
   own(): void {
-    if (this.chunks.length === 0) return;
+    if (this.owned === this.chunks.length) return;
     const all = this.peek(this.length).slice();
     this.chunks = [all];
+    this.owned = 1;
   }
 
   clear(): void {
     this.chunks = [];
+    this.owned = 0;
     this.length = 0;
   }
 }
