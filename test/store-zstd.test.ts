@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import realLog from '../samples/store/77-Dumen/session-904b047f-eb01-493f-b98a-391ecfae5b66/session.v3.jsonl?raw';
-import { parseSessionLog, parseSessionLogHeader, readSessionLog } from '../src/store/index.js';
+import { parseSessionLog, parseSessionLogHeader, provideZstdWasm, readSessionLog } from '../src/store/index.js';
 import { isZstd, loadLibZstd, ZstdStream, type LibZstd } from '../src/store/zstd.js';
 import { loadLibZstdJs } from '../src/store/libzstd.js';
 import { PulledChunks, type ReadRequest } from '../src/store/pipeline.js';
@@ -286,6 +286,15 @@ describe('libzstd in every runtime (SPEC §11.2, §11.2.1.1)', () => {
     expect(inject('expectedRuntime')).toMatch(/^(node|chromium|workerd|deno|bun)$/);
     expect(wasm.kind).toBe('wasm');
     expect(js.kind).toBe('js');
+  });
+
+  it('provideZstdWasm takes only libzstd\'s compiled module (INVALID_ARGUMENT otherwise)', () => {
+    const bads: unknown[] = [undefined, null, 'libzstd.wasm', new Uint8Array(8)];
+    // An empty module (not libzstd's), where the runtime compiles WebAssembly from bytes (not workerd).
+    if (inject('expectedRuntime') !== 'workerd') bads.push(new WebAssembly.Module(new Uint8Array([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0])));
+    for (const bad of bads) {
+      expectCode(() => provideZstdWasm(bad as never), 'SESSION_REFERENCE_INVALID_ARGUMENT');
+    }
   });
 
   it('verifies real frames of every length 0..80 (checksums checked by libzstd), in both forms', () => {

@@ -19,19 +19,20 @@ let provided: WebAssembly.Module | undefined;
  * import libzstd from 'dsh-session-reference/libzstd.wasm';
  * import { provideZstdWasm } from 'dsh-session-reference/store';
  * provideZstdWasm(libzstd);
- * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_ARGUMENT` when `module` is not a
+ * @param wasmModule The default import of `dsh-session-reference/libzstd.wasm`.
+ * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_ARGUMENT` when `wasmModule` is not a
  * `WebAssembly.Module`, or not libzstd's (it lacks the decoder's exports).
  */
-export function provideZstdWasm(module: WebAssembly.Module): void {
-  if (!(module instanceof WebAssembly.Module)) {
-    throw fail('INVALID_ARGUMENT', `provideZstdWasm needs a WebAssembly.Module (the default import of dsh-session-reference/libzstd.wasm), got ${describeValue(module)}`);
+export function provideZstdWasm(wasmModule: WebAssembly.Module): void {
+  if (!(wasmModule instanceof WebAssembly.Module)) {
+    throw fail('INVALID_ARGUMENT', `provideZstdWasm needs a WebAssembly.Module (the default import of dsh-session-reference/libzstd.wasm), got ${describeValue(wasmModule)}`);
   }
-  const names = new Set(WebAssembly.Module.exports(module).map((entry) => entry.name));
+  const names = new Set(WebAssembly.Module.exports(wasmModule).map((entry) => entry.name));
   const missing = ['memory', 'malloc', 'free', 'ZSTD_createDCtx', 'ZSTD_freeDCtx', 'ZSTD_decompressStream'].filter((name) => !names.has(name));
   if (missing.length > 0) {
     throw fail('INVALID_ARGUMENT', `provideZstdWasm needs the module of dsh-session-reference/libzstd.wasm; this one lacks ${missing.join(', ')}`);
   }
-  provided = module;
+  provided = wasmModule;
 }
 
 /** The module given to {@link provideZstdWasm}, if any. */

@@ -91,11 +91,11 @@ export class LibZstd {
   private readonly input: number;
 
   constructor(
-    private readonly exports: LibZstdExports,
+    private readonly api: LibZstdExports,
     readonly kind: LibZstdKind,
   ) {
-    this.heap = new Uint8Array(exports.memory.buffer);
-    this.view = new DataView(exports.memory.buffer);
+    this.heap = new Uint8Array(api.memory.buffer);
+    this.view = new DataView(api.memory.buffer);
     this.input = this.malloc(2 * STEP_BYTES + 24);
   }
 
@@ -123,7 +123,7 @@ export class LibZstd {
     view.setUint32(outStruct, output, true);
     view.setUint32(outStruct + 4, STEP_BYTES, true);
     view.setUint32(outStruct + 8, 0, true);
-    const result = this.exports.ZSTD_decompressStream(context, outStruct, inStruct);
+    const result = this.api.ZSTD_decompressStream(context, outStruct, inStruct);
     // ZSTD_isError: a size_t above (size_t)-ZSTD_error_maxCode (120), here a negative i32.
     if (result < 0 && result > -120) throw new LibZstdError(-result);
     this.refresh();
@@ -134,21 +134,21 @@ export class LibZstd {
 
   /** Sees the module's memory afresh after it grew. */
   private refresh(): void {
-    if (this.heap.buffer !== this.exports.memory.buffer) {
-      this.heap = new Uint8Array(this.exports.memory.buffer);
-      this.view = new DataView(this.exports.memory.buffer);
+    if (this.heap.buffer !== this.api.memory.buffer) {
+      this.heap = new Uint8Array(this.api.memory.buffer);
+      this.view = new DataView(this.api.memory.buffer);
     }
   }
 
   private malloc(size: number): number {
-    const pointer = this.exports.malloc(size);
+    const pointer = this.api.malloc(size);
     if (pointer === 0) throw fail('INVALID_LOG', `dsh session log: the zstd decoder ran out of memory (${size} bytes)`);
     return pointer;
   }
 
   /** A decoding context: an idle one (between frames), else a new one. */
   createContext(): number {
-    const context = this.idle.pop() ?? this.exports.ZSTD_createDCtx();
+    const context = this.idle.pop() ?? this.api.ZSTD_createDCtx();
     if (context === 0) throw fail('INVALID_LOG', 'dsh session log: the zstd decoder ran out of memory');
     return context;
   }
@@ -156,7 +156,7 @@ export class LibZstd {
   /** Gives a context back: kept when `clean` (its last frame ended: it starts the next one afresh), else freed. */
   releaseContext(context: number, clean: boolean): void {
     if (clean && this.idle.length < MAX_IDLE_CONTEXTS) this.idle.push(context);
-    else this.exports.ZSTD_freeDCtx(context);
+    else this.api.ZSTD_freeDCtx(context);
   }
 }
 
@@ -201,8 +201,8 @@ export class ZstdDecoder {
 let loaded: LibZstd | undefined;
 let loading: Promise<LibZstd> | undefined;
 
-function fromModule(module: WebAssembly.Module): LibZstd {
-  const instance = new WebAssembly.Instance(module, IMPORTS);
+function fromModule(compiled: WebAssembly.Module): LibZstd {
+  const instance = new WebAssembly.Instance(compiled, IMPORTS);
   return new LibZstd(instance.exports as unknown as LibZstdExports, 'wasm');
 }
 
@@ -235,8 +235,8 @@ export function loadLibZstd(): Promise<LibZstd> {
   loading ??= (async () => {
     if (loaded) return loaded;
     try {
-      const module = providedZstdWasm() ?? (await WebAssembly.compile(moduleBytes((await import('./libzstd-wasm.js')).LIBZSTD_WASM_BASE64URL)));
-      loaded ??= fromModule(module); // a synchronous parse may have instantiated it meanwhile
+      const compiled = providedZstdWasm() ?? (await WebAssembly.compile(moduleBytes((await import('./libzstd-wasm.js')).LIBZSTD_WASM_BASE64URL)));
+      loaded ??= fromModule(compiled); // a synchronous parse may have instantiated it meanwhile
     } catch {
       // No WebAssembly here (a CSP without 'wasm-unsafe-eval', workerd without a provided module).
       loaded ??= await loadLibZstdJs();

@@ -52,10 +52,11 @@ function loadZstd(): Promise<ZstdCodec> {
 /**
  * Work of one slice of zstd decoding (compressed plus decoded bytes) in an asynchronous read:
  * between slices the read lets the event loop run and checks its signal (SPEC §11.2.1.1: a
- * cancelled read stops within 50 ms). About 5 ms of libzstd in WebAssembly on a slow core; its
- * JavaScript form is about 4 times slower, so its slices are smaller.
+ * cancelled read stops within 50 ms). 4 MiB is a few ms of libzstd in WebAssembly plus the line
+ * splitting and parsing of its output; libzstd's JavaScript form (wasm2js) is a few hundred times
+ * slower, so there a slice is one block (a call yields at most 128 KiB).
  */
-const SLICE_BYTES = { wasm: 8 * 1024 * 1024, js: 2 * 1024 * 1024 };
+const SLICE_BYTES = { wasm: 4 * 1024 * 1024, js: 128 * 1024 };
 
 /** What the next read of a store's own source should be (see {@link PulledChunks}). */
 export interface ReadRequest {
