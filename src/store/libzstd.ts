@@ -206,6 +206,15 @@ function fromModule(compiled: WebAssembly.Module): LibZstd {
   return new LibZstd(instance.exports as unknown as LibZstdExports, 'wasm');
 }
 
+/**
+ * Compiling from bytes, typed as the Web platform has it: Cloudflare's Workers types declare
+ * neither (workerd refuses both at run time, and the calls below then fail into the fallbacks).
+ */
+const compiler = WebAssembly as unknown as {
+  Module: new (bytes: BufferSource) => WebAssembly.Module;
+  compile(bytes: BufferSource): Promise<WebAssembly.Module>;
+};
+
 /** The module's bytes (a fresh copy: the codec's buffer is shared). */
 function moduleBytes(base64url: string): Uint8Array<ArrayBuffer> {
   return new Uint8Array(decodeBase64url(base64url, 0)!);
@@ -219,7 +228,7 @@ function moduleBytes(base64url: string): Uint8Array<ArrayBuffer> {
 export function libZstdSync(base64url: string): LibZstd | undefined {
   if (loaded) return loaded;
   try {
-    loaded = fromModule(providedZstdWasm() ?? new WebAssembly.Module(moduleBytes(base64url)));
+    loaded = fromModule(providedZstdWasm() ?? new compiler.Module(moduleBytes(base64url)));
   } catch {
     return undefined;
   }
@@ -235,7 +244,7 @@ export function loadLibZstd(): Promise<LibZstd> {
   loading ??= (async () => {
     if (loaded) return loaded;
     try {
-      const compiled = providedZstdWasm() ?? (await WebAssembly.compile(moduleBytes((await import('./libzstd-wasm.js')).LIBZSTD_WASM_BASE64URL)));
+      const compiled = providedZstdWasm() ?? (await compiler.compile(moduleBytes((await import('./libzstd-wasm.js')).LIBZSTD_WASM_BASE64URL)));
       loaded ??= fromModule(compiled); // a synchronous parse may have instantiated it meanwhile
     } catch {
       // No WebAssembly here (a CSP without 'wasm-unsafe-eval', workerd without a provided module).
