@@ -191,7 +191,7 @@ describe('the built core in plain workerd, without nodejs_compat (SPEC §1.1)', 
     });
     const response = await mf.dispatchFetch('http://smoke.test/', { method: 'POST', body: JSON.stringify(input) });
     worker = (await response.json()) as typeof worker;
-  }, 120_000);
+  });
 
   afterAll(async () => {
     await mf?.dispose();
