@@ -46,6 +46,7 @@ import {
 } from './generators.js';
 import { evictCaches, formatMs, measure, type Case } from './harness.js';
 import { benchStores, rssChild } from './store.js';
+import { benchZstdDamage } from './zstd-damage.js';
 
 const args = process.argv.slice(2);
 const flag = (name: string) => args.includes(`--${name}`);
@@ -696,6 +697,7 @@ async function main(): Promise<void> {
   if (wants('codec')) await benchCodec();
   if (wants('dsh')) await benchDsh();
   if (['store', 'store-prepare', 'store-list', 'store-titles', 'store-rss', 'store-edge', 'store-worst'].some(wants)) await benchStores({ ratioRow, countRow, wants, quick });
+  if (wants('zstd-damage')) await benchZstdDamage({ ratioRow, quick });
   const misses = rows.filter((row) => row.ok === false);
   console.log(`\n${table()}\n`);
   console.log(`${rows.filter((row) => row.ok === true).length} within target, ${misses.length} missed; ${((performance.now() - started) / 1000).toFixed(0)} s`);

@@ -53,10 +53,19 @@ describe('size budget (scripts/size.mjs)', () => {
     expect(sizes.find((s) => s.name === './editor')!.modules.map((m) => m.path).filter((path) => path.includes('/dom/'))).toEqual([]);
   });
 
-  it('./store carries the zstd decoder and the object-store query', () => {
+  it('./store carries libzstd (for the synchronous parseSessionLog) and the object-store query', () => {
     const store = sizes.find((s) => s.name === './store')!;
     const paths = store.modules.map((m) => m.path);
-    expect(paths).toContain('node_modules/fzstd/esm/index.mjs');
+    expect(paths).toContain('src/store/libzstd-wasm.ts');
     expect(paths).toContain('src/store/object-store.ts');
+    expect(paths).not.toContain('src/store/libzstd-js.ts'); // the JavaScript form stays lazy
+  });
+
+  it('a streaming app loads libzstd lazily: neither its module nor its JavaScript form up front', () => {
+    const streaming = sizes.find((s) => s.name.startsWith('./store streaming'))!;
+    const paths = streaming.modules.map((m) => m.path);
+    expect(paths).toContain('src/store/object-store.ts');
+    for (const lazy of ['src/store/libzstd-wasm.ts', 'src/store/libzstd-js.ts', 'src/store/libzstd.ts', 'src/store/zstd.ts']) expect(paths).not.toContain(lazy);
+    expect(streaming.lazy).toBeGreaterThan(60 * 1024);
   });
 });

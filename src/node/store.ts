@@ -10,7 +10,7 @@ import { homedir } from 'node:os';
 import { join, resolve, sep } from 'node:path';
 import { raceAbort, throwIfAborted } from '../abort.js';
 import { check, describeValue, fail, SessionReferenceError } from '../errors.js';
-import { PulledChunks, SizedSource, type ReadOptions } from '../store/pipeline.js';
+import { PulledChunks, SizedSource, type ReadOptions, type ReadRequest } from '../store/pipeline.js';
 import { checkReadOptions, enter, readSessionHeader, readSessionTitle, type SessionLogReadOptions } from '../store/read.js';
 import { Limiter, mapLimited } from '../store/limit.js';
 import { checkBudget, firstThen, readSessionSurface, type SessionRead } from '../store/surface-read.js';
@@ -482,16 +482,23 @@ function headerBuffer(): Uint8Array {
  * end is known without one more read. A short read before `size` (a file system that returns them
  * mid-file) reads on; the end of the file before `size` (a file truncated while it is read) ends
  * the chunks early, which the pipeline, given `size`, reports as a short read. Each chunk costs
- * one `read` and one promise.
+ * one `read` and one promise. A request (SPEC §11.2.1.1) moves the position past a skippable
+ * frame's content, never read (the next read is `first` bytes again), and caps the read at its
+ * limit.
  */
-function fileReads(fd: number, path: string, first: number, size: number): () => Promise<Uint8Array | undefined> {
+function fileReads(fd: number, path: string, first: number, size: number): (request?: ReadRequest) => Promise<Uint8Array | undefined> {
   let position = 0;
   let length = first;
   let ended = size === 0;
-  return () =>
+  return (request) =>
     new Promise((resolve, reject) => {
+      if (request !== undefined && request.skip > 0) {
+        position += request.skip;
+        length = first;
+        ended = position >= size;
+      }
       if (ended) return resolve(undefined);
-      const asked = Math.min(length, size - position);
+      const asked = Math.max(1, Math.min(length, size - position, request?.limit ?? Infinity));
       const buffer = asked <= HEADER_CHUNK ? headerBuffer().subarray(0, asked) : new Uint8Array(asked);
       readFd(fd, buffer, 0, asked, position, (error, bytesRead) => {
         if (error) return reject(readFailed(error, path));

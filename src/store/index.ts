@@ -6,5 +6,6 @@
  */
 export { parseSessionLog, parseSessionLogHeader, type SessionLog, type SessionLogInput } from './log.js';
 export { readSessionLog, type SessionLogReadOptions, type SessionLogSource, type SessionLogChunk } from './read.js';
+export { provideZstdWasm } from './libzstd-provide.js';
 export { createMemorySessionQuery, type MemorySessionQuery } from './memory.js';
 export { createObjectStoreSessionQuery, type ObjectStoreBucket, type ObjectStoreListing, type ObjectStoreObjectBody, type ObjectStoreRange, type ObjectStoreSessionQuery, type ObjectStoreSessionQueryOptions } from './object-store.js';

@@ -9,7 +9,7 @@ import { describeValue, fail, SessionReferenceError } from '../errors.js';
 import type { SessionHeader, SessionQuery, SessionSurface, SessionTitleSnapshot } from '../types.js';
 import { pace } from '../pace.js';
 import { mapLimited } from './limit.js';
-import { SizedSource, sizeMismatch, type ReadOptions } from './pipeline.js';
+import { PulledChunks, SizedSource, sizeMismatch, type ReadOptions, type ReadRequest } from './pipeline.js';
 import { checkReadOptions, enter, readSessionHeader, readSessionIds, readSessionTitle, type SessionLogReadOptions } from './read.js';
 import { checkBudget, firstThen, readSessionSurface, type SessionRead } from './surface-read.js';
 
@@ -434,34 +434,45 @@ async function getWhole(bucket: ObjectStoreBucket, key: string): Promise<Uint8Ar
 }
 
 /**
- * The bytes of one object as a header read wants them: ranged reads of 4 KiB, then doubling, each
- * starting where the last one ended, for as long as the reader asks for more; or the whole object
- * at once (`rangeReads: false`, a store that ignores ranges, a first range refused). A whole
- * object of at most {@link KEEP_WHOLE_BYTES} is kept in `kept.bytes` for the later whole read.
+ * The bytes of one object as a header read wants them ({@link PulledChunks}, the first read
+ * done): ranged reads of 4 KiB, then doubling, each starting where the last one ended, for as
+ * long as the reader asks for more; or the whole object at once (`rangeReads: false`, a store
+ * that ignores ranges, a first range refused). A whole object of at most
+ * {@link KEEP_WHOLE_BYTES} is kept in `kept.bytes` for the later whole read. The reader's
+ * requests (SPEC §11.2.1.1) skip a skippable frame's content (the next read starts after it, 4
+ * KiB again) and cap each read at what a header read may still take.
  */
-async function* prefixChunks(
+async function headerChunks(
   bucket: ObjectStoreBucket,
   object: { key: string; size?: number },
   rangeReads: boolean,
   kept: { bytes?: Uint8Array | undefined; missing?: boolean },
-): AsyncGenerator<Uint8Array> {
+  signal: AbortSignal | undefined,
+): Promise<PulledChunks> {
   const { key } = object;
   /** The object's size: the listing's, then what the gets report. */
   let size = object.size;
   /** The size the first get that reported one reported: every later one must report the same. */
   let reported: number | undefined;
   let ranged = rangeReads && size !== 0;
-  for (let offset = 0; size === undefined || offset < size; ) {
+  let offset = 0;
+  /** Where the reads started doubling: the object's start, or the end of the last skip. */
+  let since = 0;
+  let ended = false;
+  const next = async (request?: ReadRequest): Promise<Uint8Array | undefined> => {
+    if (request !== undefined && request.skip > 0) {
+      offset += request.skip;
+      since = offset;
+    }
+    if (ended || (size !== undefined && offset >= size)) return undefined;
     if (!ranged) {
+      ended = true;
       const bytes = await getWhole(bucket, key);
       if (bytes === undefined) kept.missing = true;
-      else {
-        if (bytes.length <= KEEP_WHOLE_BYTES) kept.bytes = bytes;
-        yield bytes;
-      }
-      return;
+      else if (bytes.length <= KEEP_WHOLE_BYTES) kept.bytes = bytes;
+      return bytes;
     }
-    let want = Math.max(offset, FIRST_READ_BYTES);
+    let want = Math.max(1, Math.min(Math.max(offset - since, FIRST_READ_BYTES), request?.limit ?? Infinity));
     if (size !== undefined) want = Math.min(want, size - offset);
     const what = `get(${describeValue(key)}, { range: { offset: ${offset}, length: ${want} } })`;
     let body: ObjectStoreObjectBody | null;
@@ -472,11 +483,12 @@ async function* prefixChunks(
       // empty object): read the whole object instead.
       if (offset > 0 || size !== undefined) throw error;
       ranged = false;
-      continue;
+      return next();
     }
     if (body === null) {
       kept.missing = true;
-      return;
+      ended = true;
+      return undefined;
     }
     const { bytes: chunk, size: whole } = await bodyOf(body, what);
     if (whole !== undefined) {
@@ -487,18 +499,19 @@ async function* prefixChunks(
     }
     if (offset === 0 && (chunk.length > want || (whole !== undefined && chunk.length === whole))) {
       // The store ignored the range (or the range was the whole object).
+      ended = true;
       if (whole !== undefined && chunk.length !== whole) throw sizeMismatch(chunk.length, whole, what);
       if (chunk.length <= KEEP_WHOLE_BYTES) kept.bytes = chunk;
-      yield chunk;
-      return;
+      return chunk;
     }
     // What the range holds of an object of known size; of one of unknown size, fewer bytes than asked are its end.
     const expected = size === undefined ? undefined : Math.min(want, size - offset);
     if (chunk.length > want || (expected !== undefined && chunk.length !== expected)) throw sizeMismatch(chunk.length, expected ?? want, what);
     offset += chunk.length;
-    if (chunk.length > 0) yield chunk;
-    if (chunk.length < want) return;
-  }
+    if (chunk.length < want) ended = true;
+    return chunk.length > 0 ? chunk : undefined;
+  };
+  return new PulledChunks(await raceAbort(next(), signal), next);
 }
 
 /** Runs `read`, naming `key` in a `SESSION_REFERENCE_INVALID_LOG` error. */
@@ -522,7 +535,7 @@ async function readEntry(
   object: { key: string; size?: number },
 ): Promise<Entry | undefined> {
   const kept: { bytes?: Uint8Array | undefined; missing?: boolean } = {};
-  const header = await inObject(object.key, () => readSessionHeader(prefixChunks(bucket, object, rangeReads, kept), { ...read, signal }));
+  const header = await inObject(object.key, async () => readSessionHeader(await headerChunks(bucket, object, rangeReads, kept, signal), { ...read, signal }));
   if (header === undefined || kept.missing) return undefined;
   return { key: object.key, header, bytes: kept.bytes, surface: {}, title: {} };
 }
