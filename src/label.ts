@@ -8,12 +8,21 @@ import { check } from './errors.js';
 export const MAX_LABEL_CODE_POINTS = 120;
 
 /**
- * C0 and C1 controls (U+0000–U+001F, U+007F–U+009F) and the invisible formatting characters of
- * SPEC §6.6 (U+200B–U+200F, U+202A–U+202E, U+2060–U+2064, U+2066–U+2069, U+FEFF), except the
+ * Every control (General_Category Cc) and format character (Cf) of SPEC §6.6 — bidi marks and
+ * isolates, U+061C, zero-width characters, U+FEFF, the tag characters among them — except the
  * controls that are whitespace (`\t \n \v \f \r`, U+0009–U+000D): those become a space like
  * every other whitespace, so the words a line break separates stay apart.
  */
-const INVISIBLE = /[\0-\x08\x0e-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
+const INVISIBLE = /(?![\t-\r])[\p{Cc}\p{Cf}]/gu;
+
+/**
+ * Untrusted text made safe to show on one line (SPEC §6.6), without trimming or cutting: the
+ * controls and invisible formatting characters are removed, then every run of whitespace becomes
+ * one space. Labels (below) and search snippets (SPEC §16.2) are cleaned with it. Linear.
+ */
+export function collapseUntrustedText(text: string): string {
+  return text.replace(INVISIBLE, '').replace(/\s+/g, ' ');
+}
 
 /**
  * A title made safe to stand in the user's own request as `@label` (SPEC §6.6): the controls and
@@ -32,7 +41,7 @@ const INVISIBLE = /[\0-\x08\x0e-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u
  */
 export function cleanTitleLabel(title: string): string {
   check(typeof title === 'string', 'INVALID_ARGUMENT', 'title must be a string', title);
-  const clean = title.replace(INVISIBLE, '').replace(/\s+/g, ' ').trim();
+  const clean = collapseUntrustedText(title).trim();
   // A string has at most as many code points as code units: short ones need no count.
   if (clean.length <= MAX_LABEL_CODE_POINTS) return clean;
   // Count code points until the 121st: the first 119 (`keep` code units) and `…` are the label.
