@@ -22,7 +22,10 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
  * @type {Array<{ name: string; entry?: string; imports?: string; budget: number }>}
  */
 export const BUDGETS = [
-  { name: '.', entry: 'src/index.ts', budget: 7.5 * 1024 },
+  // 8 KB since search (issue 23, SPEC §16.5): the loader only — searchSessions/exportSearchIndex,
+  // the dynamic import and the root functions handed to the chunk (~0.45 KB); the engine is the
+  // lazy `search chunk` row below.
+  { name: '.', entry: 'src/index.ts', budget: 8 * 1024 },
   {
     name: '. wire functions (URI, format, parse, scan)',
     imports: `export { encodeSessionReferenceUri, decodeSessionReferenceUri, formatSessionReferenceMention, parseSessionReferenceText, scanSessionReferenceText } from './src/index.ts';`,
@@ -46,8 +49,13 @@ export const BUDGETS = [
   {
     name: '. + createMemorySessionQuery + readSessionLog (plain .jsonl apps)',
     imports: `export * from './src/index.ts'; export { createMemorySessionQuery, readSessionLog } from './src/store/index.ts';`,
-    budget: 11.5 * 1024,
+    // 12 KB since search: the root's loader (above) and the memory store's listing identities.
+    budget: 12 * 1024,
   },
+  // The search chunk alone (SPEC §16.5): MiniSearch (~6 KB), segmentation and folding, snippets,
+  // the incremental index and its checksummed bytes (XXH64 of ./store). It imports nothing of the
+  // root (the loader hands it the root's functions), so it is what the first search fetches.
+  { name: 'search chunk (lazy, loaded by searchSessions)', entry: 'src/search/search.ts', budget: 12 * 1024 },
 ];
 
 /** The virtual entry module of an `imports` row. */

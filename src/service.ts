@@ -14,6 +14,7 @@ import { projectSurface, type ConversationItem } from './projection.js';
 import { buildHookContext, serializeReference } from './render.js';
 import { retainConversation } from './retention.js';
 import { foldSurface } from './surface.js';
+import * as kit from './search/kit.js';
 import type { SearchState, SessionSearchHit } from './search/search.js';
 import type { ContentBlock, HookContext, PromptEnvelopeMention, SessionQuery, SessionReferenceMetadataEntry, TargetAgent, UserMessage } from './types.js';
 
@@ -22,7 +23,11 @@ export type { SessionSearchHit, SessionSearchSnippet } from './search/search.js'
 
 /** The search chunk (SPEC §16.5), imported on the first `searchSessions` or `exportSearchIndex`. */
 let searchChunk: Promise<typeof import('./search/search.js')> | undefined;
-const loadSearch = () => (searchChunk ??= import('./search/search.js'));
+const loadSearch = () =>
+  (searchChunk ??= import('./search/search.js').then((chunk) => {
+    chunk.useRoot(kit);
+    return chunk;
+  }));
 
 /** Options of {@link createSessionReferences}. */
 export interface SessionReferencesOptions {

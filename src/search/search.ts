@@ -3,20 +3,16 @@
  * first search, so apps that never search never ship the engine (§16.5).
  * @module
  */
-import { checkSignal, raceAbort, throwIfAborted } from '../abort.js';
-import { cwdGroup, listCandidates, readTitleLabels, type SessionCandidate } from '../candidates.js';
-import { isPositiveSafeInteger, type ResolvedSessionReferenceConfig } from '../config.js';
-import { check, fail } from '../errors.js';
-import { callHost, checkAgent, isNonEmptyString, presentEntries } from '../host.js';
-import { formatSessionReferenceMention } from '../mention.js';
-import { readSnapshot } from '../service.js';
+import type { SessionCandidate } from '../candidates.js';
+import type { ResolvedSessionReferenceConfig } from '../config.js';
 import type { SessionQuery } from '../types.js';
-import { utf8ByteLength } from '../utf8.js';
+import { root } from './root.js';
 import { SessionSearchIndex, type IndexedItem, type IndexedSession } from './engine.js';
 import { MAX_SNIPPETS, matchedWords, snippetOf, type SessionSearchSnippet } from './snippets.js';
 import { foldWord, fuzzyDistance, matchesPart, queryWords, wordsOf } from './words.js';
 
 export type { SessionSearchSnippet } from './snippets.js';
+export { useRoot } from './root.js';
 
 /** A hit of `searchSessions` (SPEC §16.2): the §6.5 row, its score and up to three snippets. */
 export interface SessionSearchHit extends SessionCandidate {
@@ -57,18 +53,18 @@ interface Listed {
  * malformed; cause kept), `SESSION_REFERENCE_CANCELLED`.
  */
 export async function searchSessions(state: SearchState, agentInput: unknown, query: unknown, options: unknown): Promise<SessionSearchHit[]> {
-  const agent = checkAgent(agentInput);
-  check(typeof query === 'string', 'INVALID_ARGUMENT', 'query must be a string', query);
-  check(options === undefined || (typeof options === 'object' && options !== null), 'INVALID_ARGUMENT', 'options must be an object { limit?, signal? }', options);
+  const agent = root.checkAgent(agentInput);
+  root.check(typeof query === 'string', 'INVALID_ARGUMENT', 'query must be a string', query);
+  root.check(options === undefined || (typeof options === 'object' && options !== null), 'INVALID_ARGUMENT', 'options must be an object { limit?, signal? }', options);
   const { limit: limitInput, signal: signalInput, ...rest } = (options ?? {}) as { limit?: unknown; signal?: unknown };
   const [unknown] = Object.keys(rest);
-  check(unknown === undefined, 'INVALID_ARGUMENT', 'unknown search option', unknown);
+  root.check(unknown === undefined, 'INVALID_ARGUMENT', 'unknown search option', unknown);
   const limit = limitInput ?? state.config.candidateLimit;
-  check(isPositiveSafeInteger(limit), 'INVALID_ARGUMENT', 'limit must be a positive safe integer', limitInput);
-  const signal = checkSignal(signalInput);
-  throwIfAborted(signal);
+  root.check(root.isPositiveSafeInteger(limit), 'INVALID_ARGUMENT', 'limit must be a positive safe integer', limitInput);
+  const signal = root.checkSignal(signalInput);
+  root.throwIfAborted(signal);
   if (query.trim() === '') {
-    const rows = await listCandidates(state.sessionQuery, state.config, agent, '', limit, signal);
+    const rows = await root.listCandidates(state.sessionQuery, state.config, agent, '', limit, signal);
     return rows.map((row) => ({ ...row, score: 0, snippets: [] }));
   }
   const words = queryWords(query);
@@ -92,11 +88,11 @@ export function exportSearchIndex(state: SearchState): Promise<Uint8Array> {
 /** Runs `task` after every search or export started before it (the index is shared). */
 function queued<T>(state: SearchState, signal: AbortSignal | undefined, task: () => Promise<T>): Promise<T> {
   const run = state.queue.then(() => {
-    throwIfAborted(signal);
+    root.throwIfAborted(signal);
     return task();
   });
   state.queue = run.catch(() => undefined);
-  return raceAbort(run, signal);
+  return root.raceAbort(run, signal);
 }
 
 /** The service's index: the one given as `searchIndex` when it is usable, else a new one (SPEC §16.4). */
@@ -116,15 +112,15 @@ function indexOf(state: SearchState): SessionSearchIndex {
  */
 async function syncIndex(state: SearchState, signal: AbortSignal | undefined): Promise<{ index: SessionSearchIndex; listed: Listed[] }> {
   const index = indexOf(state);
-  const listed = await callHost(() => state.sessionQuery.listSessions(signal), signal, LIST_SESSIONS, readListing);
+  const listed = await root.callHost(() => state.sessionQuery.listSessions(signal), signal, LIST_SESSIONS, readListing);
   const present = new Set(listed.map((session) => session.id));
   for (const id of [...index.sessions.keys()]) if (!present.has(id)) index.remove(id);
   const stale = listed.filter(({ id, identity }) => identity === undefined || index.sessions.get(id)?.identity !== identity);
   for (let start = 0; start < stale.length; start += READ_BATCH) {
-    throwIfAborted(signal);
+    root.throwIfAborted(signal);
     await indexBatch(state, index, stale.slice(start, start + READ_BATCH), signal);
   }
-  throwIfAborted(signal);
+  root.throwIfAborted(signal);
   return { index, listed };
 }
 
@@ -134,7 +130,7 @@ async function indexBatch(state: SearchState, index: SessionSearchIndex, batch: 
   // A read at a reference budget holds about what search keeps (SPEC §16.7): twice the text bytes
   // leaves room for the JSON of the items.
   const budget = config.maxIndexBytes * 2 + 4096;
-  const snapshots = await Promise.all(batch.map(({ id }) => readSnapshot(sessionQuery, id, budget, signal)));
+  const snapshots = await Promise.all(batch.map(({ id }) => root.readSnapshot(sessionQuery, id, budget, signal)));
   const changed = batch.flatMap((listed, k) => {
     const old = index.sessions.get(listed.id);
     const snapshot = snapshots[k]!;
@@ -144,15 +140,15 @@ async function indexBatch(state: SearchState, index: SessionSearchIndex, batch: 
   });
   if (changed.length === 0) return;
   const headers = changed.map(({ listed }) => ({ id: listed.id, createdAt: listed.createdAt }));
-  const titles = await readTitleLabels(sessionQuery, headers, signal);
-  throwIfAborted(signal);
+  const titles = await root.readTitleLabels(sessionQuery, headers, signal);
+  root.throwIfAborted(signal);
   for (const { listed, snapshot } of changed) {
     index.put({
       id: listed.id,
       identity: listed.identity,
       seq: snapshot.capturedThroughSeq,
       title: titles.get(listed.id) ?? '',
-      cwd: isNonEmptyString(listed.cwd) ? listed.cwd : '',
+      cwd: root.isNonEmptyString(listed.cwd) ? listed.cwd : '',
       items: newestText(snapshot.items, config.maxIndexBytes),
     });
   }
@@ -164,7 +160,7 @@ function newestText(items: ReadonlyArray<{ role: 'user' | 'assistant'; text: str
   let room = maxBytes;
   for (let k = items.length - 1; k >= 0 && room > 0; k--) {
     const { role, text } = items[k]!;
-    const bytes = utf8ByteLength(text);
+    const bytes = root.utf8ByteLength(text);
     kept.push({ role, text: bytes <= room ? text : utf8Tail(text, room) });
     room -= bytes;
   }
@@ -193,15 +189,15 @@ function utf8Tail(text: string, maxBytes: number): string {
  * array, a hole, or a record without a header with a string id and a finite `createdAt`.
  */
 function readListing(records: unknown): Listed[] {
-  check(Array.isArray(records), 'READ_FAILED', `${LIST_SESSIONS} must resolve to an array`, records);
-  const list = presentEntries(records, (index) => {
-    throw fail('READ_FAILED', `${LIST_SESSIONS} record ${index} is missing (a hole in a sparse array)`);
+  root.check(Array.isArray(records), 'READ_FAILED', `${LIST_SESSIONS} must resolve to an array`, records);
+  const list = root.presentEntries(records, (index) => {
+    throw root.fail('READ_FAILED', `${LIST_SESSIONS} record ${index} is missing (a hole in a sparse array)`);
   });
   const listed: Listed[] = [];
   for (let order = 0; order < list.count; order++) {
     const { header, identity } = Object(list.at(order)) as Record<string, unknown>;
     const { id, createdAt, cwd } = Object(header) as Record<string, unknown>;
-    check(
+    root.check(
       typeof id === 'string' && Number.isFinite(createdAt),
       'READ_FAILED',
       `${LIST_SESSIONS} record ${order} must have a header { id: string, createdAt: number }`,
@@ -233,20 +229,20 @@ async function findHits(
     .search(parts, agentId)
     .map((result) => ({ result, listed: byId.get(result.id as string)! }))
     .filter(({ listed }) => listed !== undefined)
-    .sort((a, b) => b.result.score - a.result.score || cwdGroup(ownCwd, a.listed.cwd) - cwdGroup(ownCwd, b.listed.cwd) || a.listed.order - b.listed.order);
+    .sort((a, b) => b.result.score - a.result.score || root.cwdGroup(ownCwd, a.listed.cwd) - root.cwdGroup(ownCwd, b.listed.cwd) || a.listed.order - b.listed.order);
   const hits: SessionSearchHit[] = [];
   for (const { result, listed } of results) {
     if (hits.length >= limit) break;
-    throwIfAborted(signal);
+    root.throwIfAborted(signal);
     const session = index.sessions.get(listed.id)!;
     if (!phrases.every((phrase) => hasPhrase(session, phrase))) continue;
     const label = session.title || session.id;
     hits.push({
       sessionId: session.id,
       label,
-      ...(isNonEmptyString(listed.cwd) && { cwd: listed.cwd }),
+      ...(root.isNonEmptyString(listed.cwd) && { cwd: listed.cwd }),
       createdAt: listed.createdAt,
-      mention: formatSessionReferenceMention({ sessionId: session.id, label }),
+      mention: root.formatSessionReferenceMention({ sessionId: session.id, label }),
       score: result.score,
       snippets: snippetsOf(session, parts),
     });

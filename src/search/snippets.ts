@@ -3,7 +3,7 @@
  * labels are (§6.6), with the UTF-16 ranges of the matched words.
  * @module
  */
-import { collapseUntrustedText } from '../label.js';
+import { root } from './root.js';
 import { forEachWord } from './words.js';
 
 /** Longest snippet text, in code points, the `…` of its cuts included (SPEC §16.2). */
@@ -76,7 +76,7 @@ class SnippetText {
 
   /** Appends `raw` cleaned (a highlighted word whole or not at all); false once the limit is reached. */
   add(raw: string, highlight = false): boolean {
-    let piece = collapseUntrustedText(raw);
+    let piece = root.collapseUntrustedText(raw);
     // One space where two cleaned pieces meet with a space each; none at the start.
     if (piece.startsWith(' ') && (this.text === '' || this.text.endsWith(' '))) piece = piece.slice(1);
     const room = MAX_SNIPPET_CODE_POINTS - 1 - this.points; // one left for a closing `…`
