@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { transform } from 'esbuild';
 import { configDefaults, defineConfig, type Plugin } from 'vitest/config';
 import { CHROMIUM_ARGS, chromiumExecutable } from './scripts/chromium.mjs';
+import { svelteRunes } from './scripts/svelte-runes.mjs';
 
 /**
  * The one config to open first. It holds both things Vite runs in this repository:
@@ -14,7 +15,9 @@ import { CHROMIUM_ARGS, chromiumExecutable } from './scripts/chromium.mjs';
  *
  * 2. The test projects of the runtime matrix (SPEC §1.3) — node, chromium, workerd — under `test`.
  *    One shared suite, `test/**\/*.test.ts`, runs unchanged in every runtime; `test/**\/*.node.test.ts`
- *    files (fs, CLI, Buffer-based oracles, packaging, the playground e2e) run only in the Node project.
+ *    files (fs, CLI, Buffer-based oracles, packaging, the playground e2e) run only in the Node project,
+ *    and `test/**\/*.browser.test.ts` files (the DOM composer of `./editor/dom`, SPEC §15.8) only in
+ *    the Chromium project.
  *    Deno and Bun run the same shared suite through the small vitest.runtime.config.ts beside this
  *    file (they cannot load the workerd and browser pools). `npm test` (scripts/test-matrix.mjs)
  *    runs all five and fails if any runtime cannot start, skips a test or runs other files.
@@ -27,7 +30,11 @@ const PLAYGROUND_ROOT = fileURLToPath(new URL('./playground/', import.meta.url))
 
 const SHARED = ['test/**/*.test.ts'];
 const NODE_ONLY = ['test/**/*.node.test.ts'];
+/** Tests of browser-only entries (`./editor/dom`, SPEC §15.8): the Chromium project alone runs them. */
+const BROWSER_ONLY = ['test/**/*.browser.test.ts'];
 const EXCLUDE_NODE_ONLY = [...configDefaults.exclude, ...NODE_ONLY];
+const EXCLUDE_BROWSER_ONLY = [...configDefaults.exclude, ...BROWSER_ONLY];
+const EXCLUDE_NODE_AND_BROWSER_ONLY = [...EXCLUDE_NODE_ONLY, ...BROWSER_ONLY];
 
 /** A compatibility date the bundled workerd supports; no compatibility flags (no nodejs_compat). */
 export const WORKERD_COMPATIBILITY_DATE = '2026-04-01';
@@ -86,16 +93,18 @@ export default defineConfig({
     projects: [
       {
         root: REPO_ROOT,
-        plugins: [standardDecorators],
+        plugins: [standardDecorators, svelteRunes()],
         test: {
           name: 'node',
           include: SHARED,
+          exclude: EXCLUDE_BROWSER_ONLY,
           environment: 'node',
           provide: { expectedRuntime: 'node' },
         },
       },
       {
         root: REPO_ROOT,
+        plugins: [svelteRunes()],
         test: {
           name: 'chromium',
           include: SHARED,
@@ -119,6 +128,7 @@ export default defineConfig({
       {
         root: REPO_ROOT,
         plugins: [
+          svelteRunes(),
           // The pool itself turns on nodejs_compat_v2 for its runner (so `Buffer` is visible
           // inside these tests); test/miniflare-smoke.node.test.ts covers plain workerd.
           cloudflareTest({ miniflare: { compatibilityDate: WORKERD_COMPATIBILITY_DATE, compatibilityFlags: [] } }),
@@ -126,7 +136,7 @@ export default defineConfig({
         test: {
           name: 'workerd',
           include: SHARED,
-          exclude: EXCLUDE_NODE_ONLY,
+          exclude: EXCLUDE_NODE_AND_BROWSER_ONLY,
           provide: { expectedRuntime: 'workerd' },
         },
       },

@@ -1,4 +1,5 @@
 import { configDefaults, defineConfig } from 'vitest/config';
+import { svelteRunes } from './scripts/svelte-runes.mjs';
 
 /**
  * The shared suite under Deno or Bun (SPEC §1.3): `deno run -A node_modules/vitest/vitest.mjs run
@@ -12,12 +13,13 @@ if (runtime === undefined) {
 }
 
 export default defineConfig({
+  plugins: [svelteRunes()],
   test: {
     name: runtime,
     testTimeout: 30_000,
     hookTimeout: 120_000,
     include: ['test/**/*.test.ts'],
-    exclude: [...configDefaults.exclude, 'test/**/*.node.test.ts'],
+    exclude: [...configDefaults.exclude, 'test/**/*.node.test.ts', 'test/**/*.browser.test.ts'],
     provide: { expectedRuntime: runtime },
   },
 });

@@ -27,7 +27,7 @@ import {
   type SessionQuery,
   type SessionSurface,
 } from '../src/index.js';
-import { describeReferencedMessage, findMentionTrigger, insertMention, mentionRangeAt } from '../src/editor/index.js';
+import { deleteBackward, describeReferencedMessage, findMentionTrigger, insertMention, mentionRangeAt, moveCaret, replaceSelection } from '../src/editor/index.js';
 import { serializeReference, type ReferenceHead } from '../src/render.js';
 import { retainConversation } from '../src/retention.js';
 import {
@@ -156,6 +156,30 @@ function editorKeystroke(text: string): void {
   insertMention(text, trigger, EDITOR_MENTION);
 }
 
+/**
+ * What the edit model (SPEC §15.7) does for three keystrokes in the middle of `text`: type a
+ * letter, delete a word, step right. Each call scans the text once; replacing also scans the
+ * result (the chip-join check), deleting too: five scans, plus the segmenter over one plain run.
+ */
+function editKeystrokes(text: string): void {
+  const caret = { anchor: text.length >> 1, focus: text.length >> 1 };
+  replaceSelection(text, caret, 'x');
+  deleteBackward(text, caret, { unit: 'word' });
+  moveCaret(text, caret, 'right');
+}
+
+/**
+ * The reference of the edit model's keystrokes: the five scans they make — three of `text` and two
+ * of a new text (an edit's result). A new string costs a scan more than one scanned before (up to
+ * 50× on an unterminated `@[` run: V8 flattens and caches per string), so the reference scans new
+ * strings where the edits do.
+ */
+function fiveScans(text: string): void {
+  threeScans(text);
+  const middle = text.length >> 1;
+  for (const letter of ['x', 'y']) scanSessionReferenceText(text.slice(0, middle) + letter + text.slice(middle));
+}
+
 /** The reference of a keystroke: three scans of `text`, each result dropped like the editor's. */
 function threeScans(text: string): void {
   for (let i = 0; i < 3; i++) scanSessionReferenceText(text);
@@ -178,7 +202,7 @@ function envelopeMessage(text: string): { envelope: PromptEnvelope } {
 }
 
 async function benchEditor(): Promise<void> {
-  console.log('\nEditor kit — findMentionTrigger + mentionRangeAt + insertMention, describeReferencedMessage (SPEC §15.5)');
+  console.log('\nEditor kit — findMentionTrigger + mentionRangeAt + insertMention, the edit model, describeReferencedMessage (SPEC §15.5, §15.7)');
   const samples = quick ? 5 : 11;
   for (const [name, family] of Object.entries(PARSE_FAMILIES)) {
     // Each text ends in an `@query` the caret is typing, after a newline.
@@ -194,9 +218,16 @@ async function benchEditor(): Promise<void> {
         { name: 'three scans 1 MiB', op: () => threeScans(one) },
         { name: 'three scans 4 × 1 MiB', op: () => quarters.forEach(threeScans) },
         { name: 'three scans 4 MiB', op: () => threeScans(four) },
+        { name: 'edit 1 MiB', op: () => editKeystrokes(one) },
+        { name: 'edit 4 × 1 MiB', op: () => quarters.forEach(editKeystrokes) },
+        { name: 'edit 4 MiB', op: () => editKeystrokes(four) },
+        { name: 'five scans 1 MiB', op: () => fiveScans(one) },
       ],
       { samples, minSampleMs: 100 },
     );
+    // The edit model of SPEC §15.7: within 2× of the scans it makes, and linear.
+    ratioRow('editor', `${name}: edit keystrokes vs 5 scans, 1 MiB`, times.get('edit 1 MiB')!, times.get('five scans 1 MiB')!, 2);
+    ratioRow('editor', `${name}: edit keystrokes 4 MiB vs 4 × 1 MiB`, times.get('edit 4 MiB')!, times.get('edit 4 × 1 MiB')!, 1.5);
     const k1 = times.get('keystroke 1 MiB')!;
     const perMiB = times.get('keystroke 4 × 1 MiB')! / 4;
     const k4 = times.get('keystroke 4 MiB')!;

@@ -3,13 +3,14 @@
 // *.node.test.ts), Chromium, workerd, Deno and Bun (shared suite), one after the other, each with
 // vitest's JSON reporter, and closes with one line per runtime and the totals line
 // `N passed, N failed`. A runtime that cannot start, runs no test, skips a test, runs other shared
-// test files than Node does, or reports errors outside tests counts as a failure: nothing is ever
+// test files than Node does (Chromium runs them plus every *.browser.test.ts), or reports errors
+// outside tests counts as a failure: nothing is ever
 // skipped. Extra arguments (e.g. a file filter) are passed to every runtime's vitest; a filter that
 // only matches `*.node.test.ts` files therefore fails the other runtimes with "ran no test".
 // Without a filter, the matrix then builds the package and runs the real dsh CLI end to end
 // (`npm run test:dsh-host`, issue 13, SPEC §14.5), whose counts join the totals.
 import { spawn } from 'node:child_process';
-import { accessSync, constants, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromiumExecutable } from './chromium.mjs';
@@ -187,12 +188,20 @@ const results = [];
 for (const runtime of RUNTIMES) results.push(await runRuntime(runtime));
 if (extraArgs.length === 0) results.push(await runDshHost());
 
-// Every runtime runs the shared suite: the files Node ran, less its *.node.test.ts files.
-const shared = results[0].fileNames.filter((name) => !name.endsWith('.node.test.ts')).join('\n');
+// Every runtime runs the shared suite: the files Node ran, less its *.node.test.ts files. Chromium
+// also runs every *.browser.test.ts file (browser-only entries such as ./editor/dom, SPEC §15.8),
+// listed here from the file system so that none can go missing unnoticed; no other runtime runs them.
+const sharedFiles = results[0].fileNames.filter((name) => !name.endsWith('.node.test.ts'));
+const browserFiles = readdirSync(join(ROOT, 'test'), { recursive: true })
+  .map((name) => join('test', String(name)))
+  .filter((name) => name.endsWith('.browser.test.ts'))
+  // With a file filter, only the browser files it matches (vitest filters by substring).
+  .filter((name) => !extraArgs.some((arg) => !arg.startsWith('-')) || extraArgs.some((arg) => !arg.startsWith('-') && name.includes(arg)));
 for (const r of results.slice(1)) {
-  if (r.files === 0 || r.fileNames.join('\n') === shared) continue;
-  const missing = shared.split('\n').filter((name) => name && !r.fileNames.includes(name));
-  const extra = r.fileNames.filter((name) => !shared.split('\n').includes(name));
+  const expected = r.name === 'chromium' ? [...sharedFiles, ...browserFiles].sort() : sharedFiles;
+  if (r.files === 0 || r.fileNames.join('\n') === expected.join('\n')) continue;
+  const missing = expected.filter((name) => !r.fileNames.includes(name));
+  const extra = r.fileNames.filter((name) => !expected.includes(name));
   r.problems.push(`ran other shared files than node (missing: ${missing.join(', ') || 'none'}; extra: ${extra.join(', ') || 'none'})`);
   if (r.failed === 0) r.failed = 1;
 }

@@ -2,6 +2,7 @@
  * Configuration of the service (SPEC §5).
  * @module
  */
+import { readCallerOptions } from './caller-data.js';
 import { check } from './errors.js';
 
 /** Service configuration; every key is optional (SPEC §5). */
@@ -53,7 +54,8 @@ export function resolveConfig(config: unknown): ResolvedSessionReferenceConfig {
   const resolved: ResolvedSessionReferenceConfig = { ...DEFAULT_SESSION_REFERENCE_CONFIG };
   check(config === undefined || (typeof config === 'object' && config !== null && !Array.isArray(config)), 'INVALID_CONFIG', 'config must be an object', config);
   // A key set to undefined takes its default, which the checks below accept (SPEC §5).
-  for (const [key, value = resolved[key as keyof ResolvedSessionReferenceConfig]] of Object.entries(config ?? {})) {
+  // Each key read once (SPEC §10.4).
+  for (const [key, value = resolved[key as keyof ResolvedSessionReferenceConfig]] of Object.entries(readCallerOptions(config, 'config', 'INVALID_CONFIG') ?? {})) {
     check(Object.hasOwn(resolved, key) || key === 'searchIndex', 'INVALID_CONFIG', 'unknown config key', key);
     if (key === 'searchIndex') {
       check(value === undefined || value instanceof Uint8Array, 'INVALID_CONFIG', 'config.searchIndex must be a Uint8Array', value);

@@ -8,10 +8,12 @@ import { check } from './errors.js';
 export const MAX_LABEL_CODE_POINTS = 120;
 
 /**
- * Every control (General_Category Cc) and format character (Cf) of SPEC §6.6 — bidi marks and
- * isolates, U+061C, zero-width characters, U+FEFF, the tag characters among them — except the
- * controls that are whitespace (`\t \n \v \f \r`, U+0009–U+000D): those become a space like
- * every other whitespace, so the words a line break separates stay apart.
+ * Every control character (General_Category Cc) and every format character (Cf: soft hyphen, bidi
+ * marks, embeddings, overrides and isolates, U+061C, zero-width characters, U+FEFF, interlinear
+ * annotation characters, tag characters, and any Cf a later Unicode version adds: the runtime's
+ * Unicode data decides), except the controls that are whitespace (`\t \n \v \f \r`,
+ * U+0009–U+000D): those become a space like every other whitespace, so the words a line break
+ * separates stay apart (SPEC §6.6). U+FEFF, which JavaScript's `\s` also matches, is removed.
  */
 const INVISIBLE = /(?![\t-\r])[\p{Cc}\p{Cf}]/gu;
 
@@ -25,8 +27,8 @@ export function collapseUntrustedText(text: string): string {
 }
 
 /**
- * A title made safe to stand in the user's own request as `@label` (SPEC §6.6): the controls and
- * invisible formatting characters are removed, then every run of whitespace (JavaScript `\s`:
+ * A title made safe to stand in the user's own request as `@label` (SPEC §6.6): every control
+ * and format character (`/[\p{Cc}\p{Cf}]/u`, whitespace controls aside) is removed, then every run of whitespace (JavaScript `\s`:
  * line breaks, U+2028/U+2029 and the other Unicode spaces included) becomes one space, and the
  * result is trimmed. A result longer than {@link MAX_LABEL_CODE_POINTS} code points keeps its
  * first 119 code points (a lone surrogate counts as one), without trailing spaces, then `…`: at

@@ -486,14 +486,16 @@ describe('bad input: prepare (SPEC §7.1)', () => {
     expect(query.calls.readSurface).toEqual([]);
   });
 
-  it.each<[string, unknown]>([
-    ['a function inside a block', [{ type: 'text', text: 'q', onClick: () => 1 }]],
-    ['a symbol block', [Symbol('block')]],
-  ])('rejects content that cannot be copied (%s) with INVALID_ARGUMENT, cause kept', async (_, badContent) => {
+  it.each<[string, unknown, string]>([
+    ['a function inside a block', [{ type: 'text', text: 'q', onClick: () => 1 }], 'content[0].onClick is a function'],
+    ['a symbol block', [Symbol('block')], 'content[0] is a symbol'],
+    ['a Map inside a block', [{ type: 'text', text: 'q', meta: new Map([[1, 2]]) }], 'content[0].meta is a Map'],
+    ['a Date inside a block', [{ type: 'text', text: 'q', at: new Date(0) }], 'content[0].at is a Date'],
+  ])('rejects content that cannot be copied as data (%s) with INVALID_ARGUMENT naming the path (SPEC §10.4)', async (_, badContent, named) => {
     const { query, refs } = setup();
     const references = [{ sessionId: 'alpha' }];
     const error = await expectAtomicFailure(asyncCall(() => refs.prepare(AGENT, badContent as never, references)), 'SESSION_REFERENCE_INVALID_ARGUMENT', { agent: AGENT, content: badContent, references });
-    expect(error.cause).toBeDefined();
+    expect(error.message).toContain(named);
     expect(query.calls.readSurface).toEqual([]);
   });
 
@@ -526,15 +528,15 @@ describe('bad input: prepare (SPEC §7.1)', () => {
     expect(query.calls.readSurface).toEqual([]);
   });
 
-  it.each<[string, () => unknown[]]>([
-    ['a hole before a valid reference', () => [, { sessionId: 'alpha' }]],
-    ['an array of one hole', () => new Array(1)],
-  ])('rejects a sparse references array (%s) with INVALID_REFERENCE: a hole is an entry', async (_, make) => {
-    // Regression: the hole used to escape as a TypeError ("reading 'sessionId'").
+  it.each<[string, () => unknown[], string[]]>([
+    ['a hole before a valid reference', () => [, { sessionId: 'alpha' }], ['alpha']],
+    ['an array of one hole', () => new Array(1), []],
+    ['length 2^32-1 holding two references', () => Object.assign(new Array(2 ** 32 - 1), { 7: { sessionId: 'beta' }, 4_000_000_000: { sessionId: 'alpha' } }), ['beta', 'alpha']],
+  ])('reads a sparse references array (%s) as the entries it holds, in index order (SPEC §10.3, §10.4)', async (_, make, ids) => {
     const { query, refs } = setup();
-    const references = make();
-    await expectAtomicFailure(asyncCall(() => refs.prepare(AGENT, content, references as never)), 'SESSION_REFERENCE_INVALID_REFERENCE', { agent: AGENT, content, references });
-    expect(query.calls.readSurface).toEqual([]);
+    const prepared = await refs.prepare(AGENT, content, make() as never);
+    expect(prepared.context?.metadata.references.map((reference) => reference.sessionId) ?? []).toEqual(ids);
+    expect(query.calls.readSurface).toEqual(ids);
   });
 
   it.each<[string, unknown[], SessionReferenceErrorCode]>([
@@ -612,13 +614,13 @@ describe('bad input: referenceUserMessage (SPEC §9.5)', () => {
     expect(query.calls.readSurface).toEqual([]);
   });
 
-  it('rejects a message that cannot be copied (a function inside) with INVALID_ARGUMENT, cause kept', async () => {
-    // Decision: cloneability is checked when the message is composed, i.e. after the sources are
-    // read; still atomic (SPEC §7.5): nothing is returned and nothing reaches the model.
-    const { refs } = setup();
+  it('rejects a message that cannot be copied (a function inside) with INVALID_ARGUMENT naming it, before reading', async () => {
+    // The message is read into a private copy first (SPEC §10.4), so nothing is read from the host.
+    const { query, refs } = setup();
     const input = { ...message(`see ${mention}`), onSend: () => 1 };
     const error = await expectAtomicFailure(asyncCall(() => refs.referenceUserMessage(AGENT, input as never)), 'SESSION_REFERENCE_INVALID_ARGUMENT', { agent: AGENT, message: input });
-    expect(error.cause).toBeDefined();
+    expect(error.message).toContain('message.onSend is a function');
+    expect(query.calls.readSurface).toEqual([]);
   });
 
   it.each(REJECTED_TEXTS.filter(([name]) => !name.includes('10 MB')))('rejects a text block with %s with INVALID_REFERENCE, before reading', async (_, text) => {

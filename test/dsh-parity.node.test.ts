@@ -6,6 +6,7 @@
 import HostSessionReferenceResolver, * as hostPackage from '@deepseek-ai/dsh-session-reference';
 import { describe, expect, it } from 'vitest';
 import * as ours from '../src/dsh/index.js';
+import { REFERENCE_WARNING } from '../src/index.js';
 import { Conversation, MemorySessionQuery, mountHost, preStep, prompt } from './dsh-host.js';
 import type { UserMessage } from '../src/types.js';
 
@@ -137,6 +138,39 @@ describe('the documented differences (SPEC §14.6)', () => {
     );
     expect(snapshots[0]![0]).toEqual({ role: 'user', text: 'Summary.', checkpoint: true });
     expect(snapshots[1]![0]).toEqual({ role: 'user', text: 'Summary.' });
+  });
+
+  /** The recall message each plugin makes for a prompt citing one source, ours first. */
+  async function recalls(config: Record<string, unknown> | undefined, say: [string, string]) {
+    return Promise.all(
+      PLUGINS.map(async ([, plugin]) => {
+        const { host, target, mention } = await scene(plugin, config);
+        const source = new Conversation(host, '/repo').say(...say).title('Source');
+        const { messages } = (await preStep(host, target.agent, [prompt(`see ${mention(source, 's')}`)])) as { messages: UserMessage[] };
+        return messages[1]! as UserMessage & { source: { references: Array<Record<string, unknown>> } };
+      }),
+    );
+  }
+
+  it("the recall's block entries do not repeat capturedThroughSeq; its source.references add serializedBytes and budgetBytes", async () => {
+    const [mine, theirs] = await recalls(undefined, ['question', 'answer']);
+    const [myRow, theirRow] = [mine!.source.references[0]!, theirs!.source.references[0]!];
+    expect(typeof myRow.capturedThroughSeq).toBe('number');
+    expect(myRow.capturedThroughSeq).toBe(theirRow.capturedThroughSeq);
+    expect(snapshot(mine!)[0]).not.toHaveProperty('capturedThroughSeq');
+    expect(snapshot(theirs!)[0].capturedThroughSeq).toBe(theirRow.capturedThroughSeq);
+    expect(myRow).toMatchObject({ serializedBytes: expect.any(Number), budgetBytes: 65536 });
+    expect(theirRow).not.toHaveProperty('serializedBytes');
+    expect(theirRow).not.toHaveProperty('budgetBytes');
+  });
+
+  it('the omission notice stands where the cut is; the warning text is ours', async () => {
+    const [mine, theirs] = await recalls({ maxReferenceBytes: 600 }, ['question', 'x'.repeat(2000)]);
+    const [myText, theirText] = [snapshot(mine!)[0].conversation.at(-1).text as string, snapshot(theirs!)[0].conversation.at(-1).text as string];
+    expect(myText).toMatch(/^x+\n\[… \d+ UTF-8 bytes omitted …\]\nx+$/);
+    expect(theirText).toMatch(/^x+\n\[… omitted \d+ UTF-8 bytes …\]$/);
+    expect(textOf(mine!)).toContain(REFERENCE_WARNING);
+    expect(textOf(theirs!)).not.toContain(REFERENCE_WARNING);
   });
 
   it('a bad limit is INVALID_ARGUMENT (the host plugin says INVALID_REFERENCE)', async () => {

@@ -205,6 +205,14 @@ describe('describeReferencedMessage (SPEC §15.4)', () => {
     expect(described).toEqual({
       display: [{ type: 'text', text: 'Ask @A then email @A team and @Anna' }],
       mentions: [{ block: 0, start: 4, end: 6, sessionId: 'A' }],
+      // The chip stands where it was typed; the `@A` typed as plain text stays text.
+      segments: [
+        [
+          { kind: 'text', start: 0, end: 4, text: 'Ask ' },
+          { kind: 'mention', start: 4, end: 6, token: { kind: 'mention', start: 4, end: 6, sessionId: 'A', label: 'A' }, valid: true },
+          { kind: 'text', start: 6, end: 35, text: ' then email @A team and @Anna' },
+        ],
+      ],
       references: composed.envelope!.contexts[0]!.metadata.references,
     });
     // A copy: changing it leaves the message alone.
@@ -223,8 +231,36 @@ describe('describeReferencedMessage (SPEC §15.4)', () => {
     expect([copy.type, copy.mediaType, copy.data instanceof Uint8Array, copy.data.length, copy.data[0], copy.data[(1 << 20) - 1]]).toEqual(['image', 'image/png', true, 1 << 20, 7, 7]);
   });
 
+  it('gives segments per display block: chips at the positions (CJK and emoji labels, several blocks), none for other blocks', () => {
+    const display = [
+      { type: 'text', text: '@数据库迁移 and @🚀 👩‍💻!' },
+      { type: 'image', data: 'x' },
+      { type: 'text', text: '' },
+      { type: 'text', text: 'then @A' },
+    ];
+    const mentions = [
+      { block: 0, start: 0, end: 6, sessionId: 'A' },
+      { block: 0, start: 11, end: 20, sessionId: 'B' },
+      { block: 3, start: 5, end: 7, sessionId: 'A' },
+    ];
+    const described = describeReferencedMessage(enveloped([row('A'), row('B')], mentions, display))!;
+    const chip = (start: number, end: number, sessionId: string, label: string) => ({
+      kind: 'mention', start, end, token: { kind: 'mention', start, end, sessionId, label }, valid: true,
+    });
+    expect(described.segments).toEqual([
+      [chip(0, 6, 'A', '数据库迁移'), { kind: 'text', start: 6, end: 11, text: ' and ' }, chip(11, 20, 'B', '🚀 👩‍💻'), { kind: 'text', start: 20, end: 21, text: '!' }],
+      undefined,
+      [],
+      [{ kind: 'text', start: 0, end: 5, text: 'then ' }, chip(5, 7, 'A', 'A')],
+    ]);
+  });
+
   it('describes an envelope without positions (no mentions) and a recall message (references only, no inputIndex)', () => {
-    expect(describeReferencedMessage(enveloped([row('A')]))).toEqual({ display: [{ type: 'text', text: 'see @A' }], references: [row('A')] });
+    expect(describeReferencedMessage(enveloped([row('A')]))).toEqual({
+      display: [{ type: 'text', text: 'see @A' }],
+      segments: [[{ kind: 'text', start: 0, end: 6, text: 'see @A' }]],
+      references: [row('A')],
+    });
     const rows = [{ ...row('A', { capturedThroughSeq: null }), inputIndex: 0 }, { ...row('B', { label: 'Bee', compacted: true }), inputIndex: 1 }];
     const described = describeReferencedMessage(recall(rows))!;
     expect(described).toEqual({ references: [row('A', { capturedThroughSeq: null }), row('B', { label: 'Bee', compacted: true })] });
@@ -254,8 +290,6 @@ describe('describeReferencedMessage (SPEC §15.4)', () => {
     ['a row with an infinite seq', recall([row('A', { capturedThroughSeq: Infinity })])],
     ['a row with a string flag', enveloped([row('A', { truncated: 'yes' as never })])],
     ['a null row', recall([null])],
-    ['a sparse array of 2^32-1 rows', recall(sparse)],
-    ['a sparse array of 2^32-1 items deep in display', enveloped([row('A')], undefined, [{ type: 'tool-result', content: sparse }])],
     ['a deep structure', enveloped([row('A')], undefined, [JSON.parse(`${'['.repeat(100_000)}${']'.repeat(100_000)}`)])],
     ['mentions past the text', enveloped([row('A')], [{ block: 0, start: 4, end: 9, sessionId: 'A' }])],
     ['mentions of an uncited session', enveloped([row('A')], [{ block: 0, start: 4, end: 6, sessionId: 'B' }])],
@@ -267,11 +301,18 @@ describe('describeReferencedMessage (SPEC §15.4)', () => {
     ['a throwing getter inside the envelope', { envelope: throwingGetter('display', undefined, { version: 1 }) }],
     ['a throwing getter inside a row', recall([throwingGetter('label', undefined, row('A'))])],
     ['a revoked proxy', revokedProxy()],
-    ['a proxy envelope', { envelope: new Proxy(enveloped([row('A')]).envelope!, {}) }],
     ['a proxy message whose traps throw', new Proxy({}, { get: () => { throw new Error('trap'); } })],
     ['a function inside the envelope', enveloped([row('A')], undefined, [{ type: 'text', text: 'x', render: () => 1 }])],
   ])('returns undefined for %s, never throws', (_, message) => {
     expect(describeReferencedMessage(message)).toBeUndefined();
+  });
+
+  it('reads a sparse array as the entries it holds, and a proxy like the object it stands for (SPEC §10.3, §10.4)', () => {
+    expect(describeReferencedMessage(recall(sparse))).toEqual(describeReferencedMessage(recall([row('A')])));
+    const deep = describeReferencedMessage(enveloped([row('A')], undefined, [{ type: 'tool-result', content: sparse }]));
+    expect(deep?.display).toEqual([{ type: 'tool-result', content: [row('A')] }]);
+    const plain = enveloped([row('A')]);
+    expect(describeReferencedMessage({ envelope: new Proxy(plain.envelope!, {}) })).toEqual(describeReferencedMessage(plain));
   });
 
   it('property: never throws, whatever it is given', () => {
@@ -416,8 +457,16 @@ describe('properties (SPEC §15): generated prompt texts', () => {
         expect(described).toEqual({
           display: composed.envelope.display,
           mentions: composed.envelope.mentions,
+          segments: [expect.any(Array)],
           references: composed.envelope.contexts[0]!.metadata.references,
         });
+        // The segments draw the display text with one chip per position, labelled as the reference.
+        const segments = described!.segments![0]!;
+        const shown = (composed.envelope.display[0] as { text: string }).text;
+        expect(segments.map((s) => shown.slice(s.start, s.end)).join('')).toBe(shown);
+        const chips = segments.flatMap((s) => (s.kind === 'mention' ? [s] : []));
+        expect(chips.map((c) => ({ block: 0, start: c.start, end: c.end, sessionId: c.token.sessionId }))).toEqual(composed.envelope.mentions);
+        expect(chips.map((c) => `@${c.token.label}`)).toEqual(chips.map((c) => shown.slice(c.start, c.end)));
       }),
       { numRuns: 150 },
     );

@@ -1,7 +1,6 @@
 /** dsh's on-disk store as a SessionQuery (SPEC §12.1), over temp directories and the sample store. */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
-import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { createSessionReferences, type SessionEvent, type SessionHeader } from '../src/index.js';
@@ -10,6 +9,7 @@ import { concatBytes } from './fixtures/base64.js';
 import { rawZstdFrame } from './fixtures/object-store.js';
 import { SessionReferenceError } from '../src/errors.js';
 import { expectCode, expectRejectCode } from './helpers.js';
+import { withFs, type FsCall } from './fixtures/node-fs.js';
 import { CJK, COMPACTED, ENVELOPED, LARGE, REAL, TARGET, VERSIONS } from './sample-ids.js';
 
 const TMP = mkdtempSync(join(tmpdir(), 'dsh-store-test-'));
@@ -61,26 +61,6 @@ function put(root: string, project: string, session: string, name: string, conte
 function zstdLog(h: SessionHeader, batches: SessionEvent[][]): Uint8Array {
   const frames = [rawZstdFrame(JSON.stringify(h) + '\n'), ...batches.map((batch) => rawZstdFrame(batch.map((e) => JSON.stringify(e) + '\n').join('')))];
   return concatBytes(...frames);
-}
-
-type FsCall = (...args: unknown[]) => unknown;
-
-/**
- * Runs `body` with the callback `node:fs` function `name` replaced by `replace(original)`, as the
- * store (an ES module importing it by name) calls it: the CommonJS export is replaced and synced
- * into the ESM bindings, and put back afterwards.
- */
-async function withFs<T>(name: 'read' | 'readdir' | 'open', replace: (original: FsCall) => FsCall, body: () => Promise<T>): Promise<T> {
-  const fs = createRequire(import.meta.url)('node:fs') as Record<string, FsCall>;
-  const original = fs[name]!;
-  fs[name] = replace(original);
-  syncBuiltinESMExports();
-  try {
-    return await body();
-  } finally {
-    fs[name] = original;
-    syncBuiltinESMExports();
-  }
 }
 
 /** {@link withFs} recording the arguments (callback left out) of each call into `calls`. */
@@ -425,7 +405,7 @@ describe('createDshStoreSessionQuery: reading (SPEC §12.1, §4.2)', () => {
     },
   );
 
-  it('a log truncated or grown between open and the first read is read as it is then', async () => {
+  it('a log truncated between open and the first read is a short read; one grown is read as it was at open (SPEC §11.2.4)', async () => {
     const root = freshRoot();
     const full = jsonl(header('a', 1), [userEvent(1, 'one'), userEvent(2, 'two')]);
     const path = put(root, 'p', 'a', 'session.v3.jsonl', full);
@@ -440,10 +420,12 @@ describe('createDshStoreSessionQuery: reading (SPEC §12.1, §4.2)', () => {
     await withFs('read', changingFirst, async () => {
       const oneLine = jsonl(header('a', 1), [userEvent(1, 'one')]);
       change = () => truncateSync(path, oneLine.length);
-      expect((await store.readSurface('a')).capturedThroughSeq).toBe(1);
+      const error = await expectRejectCode(store.readSurface('a'), 'SESSION_REFERENCE_READ_FAILED');
+      expect(error.message).toBe(`${JSON.stringify(path)}: short read: ${oneLine.length} of ${full.length} bytes`);
+      writeFileSync(path, full);
       const grown = jsonl(header('a', 1), [userEvent(1, 'one'), userEvent(2, 'two'), userEvent(3, 'x'.repeat(20_000))]);
       change = () => writeFileSync(path, grown);
-      expect((await store.readSurface('a')).capturedThroughSeq).toBe(3);
+      expect((await store.readSurface('a')).capturedThroughSeq).toBe(2);
     });
   });
 
@@ -460,7 +442,7 @@ describe('createDshStoreSessionQuery: reading (SPEC §12.1, §4.2)', () => {
     expect(surface.capturedThroughSeq).toBe(39);
   });
 
-  it('reads a small log whole in one read of its size (a short read is its end)', async () => {
+  it('reads a small log whole in one read of its size (its size at open is its end: no read past it)', async () => {
     const root = freshRoot();
     const events = Array.from({ length: 50 }, (_, i) => userEvent(i, `message ${i} ${'x'.repeat(100)}`));
     const path = put(root, 'p', 'a', 'session.v3.jsonl', jsonl(header('a', 1), events));
@@ -469,7 +451,7 @@ describe('createDshStoreSessionQuery: reading (SPEC §12.1, §4.2)', () => {
     const reads: unknown[][] = [];
     const surface = await withFs('read', recordingInto(reads), () => store.readSurface('a'));
     expect(surface.capturedThroughSeq).toBe(49);
-    expect(reads.map((call) => call[3])).toEqual([readFileSync(path).length + 1]);
+    expect(reads.map((call) => call[3])).toEqual([readFileSync(path).length]);
   });
 
   it('a log replaced by another session since the scan is found again by id', async () => {

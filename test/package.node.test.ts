@@ -1,6 +1,7 @@
 /**
- * The published package as a user gets it: builds a copy of the project in a temp folder (so the
- * working tree's `dist/` is never touched while other tests use it), packs it with `npm pack`,
+ * The published package as a user gets it: copies the project without `dist/` into a temp folder
+ * (as a fresh clone has it, and so the working tree's `dist/` is never touched while other tests use
+ * it), packs it with plain `npm pack` (whose `prepare` script builds),
  * installs the tarball into a fresh ESM project (from the local npm cache when possible: fzstd is
  * the only runtime dependency), then imports every entry, type-checks a TypeScript consumer, and
  * runs the `dsh-session-reference` bin.
@@ -11,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { optionalsRejectingUndefined } from './public-optionals.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const NPM = 'npm';
@@ -44,9 +46,9 @@ describe('the npm package (npm pack → npm install → import)', () => {
       cpSync(join(ROOT, entry), join(project, entry));
     }
     symlinkSync(join(ROOT, 'node_modules'), join(project, 'node_modules'), 'dir');
-    sh(NPM, ['run', 'build'], project);
-    // 2. The tarball.
-    const packed = JSON.parse(sh(NPM, ['pack', '--json', '--ignore-scripts', '--pack-destination', tmp], project)) as Array<{
+    // 2. The tarball, packed as from a fresh clone: no dist/ yet, so `prepare` must build it.
+    expect(existsSync(join(project, 'dist'))).toBe(false);
+    const packed = JSON.parse(sh(NPM, ['pack', '--json', '--pack-destination', tmp], project)) as Array<{
       filename: string;
     }>;
     const tarball = join(tmp, packed[0]!.filename);
@@ -79,6 +81,8 @@ describe('the npm package (npm pack → npm install → import)', () => {
         'dist/store/index.d.ts',
         'dist/editor/index.js',
         'dist/editor/index.d.ts',
+        'dist/editor/dom/index.js',
+        'dist/editor/dom/index.d.ts',
         'dist/node/index.js',
         'dist/node/index.d.ts',
         'dist/node/cli.js',
@@ -88,17 +92,29 @@ describe('the npm package (npm pack → npm install → import)', () => {
       ]),
     );
     const unexpected = packedFiles.filter(
-      (f) => !/^(dist\/.*\.(js|d\.ts)|samples\/.*|docs\/SPEC\.md|examples\/quickstart\.ts|bench\/RESULTS\.md|LICENSE|README\.md|package\.json)$/.test(f),
+      (f) => !/^(dist\/.*\.(js|d\.ts)|samples\/.*|docs\/[\w-]+\.md|examples\/quickstart\.ts|bench\/RESULTS\.md|LICENSE|README\.md|package\.json)$/.test(f),
     );
     expect(unexpected).toEqual([]);
     expect(packedFiles.some((f) => f.startsWith('src/') || f.startsWith('test/') || f.endsWith('.map'))).toBe(false);
   });
 
-  it('ships the files the README links to (except the 420 KB playground screenshot)', () => {
+  it('ships every file the exports map and the bin name (packed without a prior build)', () => {
+    const targets = Object.entries(manifest.exports as Record<string, string | Record<string, string>>)
+      .filter(([entry]) => !entry.includes('*'))
+      .flatMap(([, value]) => (typeof value === 'string' ? [value] : Object.values(value)))
+      .concat(Object.values(manifest.bin as Record<string, string>))
+      .map((target) => target.replace(/^\.\//, ''));
+    expect(targets.length).toBeGreaterThan(10);
+    expect(targets.filter((target) => !packedFiles.includes(target))).toEqual([]);
+  });
+
+  it('ships the docs pages and the files the README links to (except the 470 KB playground screenshot)', () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    const linked = [...readme.matchAll(/\]\(([a-z][\w./-]*)\)/g)].map((m) => m[1]!).filter((target) => !target.startsWith('dsh-session:'));
-    expect(linked).toContain('docs/SPEC.md');
+    const linked = [...readme.matchAll(/\]\(([a-z][\w./-]*)(?:#[\w-]*)?\)/gi)].map((m) => m[1]!).filter((target) => !target.startsWith('dsh-session:'));
+    expect(linked).toEqual(expect.arrayContaining(['docs/SPEC.md', 'docs/service.md', 'docs/front-ends.md']));
     expect(linked.filter((target) => target !== 'docs/playground.png' && !packedFiles.includes(target))).toEqual([]);
+    const pages = readdirSync(join(ROOT, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`);
+    expect(packedFiles.filter((f) => f.startsWith('docs/'))).toEqual(pages.sort());
   });
 
   it('declares an ESM-only exports map with types, a bin and no side effects', () => {
@@ -107,9 +123,10 @@ describe('the npm package (npm pack → npm install → import)', () => {
     expect(manifest.exports['.']).toEqual({ types: './dist/index.d.ts', import: './dist/index.js' });
     expect(manifest.exports['./store']).toEqual({ types: './dist/store/index.d.ts', import: './dist/store/index.js' });
     expect(manifest.exports['./editor']).toEqual({ types: './dist/editor/index.d.ts', import: './dist/editor/index.js' });
+    expect(manifest.exports['./editor/dom']).toEqual({ types: './dist/editor/dom/index.d.ts', import: './dist/editor/dom/index.js' });
     // Node-only: a `node` condition and nothing for browsers, so bundlers refuse it at build time.
     expect(manifest.exports['./node']).toEqual({ types: './dist/node/index.d.ts', node: './dist/node/index.js' });
-    // The bundled sample logs, for web apps (README "Install and use").
+    // The bundled sample logs, for web apps (README, The entries).
     expect(manifest.exports['./samples/*']).toBe('./samples/store/*');
     expect(manifest.exports['./dsh']).toEqual({ types: './dist/dsh/index.d.ts', import: './dist/dsh/index.js' });
     // The dsh host packages are optional peers of ./dsh alone (SPEC §14.4): never installed for the core.
@@ -117,7 +134,7 @@ describe('the npm package (npm pack → npm install → import)', () => {
     expect(Object.values(manifest.peerDependenciesMeta)).toEqual([{ optional: true }, { optional: true }, { optional: true }]);
     expect(existsSync(join(consumer, 'node_modules/@deepseek-ai'))).toBe(false);
     expect(manifest.bin).toEqual({ 'dsh-session-reference': './dist/node/cli.js' });
-    // The two zstd decoders of ./store (README "Install and use"), and nothing else.
+    // The two zstd decoders of ./store (README), and nothing else.
     expect(Object.keys(manifest.dependencies ?? {})).toEqual(['fzstd', 'zstddec']);
   });
 
@@ -159,6 +176,18 @@ describe('the npm package (npm pack → npm install → import)', () => {
     });
   }, 30_000);
 
+  it('imports every entry of the exports map in Node (./dsh, which needs its peers, below)', () => {
+    const entries = Object.keys(manifest.exports).filter((entry) => !entry.includes('*') && entry !== './package.json' && entry !== './dsh');
+    expect(entries).toEqual(expect.arrayContaining(['.', './store', './editor', './node']));
+    const script = `
+      const counts = {};
+      for (const entry of ${JSON.stringify(entries)}) counts[entry] = Object.keys(await import('dsh-session-reference' + entry.slice(1))).length;
+      console.log(JSON.stringify(counts));
+    `;
+    const counts = JSON.parse(sh(process.execPath, ['--input-type=module', '-e', script], consumer)) as Record<string, number>;
+    expect(entries.filter((entry) => !(counts[entry]! > 0))).toEqual([]);
+  }, 30_000);
+
   it('type-checks a TypeScript consumer against the shipped declarations', () => {
     writeFileSync(
       join(consumer, 'index.ts'),
@@ -187,8 +216,9 @@ describe('the npm package (npm pack → npm install → import)', () => {
   it('type-checks a strict front-end consumer (strict, exactOptionalPropertyTypes): the public types narrow (issue 15)', () => {
     writeFileSync(
       join(consumer, 'front-end.ts'),
-      `import { createSessionReferences, scanSessionReferenceText, type ContentBlock, type SessionReferenceToken } from 'dsh-session-reference';
-       import { createMemorySessionQuery } from 'dsh-session-reference/store';
+      `import { createSessionReferences, formatSessionReferenceMention, scanSessionReferenceText, type ContentBlock, type SessionReferenceToken } from 'dsh-session-reference';
+       import { createMemorySessionQuery, createObjectStoreSessionQuery, readSessionLog } from 'dsh-session-reference/store';
+       import { createDshStoreSessionQuery } from 'dsh-session-reference/node';
        import { describeReferencedMessage, findMentionTrigger, insertMention, mentionRangeAt } from 'dsh-session-reference/editor';
 
        // block.type === 'text' narrows a ContentBlock: block.text is a string.
@@ -207,11 +237,22 @@ describe('the npm package (npm pack → npm install → import)', () => {
        // @ts-expect-error a token that may be malformed has no sessionId for sure
        export const unchecked: string = tokens[0]!.sessionId;
 
-       // Optional properties accept undefined under exactOptionalPropertyTypes.
+       // Optional inputs accept undefined under exactOptionalPropertyTypes: every option of every public function.
        declare const label: string | undefined;
        declare const cwd: string | undefined;
-       const refs = createSessionReferences({ sessionQuery: createMemorySessionQuery([]), config: { maxReferences: undefined } });
-       export const prepared = refs.prepare({ id: 'me', cwd }, [{ type: 'text', text: 'x' }], [{ sessionId: 'a', label }]);
+       declare const count: number | undefined;
+       declare const flag: boolean | undefined;
+       declare const signal: AbortSignal | undefined;
+       declare const bucket: Parameters<typeof createObjectStoreSessionQuery>[0];
+       const config = { maxReferences: count, candidateLimit: count, maxReferenceBytes: count, matchTitles: flag };
+       const refs = createSessionReferences({ sessionQuery: createMemorySessionQuery([]), config });
+       export const listed = refs.listCandidates({ id: 'me', cwd }, label, count, signal);
+       export const prepared = refs.prepare({ id: 'me', cwd }, [{ type: 'text', text: 'x' }], [{ sessionId: 'a', label }], signal);
+       export const composed = refs.referenceUserMessage({ id: 'me' }, { id: 'm', role: 'user', source: { kind: 'user' }, content: [] }, signal);
+       export const mention: string = formatSessionReferenceMention({ sessionId: 'a', label });
+       export const log = readSessionLog('', { maxLogBytes: count, verifyChecksums: flag, signal });
+       export const r2 = createObjectStoreSessionQuery(bucket, { prefix: label, rangeReads: flag, concurrency: count, maxLogBytes: count, verifyChecksums: flag });
+       export const disk = createDshStoreSessionQuery({ root: label, maxLogBytes: count, verifyChecksums: flag });
 
        // The editor kit.
        const text = 'ask @a';
@@ -241,6 +282,12 @@ describe('the npm package (npm pack → npm install → import)', () => {
       output = String((error as { stdout?: unknown }).stdout ?? error);
     }
     expect(output).toBe('');
+  }, 60_000);
+
+  it('every optional input property of every public function of every entry accepts undefined (exactOptionalPropertyTypes)', () => {
+    const entries = Object.keys(manifest.exports).filter((entry) => !entry.includes('*') && entry !== './package.json');
+    expect(entries).toEqual(expect.arrayContaining(['.', './store', './editor', './node', './dsh']));
+    expect(optionalsRejectingUndefined(consumer, 'dsh-session-reference', entries)).toEqual([]);
   }, 60_000);
 
   it('imports ./dsh once the dsh host packages (its optional peers) are installed', () => {
@@ -294,7 +341,7 @@ describe('the npm package (npm pack → npm install → import)', () => {
     expect(refused).toMatch(/"\.\/node" is not exported under the conditions \[[^\]]*"browser"/);
   }, 60_000);
 
-  it('a Vite web app bundles ./editor and loads a bundled sample log through ./samples/* (README front-end example)', async () => {
+  it('a Vite web app bundles ./editor and loads a bundled sample log through ./samples/* (docs/front-ends.md)', async () => {
     const { build } = await import('vite');
     const dir = join(consumer, 'browser-editor');
     mkdirSync(dir, { recursive: true });
@@ -321,16 +368,16 @@ describe('the npm package (npm pack → npm install → import)', () => {
     expect(readFileSync(fileURLToPath(resolved)).equals(sample)).toBe(true);
   }, 60_000);
 
-  it('the README front-end example type-checks (strict, exactOptionalPropertyTypes) and builds with Vite', async () => {
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    const marker = readme.indexOf('<!-- front-end:code -->');
+  it('the front-end example of docs/front-ends.md type-checks (strict, exactOptionalPropertyTypes) and builds with Vite', async () => {
+    const page = readFileSync(join(ROOT, 'docs/front-ends.md'), 'utf8');
+    const marker = page.indexOf('<!-- front-end:code -->');
     expect(marker).toBeGreaterThanOrEqual(0);
-    const open = readme.indexOf('\n', readme.indexOf('```ts', marker)) + 1;
+    const open = page.indexOf('\n', page.indexOf('```ts', marker)) + 1;
     const dir = join(consumer, 'browser-readme');
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, 'main.ts'), readme.slice(open, readme.indexOf('```', open)));
+    writeFileSync(join(dir, 'main.ts'), page.slice(open, page.indexOf('```', open)));
     writeFileSync(join(dir, 'url.d.ts'), "declare module '*?url' { const url: string; export default url; }\n");
-    writeFileSync(join(dir, 'index.html'), '<!doctype html><form><textarea></textarea><ul></ul><output></output></form><script type="module" src="./main.ts"></script>');
+    writeFileSync(join(dir, 'index.html'), '<!doctype html><form><div id="composer"></div><ul></ul><output></output></form><script type="module" src="./main.ts"></script>');
     writeFileSync(
       join(dir, 'tsconfig.json'),
       JSON.stringify({
@@ -354,6 +401,13 @@ describe('the npm package (npm pack → npm install → import)', () => {
     // Both sample logs are copied into the build as assets.
     const assets = files.filter((file) => file.type === 'asset' && file.fileName !== 'index.html').map((file) => file.fileName);
     expect(assets.sort()).toEqual([expect.stringMatching(/^assets\/session\.v3-.*\.jsonl$/), expect.stringMatching(/^assets\/session\.v3\.jsonl-.*\.zstd$/)]);
+    // readSessionLog keeps the zstd decoders out of the entry chunk: they load when a zstd log is met.
+    const chunks = files.filter((file) => file.type === 'chunk');
+    const entry = chunks.find((chunk) => chunk.isEntry)!;
+    expect(entry.code).toContain('function describeReferencedMessage');
+    expect(entry.code).toContain('function createMentionEditor');
+    expect(entry.code).not.toContain('invalid zstd data');
+    expect(chunks.some((chunk) => !chunk.isEntry && chunk.code.includes('invalid zstd data'))).toBe(true);
   }, 60_000);
 
   it('installs a working dsh-session-reference bin', () => {

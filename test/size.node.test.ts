@@ -1,7 +1,8 @@
 /**
  * The size budget, checked with every Node test run (and so in CI): `scripts/size.mjs` bundles each
  * Web entry with esbuild (minified), gzips it, and compares with its budget — every row of
- * `BUDGETS` (the root entry at most 7.5 KB min+gzip, the wire functions alone 2.5 KB, `./store` 15 KB, `./editor` 3.5 KB). The measured sizes are part
+ * `BUDGETS` (the root entry at most 7.5 KB min+gzip, the wire functions alone 2.5 KB, `./store` 18 KB,
+ * `./editor` 5 KB, `./editor/dom` 7.5 KB). The measured sizes are part
  * of the test names, so they show in the test summary.
  */
 import { spawnSync } from 'node:child_process';
@@ -45,6 +46,12 @@ describe('size budget (scripts/size.mjs)', () => {
       expect(size.gzip, message).toBeLessThanOrEqual(size.budget);
     });
   }
+
+  it('./editor/dom carries the composer and the edit model; ./editor carries no DOM code', () => {
+    const dom = sizes.find((s) => s.name === './editor/dom')!.modules.map((m) => m.path);
+    expect(dom).toEqual(expect.arrayContaining(['src/editor/dom/editor.ts', 'src/editor/dom/view.ts', 'src/editor/edit.ts']));
+    expect(sizes.find((s) => s.name === './editor')!.modules.map((m) => m.path).filter((path) => path.includes('/dom/'))).toEqual([]);
+  });
 
   it('./store carries the zstd decoder and the object-store query', () => {
     const store = sizes.find((s) => s.name === './store')!;

@@ -1,106 +1,32 @@
 /**
- * The prompt composer: a chip editor over the canonical text. Mentions show as atomic chips
- * (label; id on hover; warning style when malformed or not in the store), while the text the page
- * keeps and sends stays exactly the `@[label](dsh-session:…)` markup (the "raw" view shows and
- * edits it). `@` opens session candidates from `listCandidates`: ↑/↓ to move, Enter or Tab to
- * insert, Esc to close (SPEC §13, §15).
+ * The prompt composer: the kit's `createMentionEditor` (SPEC §15.8) over the canonical text, with
+ * this page's `@` menu around it. Mentions show as atomic chips (label; id on hover; warning style
+ * when malformed or not in the store, chips.ts), while the text the page keeps and sends stays
+ * exactly the `@[label](dsh-session:…)` markup (the "raw" view shows and edits it). `@` opens
+ * session candidates from `listCandidates`: ↑/↓ to move, Enter or Tab to insert, Esc to close
+ * (SPEC §13, §15).
  *
- * The editable element is a `contenteditable` whose content this component draws itself from the
- * model; every edit (typing, Enter, Backspace/Delete, paste, cut, undo) is intercepted and applied
- * to the model first (chips.ts), so the DOM never holds anything the model does not.
+ * Every edit (typing, Enter, Backspace/Delete, paste, cut, drop, undo, IME) is the editor's; the
+ * menu keys are taken here first (a `keydown` that calls `preventDefault()` never reaches it).
  */
 import { h } from 'preact';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import htm from 'htm';
-import { findMentionTrigger, insertMention, type MentionTrigger } from '../../src/editor/index.js';
+import { createMentionEditor, type MentionEditor, type MentionEditorTrigger } from '../../src/editor/dom/index.js';
 import type { SessionCandidate, SessionReferenceMentionInput, SessionReferences, TargetAgent } from '../../src/index.js';
-import {
-  deleteBackward,
-  deleteForward,
-  normalizePastedText,
-  replaceSelection,
-  segmentsOf,
-  snapOffset,
-  stepOverChip,
-  type Edit,
-  type Segment,
-  type Selection,
-} from './chips.js';
+import { decorateChips } from './chips.js';
 import { toErrorInfo, type ErrorInfo } from './sessions.js';
 
 const html = htm.bind(h);
 
 /** Width of the candidate list (px); style.css caps it at the composer's width. */
 const POPUP_WIDTH = 560;
-/** Undo steps kept. */
-const HISTORY_LIMIT = 200;
 
 const CWD_GROUP = { same: 'same cwd', none: 'no cwd', other: 'other cwd' } as const;
 
 function cwdGroup(candidate: SessionCandidate, agentCwd: string | undefined): keyof typeof CWD_GROUP {
   if (!candidate.cwd) return 'none';
   return agentCwd && candidate.cwd === agentCwd ? 'same' : 'other';
-}
-
-/** One drawn piece of the editor and the text range it stands for. */
-interface Piece {
-  node: Node;
-  segment: Segment;
-}
-
-/** Draws the segments into `root`: a text node per plain run, a non-editable span per chip. */
-function draw(root: HTMLElement, text: string, segments: readonly Segment[]): Piece[] {
-  const pieces: Piece[] = [];
-  const nodes: Node[] = [];
-  for (const segment of segments) {
-    let node: Node;
-    if (segment.chip) {
-      const chip = segment.chip;
-      const span = document.createElement('span');
-      span.className = `chip chip-${chip.state}`;
-      span.contentEditable = 'false';
-      span.title = chip.title;
-      span.textContent = chip.text;
-      span.dataset.testid = 'chip';
-      span.dataset.state = chip.state;
-      span.dataset.kind = chip.kind;
-      if (chip.sessionId !== undefined) span.dataset.sessionId = chip.sessionId;
-      if (chip.code !== undefined) span.dataset.code = chip.code;
-      node = span;
-    } else {
-      node = document.createTextNode(text.slice(segment.start, segment.end));
-    }
-    pieces.push({ node, segment });
-    nodes.push(node);
-  }
-  // A final line break needs something after it to take up a line.
-  if (text.endsWith('\n')) nodes.push(document.createElement('br'));
-  root.replaceChildren(...nodes);
-  return pieces;
-}
-
-/** The text offset of a DOM point inside the editor (a point inside a chip snaps to its end). */
-function offsetOf(pieces: readonly Piece[], root: HTMLElement, node: Node, offset: number, textLength: number): number {
-  if (node === root) {
-    const child = root.childNodes[offset];
-    const piece = child && pieces.find((p) => p.node === child);
-    return piece ? piece.segment.start : textLength;
-  }
-  for (const piece of pieces) {
-    if (piece.node === node) return piece.segment.start + Math.min(offset, piece.segment.end - piece.segment.start);
-    if (piece.segment.chip && piece.node.contains(node)) return piece.segment.end;
-  }
-  return textLength;
-}
-
-/** The DOM point of a text offset outside chips: always inside a plain run's text node. */
-function pointOf(pieces: readonly Piece[], offset: number): { node: Node; offset: number } | undefined {
-  for (const piece of pieces) {
-    if (!piece.segment.chip && piece.segment.start <= offset && offset <= piece.segment.end) {
-      return { node: piece.node, offset: offset - piece.segment.start };
-    }
-  }
-  return undefined;
 }
 
 export interface ComposerProps {
@@ -130,124 +56,45 @@ interface CandidateList {
 
 export function Composer(props: ComposerProps) {
   const { text, onText, service, serviceError, agent, knownIds, insertRequest } = props;
-  /**
-   * The newest text, for handlers: a `selectionchange` can arrive before the effects of a render
-   * have re-registered their listeners, and must never read the text of an older render.
-   */
-  const latest = useRef(text);
-  latest.current = text;
-  const editor = useRef<HTMLDivElement>(null);
+  const element = useRef<HTMLDivElement>(null);
   const box = useRef<HTMLDivElement>(null);
-  const pieces = useRef<Piece[]>([]);
-  /** Where the caret goes after the next draw (set by every edit). */
-  const pendingCaret = useRef<number | undefined>(undefined);
-  /** The model selection, kept in step with the DOM one. */
-  const selection = useRef<Selection>({ start: text.length, end: text.length });
-  const history = useRef<Edit[]>([]);
-  const future = useRef<Edit[]>([]);
-  const composing = useRef<Selection | undefined>(undefined);
+  const editor = useRef<MentionEditor | undefined>(undefined);
+  /** The newest `onText`, for the editor's `onChange` (made once). */
+  const latestOnText = useRef(onText);
+  latestOnText.current = onText;
   const [raw, setRaw] = useState(false);
-  const [trigger, setTrigger] = useState<MentionTrigger | undefined>(undefined);
+  const [trigger, setTrigger] = useState<MentionEditorTrigger | undefined>(undefined);
+  const [focused, setFocused] = useState(false);
   const [dismissedAt, setDismissedAt] = useState<number | undefined>(undefined);
   const [list, setList] = useState<CandidateList | undefined>(undefined);
   const [active, setActive] = useState(0);
-  const [point, setPoint] = useState({ top: 0, left: 0, height: 20 });
-  const open = trigger !== undefined && trigger.start !== dismissedAt;
+  const open = focused && trigger !== undefined && trigger.start !== dismissedAt;
   // Only the rows that answer the query being typed count: while they load, nothing is selectable.
   const current =
     open && list && list.at === trigger.start && list.query === trigger.query && list.service === service && list.agent === agent ? list : undefined;
   const candidates = current?.candidates ?? [];
   const agentCwd = typeof agent.cwd === 'string' && agent.cwd !== '' ? agent.cwd : undefined;
 
-  /**
-   * Reads the DOM selection into the model (snapped out of chips), updates the `@` trigger and
-   * returns it. Every handler starts here, so a selection change whose event has not arrived yet
-   * is never missed.
-   */
-  function syncSelection(): Selection {
-    const text = latest.current;
-    const root = editor.current;
-    const dom = document.getSelection();
-    if (!root || !dom || dom.rangeCount === 0 || !root.contains(dom.anchorNode)) return selection.current;
-    const range = dom.getRangeAt(0);
-    const start = offsetOf(pieces.current, root, range.startContainer, range.startOffset, text.length);
-    const end = offsetOf(pieces.current, root, range.endContainer, range.endOffset, text.length);
-    const snapped = { start: snapOffset(text, Math.min(start, end), false), end: snapOffset(text, Math.max(start, end), true) };
-    selection.current = snapped;
-    // A caret the browser put inside a chip is moved out of it.
-    if (range.collapsed && snapped.start !== start) placeCaret(snapped.start);
-    updateTrigger(snapped);
-    return snapped;
-  }
-
-  function updateTrigger(sel: Selection) {
-    const text = latest.current;
-    const next = sel.start === sel.end ? findMentionTrigger(text, sel.start) : undefined;
-    setTrigger((old) => (old?.start === next?.start && old?.query === next?.query ? old : next));
-    if (next === undefined || next.start !== dismissedAt) setDismissedAt(undefined);
-    if (next && editor.current) setPoint(caretPoint(next.start));
-  }
-
-  function placeCaret(offset: number) {
-    const target = pointOf(pieces.current, offset);
-    const dom = document.getSelection();
-    if (!target || !dom) return;
-    dom.setBaseAndExtent(target.node, target.offset, target.node, target.offset);
-  }
-
-  /** Pixel position of a text offset relative to the composer box. */
-  function caretPoint(offset: number): { top: number; left: number; height: number } {
-    const target = pointOf(pieces.current, offset);
-    if (!target || !box.current) return point;
-    const range = document.createRange();
-    range.setStart(target.node, target.offset);
-    range.collapse(true);
-    const rect = range.getClientRects()[0] ?? (target.node.parentElement ?? box.current).getBoundingClientRect();
-    const outer = box.current.getBoundingClientRect();
-    return { top: rect.top - outer.top, left: rect.left - outer.left, height: rect.height || 20 };
-  }
-
-  /** Applies an edit to the model: one undo step, then the text goes up and the caret is placed after the draw. */
-  function apply(edit: Edit) {
-    const text = latest.current;
-    if (edit.text === text) {
-      pendingCaret.current = edit.caret;
-      placeCaret(edit.caret);
-      selection.current = { start: edit.caret, end: edit.caret };
-      updateTrigger(selection.current);
-      return;
-    }
-    history.current.push({ text, caret: selection.current.start });
-    if (history.current.length > HISTORY_LIMIT) history.current.shift();
-    future.current = [];
-    pendingCaret.current = edit.caret;
-    onText(edit.text);
-  }
-
-  // Redraw whenever the text or the store's ids change; then put the caret where the edit left it.
+  // The editor, once: it owns the element's content from here on.
   useLayoutEffect(() => {
-    const root = editor.current;
-    if (!root) return;
-    pieces.current = draw(root, text, segmentsOf(text, knownIds));
-    const caret = pendingCaret.current;
-    pendingCaret.current = undefined;
-    if (caret !== undefined && document.activeElement === root) {
-      placeCaret(caret);
-      selection.current = { start: caret, end: caret };
-      updateTrigger(selection.current);
-    } else {
-      const clamp = (offset: number) => snapOffset(text, Math.min(offset, text.length));
-      selection.current = { start: clamp(selection.current.start), end: clamp(selection.current.end) };
-    }
-  }, [text, knownIds, raw]);
+    const made = createMentionEditor(element.current!, {
+      text,
+      onChange: (next) => latestOnText.current(next),
+      onTrigger: (next) => {
+        setTrigger(next);
+        if (next === undefined) setDismissedAt(undefined);
+      },
+    });
+    editor.current = made;
+    return () => made.destroy();
+  }, []);
 
-  useEffect(() => {
-    const onChange = () => {
-      if (document.activeElement === editor.current && composing.current === undefined) syncSelection();
-    };
-    document.addEventListener('selectionchange', onChange);
-    return () => document.removeEventListener('selectionchange', onChange);
-  });
+  // The text from outside (the raw view, a reset) goes in; the editor's own changes come back equal (a no-op).
+  // Chips are decorated after every draw: a session not in the store is a warning.
+  useLayoutEffect(() => {
+    editor.current?.setText(text);
+    decorateChips(element.current!, knownIds);
+  }, [text, knownIds]);
 
   // Candidates for the current query; a newer query aborts the older request.
   useEffect(() => {
@@ -294,140 +141,38 @@ export function Composer(props: ComposerProps) {
   }
 
   function choose(candidate: SessionCandidate) {
-    const text = latest.current;
     if (!trigger) return;
-    setTrigger(undefined);
-    apply(insertMention(text, trigger, candidate.mention));
+    editor.current?.insert(candidate);
   }
 
   // Insertions requested by the page (a session row's "Cite" button): at the caret, with a space after.
   useEffect(() => {
-    if (!insertRequest) return;
-    const text = latest.current;
-    editor.current?.focus();
-    apply(insertMention(text, selection.current, insertRequest.mention));
+    if (insertRequest) editor.current?.insert(insertRequest.mention);
   }, [insertRequest?.nonce]);
 
-  function undo(stack: Edit[], other: Edit[]) {
-    const text = latest.current;
-    const step = stack.pop();
-    if (!step) return;
-    other.push({ text, caret: selection.current.start });
-    pendingCaret.current = step.caret;
-    onText(step.text);
-  }
-
-  function onBeforeInput(event: InputEvent) {
-    const text = latest.current;
-    if (event.inputType === 'insertCompositionText') return; // IME: applied at compositionend
-    event.preventDefault();
-    const sel = syncSelection();
-    switch (event.inputType) {
-      case 'insertText':
-      case 'insertReplacementText':
-        apply(replaceSelection(text, sel, normalizePastedText(event.data ?? event.dataTransfer?.getData('text/plain') ?? '')));
-        break;
-      case 'insertLineBreak':
-      case 'insertParagraph':
-        apply(replaceSelection(text, sel, '\n'));
-        break;
-      case 'deleteContentBackward':
-        apply(deleteBackward(text, sel));
-        break;
-      case 'deleteContentForward':
-        apply(deleteForward(text, sel));
-        break;
-      case 'historyUndo':
-        undo(history.current, future.current);
-        break;
-      case 'historyRedo':
-        undo(future.current, history.current);
-        break;
-      default:
-        // Word and line deletions, cut: the browser's own target range, widened to whole chips.
-        if (event.inputType.startsWith('delete')) {
-          const root = editor.current!;
-          const [range] = event.getTargetRanges();
-          if (!range) break;
-          const start = offsetOf(pieces.current, root, range.startContainer, range.startOffset, text.length);
-          const end = offsetOf(pieces.current, root, range.endContainer, range.endOffset, text.length);
-          apply(replaceSelection(text, { start: Math.min(start, end, sel.start), end: Math.max(start, end, sel.end) }, ''));
-        }
-      // Formatting and drops are refused: the composer holds plain text only.
-    }
-  }
-
+  /** The menu's keys, before the editor sees them: ↑/↓ move, Enter/Tab insert, Esc closes. */
   function onKeyDown(event: KeyboardEvent) {
-    const text = latest.current;
-    if (open && event.key === 'Escape') {
+    if (!open) return;
+    if (event.key === 'Escape') {
       event.preventDefault();
       setDismissedAt(trigger!.start);
       return;
     }
-    if (open && (event.key === 'ArrowDown' || event.key === 'ArrowUp' || event.key === 'Enter' || event.key === 'Tab')) {
+    if (event.key === 'ArrowDown' || event.key === 'ArrowUp' || event.key === 'Enter' || event.key === 'Tab') {
       // While the rows for this query load, these keys wait for them instead of typing.
       event.preventDefault();
       if (candidates.length === 0) return;
       if (event.key === 'ArrowDown') setActive((index) => (index + 1) % candidates.length);
       else if (event.key === 'ArrowUp') setActive((index) => (index - 1 + candidates.length) % candidates.length);
       else choose(candidates[Math.min(active, candidates.length - 1)]!);
-      return;
-    }
-    // Undo and redo (Chromium sends no historyUndo input event when its own history is empty, and
-    // it is: every edit here is the model's).
-    const command = (event.ctrlKey || event.metaKey) && !event.altKey;
-    if (command && (event.key === 'z' || event.key === 'Z' || event.key === 'y')) {
-      event.preventDefault();
-      if (event.key === 'z' && !event.shiftKey) undo(history.current, future.current);
-      else undo(future.current, history.current);
-      return;
-    }
-    const plain = !event.shiftKey && !event.altKey && !event.ctrlKey && !event.metaKey;
-    const sel = syncSelection();
-    if (plain && (event.key === 'ArrowLeft' || event.key === 'ArrowRight') && sel.start === sel.end) {
-      const to = stepOverChip(text, sel.start, event.key === 'ArrowLeft' ? -1 : 1);
-      if (to !== undefined) {
-        event.preventDefault();
-        apply({ text, caret: to });
-      }
-    } else if (plain && event.key === 'Backspace') {
-      event.preventDefault();
-      apply(deleteBackward(text, sel));
-    } else if (plain && event.key === 'Delete') {
-      event.preventDefault();
-      apply(deleteForward(text, sel));
     }
   }
 
-  function onPaste(event: ClipboardEvent) {
-    const text = latest.current;
-    event.preventDefault();
-    const pasted = normalizePastedText(event.clipboardData?.getData('text/plain') ?? '');
-    apply(replaceSelection(text, syncSelection(), pasted));
-  }
-
-  /** Copy and cut put the canonical markup on the clipboard, so a copied chip pastes as a chip. */
-  function onCopy(event: ClipboardEvent, cut: boolean) {
-    const text = latest.current;
-    const { start, end } = syncSelection();
-    if (start === end || !event.clipboardData) return;
-    event.preventDefault();
-    event.clipboardData.setData('text/plain', text.slice(start, end));
-    if (cut) apply(replaceSelection(text, selection.current, ''));
-  }
-
-  function onCompositionStart() {
-    composing.current = syncSelection();
-  }
-
-  function onCompositionEnd(event: CompositionEvent) {
-    const text = latest.current;
-    const at = composing.current ?? selection.current;
-    composing.current = undefined;
-    const edit = replaceSelection(text, at, event.data);
-    // The browser drew the composition itself: redraw from the model even if the text is unchanged.
-    if (edit.text === text) pieces.current = draw(editor.current!, text, segmentsOf(text, knownIds));
-    apply(edit);
+  /** Where the menu goes: under the `@` (the trigger's rectangle), relative to the composer box. */
+  function menuPoint(): { top: number; left: number } {
+    const outer = box.current?.getBoundingClientRect();
+    if (!trigger || !outer) return { top: 0, left: 0 };
+    return { top: trigger.rect.bottom - outer.top + 4, left: trigger.rect.left - outer.left };
   }
 
   /** Under the `@`, but never past the composer's right edge. */
@@ -445,10 +190,9 @@ export function Composer(props: ComposerProps) {
         <label class="toggle"><input type="checkbox" data-testid="raw-toggle" checked=${raw} onChange=${() => setRaw(!raw)} /> raw markup</label>
       </div>
       <div
-        ref=${editor}
+        ref=${element}
         data-testid="composer"
         class=${`composer-input ${text === '' ? 'is-empty' : ''}`}
-        contenteditable="true"
         spellcheck=${false}
         data-placeholder="Type your request. Type @ to cite another session (filter by id or cwd), ↑/↓ to choose, Enter or Tab to insert."
         role="combobox"
@@ -458,17 +202,9 @@ export function Composer(props: ComposerProps) {
         aria-expanded=${open}
         aria-controls="candidate-list"
         aria-activedescendant=${activeId}
-        onBeforeInput=${onBeforeInput}
         onKeyDown=${onKeyDown}
-        onPaste=${onPaste}
-        onCopy=${(event: ClipboardEvent) => onCopy(event, false)}
-        onCut=${(event: ClipboardEvent) => onCopy(event, true)}
-        onCompositionStart=${onCompositionStart}
-        onCompositionEnd=${onCompositionEnd}
-        onDrop=${(event: DragEvent) => {
-          if (!event.dataTransfer?.types.includes('Files')) event.preventDefault();
-        }}
-        onBlur=${() => setTimeout(() => setTrigger(undefined), 150)}
+        onFocus=${() => setFocused(true)}
+        onBlur=${() => setTimeout(() => setFocused(document.activeElement === element.current), 150)}
       ></div>
       ${raw &&
       html`<label class="field raw">
@@ -487,7 +223,7 @@ export function Composer(props: ComposerProps) {
         data-testid="candidates"
         data-state=${state}
         data-query=${trigger!.query}
-        style=${{ top: `${point.top + point.height + 4}px`, left: `${popupLeft(point.left)}px` }}
+        style=${{ top: `${menuPoint().top}px`, left: `${popupLeft(menuPoint().left)}px` }}
       >
         <div class="candidates-head">
           ${current ? `${candidates.length} candidate${candidates.length === 1 ? '' : 's'}` : 'searching…'}

@@ -1,34 +1,28 @@
 /**
  * The replay view: a sent message as a chat UI shows it — the person's readable text with a chip
- * where each mention stood (placed from `envelope.mentions`, SPEC §9.4, never by searching the
- * text), then one compact source card per cited session. Built only from
+ * where each mention stood (the description's `segments`, placed from `envelope.mentions`, SPEC
+ * §9.4, §15.4, never by searching the text), then one compact source card per cited session. Built only from
  * `describeReferencedMessage` (SPEC §15.4), for a message this module composed or a dsh recall
  * message (SPEC §14.3).
  */
 import { h } from 'preact';
 import htm from 'htm';
-import { describeReferencedMessage, type ReferencedMessageDescription } from '../../src/editor/index.js';
-import type { ContentBlock, PromptEnvelopeMention } from '../../src/index.js';
+import { describeReferencedMessage, type MentionSegment, type ReferencedMessageDescription } from '../../src/editor/index.js';
+import type { ContentBlock } from '../../src/index.js';
 
 const html = htm.bind(h);
 
 const numberFormat = new Intl.NumberFormat('en-US');
 const fmt = (value: number) => numberFormat.format(value);
 
-/** One block of `display` with its mentions drawn as chips at their recorded offsets. */
-function DisplayBlock({ block, mentions }: { block: ContentBlock; mentions: readonly PromptEnvelopeMention[] }) {
-  if (block.type !== 'text') return html`<span class="replay-other">[${block.type} block]</span>`;
-  const { text } = block;
-  // describeReferencedMessage checked every position: in order, inside the text, over an `@label`.
-  const parts: unknown[] = [];
-  let at = 0;
-  for (const mention of mentions) {
-    parts.push(text.slice(at, mention.start));
-    parts.push(html`<span class="chip chip-ok" data-testid="replay-chip" data-session-id=${mention.sessionId} title=${mention.sessionId}>${text.slice(mention.start, mention.end)}</span>`);
-    at = mention.end;
-  }
-  parts.push(text.slice(at));
-  return html`<span class="replay-text">${parts}</span>`;
+/** One block of `display` drawn from its segments (SPEC §15.4): chips where the mentions stood. */
+function DisplayBlock({ block, segments }: { block: ContentBlock; segments: MentionSegment[] | undefined }) {
+  if (block.type !== 'text' || segments === undefined) return html`<span class="replay-other">[${block.type} block]</span>`;
+  return html`<span class="replay-text">${segments.map((segment) =>
+    segment.kind === 'text'
+      ? segment.text
+      : html`<span class="chip chip-ok" data-testid="replay-chip" data-session-id=${segment.token.sessionId} title=${segment.token.sessionId}>@${segment.token.label}</span>`,
+  )}</span>`;
 }
 
 type ReferenceRow = ReferencedMessageDescription['references'][number];
@@ -60,11 +54,11 @@ export function Replay({ message, testid = 'replay' }: { message: unknown; testi
       <p class="muted">Not a message this module composed (no envelope) nor a dsh recall message: a chat UI shows it as plain text.</p>
     </div>`;
   }
-  const { display, mentions, references } = description;
+  const { display, mentions, segments, references } = description;
   return html`<div class="replay" data-testid=${testid} data-kind=${display ? 'composed' : 'recall'}>
     ${display
       ? html`<div class="bubble" data-testid="replay-display">
-          ${display.map((block, index) => html`<${DisplayBlock} block=${block} mentions=${(mentions ?? []).filter((m) => m.block === index)} />`)}
+          ${display.map((block, index) => html`<${DisplayBlock} block=${block} segments=${segments?.[index]} />`)}
         </div>
         ${!mentions && html`<p class="muted small">This envelope has no <code>mentions</code>: the chips cannot be placed.</p>`}`
       : html`<p class="muted small" data-testid="replay-recall-note">A dsh recall message: the person's prompt is the message just before it; only its sources are shown.</p>`}

@@ -10,9 +10,10 @@ import { homedir } from 'node:os';
 import { join, resolve, sep } from 'node:path';
 import { raceAbort, throwIfAborted } from '../abort.js';
 import { check, describeValue, fail, SessionReferenceError } from '../errors.js';
-import { PulledChunks, type ReadOptions } from '../store/pipeline.js';
+import { PulledChunks, SizedSource, type ReadOptions } from '../store/pipeline.js';
 import { checkReadOptions, enter, readSessionHeader, readSessionTitle, type SessionLogReadOptions } from '../store/read.js';
 import { checkBudget, firstThen, readSessionSurface, type SessionRead } from '../store/surface-read.js';
+import { LruCache } from './lru.js';
 import type { SessionHeader, SessionQuery, SessionSurface, SessionTitleSnapshot } from '../types.js';
 
 /** Options of {@link createDshStoreSessionQuery}. */
@@ -70,16 +71,32 @@ const HEADER_CHUNK = 4 * 1024;
  */
 const SETTLED_MS = 2000;
 
+/**
+ * Entries each cache of a query (headers, titles, the log chosen in each session directory) holds
+ * at most (SPEC §11.2.5), least recently used first out: more sessions than a dsh store holds, so a
+ * listing finds every header it read before in the cache.
+ */
+export const CACHE_ENTRIES = 100_000;
+
+/** Bytes each cache holds at most, as {@link entryBytes} estimates them (SPEC §11.2.5). */
+export const CACHE_BYTES = 64 * 1024 * 1024;
+
+/** What a cache entry holds, estimated: 2 bytes per UTF-16 unit of its strings and of its values as JSON, plus 200 for its objects. */
+function entryBytes(...parts: unknown[]): number {
+  let units = 0;
+  for (const part of parts) units += typeof part === 'string' ? part.length : part === undefined ? 0 : JSON.stringify(part).length;
+  return 200 + 2 * units;
+}
+
 /** Bytes per read of a whole log. */
 const CHUNK_BYTES = 1024 * 1024;
 
 /**
- * The first read of a whole log of `size` bytes: all of it (and one byte more, so the read comes
- * back short: the end, without another read) up to {@link CHUNK_BYTES}, so a small log costs one
- * small buffer, not a 1 MiB one.
+ * The first read of a whole log of `size` bytes: all of it up to {@link CHUNK_BYTES}, so a small
+ * log costs one read into one buffer of its size, not a 1 MiB one.
  */
 function wholeFirstChunk(size: number): number {
-  return Math.max(HEADER_CHUNK, Math.min(CHUNK_BYTES, size + 1));
+  return Math.max(1, Math.min(CHUNK_BYTES, size));
 }
 
 /**
@@ -133,9 +150,17 @@ export function defaultSessionStoreRoot(
  * - Headers and titles are cached by file identity (device, inode, size, mtime): a later call
  *   reads no file it has read before unless the file changed. The log chosen in a session
  *   directory is cached by the directory's identity (not for a directory changed in the last 2 s),
- *   so reading a known session again lists no directory.
+ *   so reading a known session again lists no directory. The caches are bounded (SPEC §11.2.5):
+ *   each holds at most 100,000 entries and 64 MiB (estimated as 2 bytes per UTF-16 unit of the
+ *   path, identity and JSON of the header and title, plus 200 per entry), least recently used
+ *   first out, and every listing drops the entries of logs and directories it no longer finds, so
+ *   a long-lived query over sessions created and deleted all day stays flat in memory.
+ * - A read reads the file as it was when opened (SPEC §11.2.4): bytes appended meanwhile are not
+ *   read, and a file that ends before its size at open (truncated or shrunk while read) is
+ *   `SESSION_REFERENCE_READ_FAILED` ("short read: 70 of 100 bytes"), never a shorter snapshot.
  * - At most 4 logs are read whole (titles, surfaces) at once per query; cache checks run 16 at a
- *   time. A whole read starts with one buffer of the file's size (up to 1 MiB).
+ *   time. A whole read starts with one buffer of the file's size (up to 1 MiB) and never reads
+ *   past that size.
  * - Ids are resolved against the index of the last scan; an id missing from it triggers a rescan.
  * - Every read checks `signal` between chunks.
  *
@@ -280,16 +305,19 @@ function newestFirst(a: IndexedSession, b: IndexedSession): number {
 // ---------------------------------------------------------------------------------------------
 // Scanning
 
-/** Every session with a complete header, sorted by log path (code units). */
+/** Every session with a complete header, sorted by log path (code units); the caches keep only what it found. */
 async function scanStore(root: string, reads: LogReads, signal: AbortSignal | undefined): Promise<IndexedSession[]> {
   const projects = await listDirectories(root, signal, true);
   const sessionDirs = (await mapLimited(projects, LIST_CONCURRENCY, (project) => listDirectories(project, signal, false))).flat();
+  const logs = new Set<string>();
   const found = await mapLimited(sessionDirs, LIST_CONCURRENCY, async (dir): Promise<IndexedSession | undefined> => {
     const log = await chooseLog(dir, signal);
     if (log === undefined) return undefined;
+    logs.add(log.path);
     const read = await reads.header(log, signal);
     return read?.header === undefined ? undefined : { header: read.header, identity: read.identity, dir, path: log.path, regular: log.regular };
   });
+  reads.retain(logs, new Set(sessionDirs));
   const sessions = found.filter((session): session is IndexedSession => session !== undefined);
   sessions.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   return sessions;
@@ -519,24 +547,26 @@ function headerBuffer(): Uint8Array {
 /**
  * The reads of an open file's bytes, one chunk per call (`undefined` at the end): reads of
  * `first` bytes, doubling up to {@link CHUNK_BYTES}, each into a fresh buffer (the pipeline may
- * keep references to them). A short read that reaches `size` (the file's size when it was
- * opened) is the end: the log as it was then (a line being appended meanwhile is a torn last
- * line), without one more read to find it. A short read before `size` (a file system that
- * returns them mid-file) reads on. Each chunk costs one `read` and one promise.
+ * keep references to them), never past `size`, the file's size when it was opened: the snapshot
+ * is the file as it was then (SPEC §11.2.4), so bytes appended meanwhile are not read, and the
+ * end is known without one more read. A short read before `size` (a file system that returns them
+ * mid-file) reads on; the end of the file before `size` (a file truncated while it is read) ends
+ * the chunks early, which the pipeline, given `size`, reports as a short read. Each chunk costs
+ * one `read` and one promise.
  */
 function fileReads(fd: number, path: string, first: number, size: number): () => Promise<Uint8Array | undefined> {
   let position = 0;
   let length = first;
-  let ended = false;
+  let ended = size === 0;
   return () =>
     new Promise((resolve, reject) => {
       if (ended) return resolve(undefined);
-      const buffer = length === HEADER_CHUNK ? headerBuffer() : new Uint8Array(length);
-      readFd(fd, buffer, 0, length, position, (error, bytesRead) => {
+      const asked = Math.min(length, size - position);
+      const buffer = asked <= HEADER_CHUNK ? headerBuffer().subarray(0, asked) : new Uint8Array(asked);
+      readFd(fd, buffer, 0, asked, position, (error, bytesRead) => {
         if (error) return reject(readFailed(error, path));
-        ended = bytesRead === 0 || (bytesRead < length && position + bytesRead >= size);
         position += bytesRead;
-        const asked = length;
+        ended = bytesRead === 0 || position >= size;
         length = Math.min(length * 2, CHUNK_BYTES);
         resolve(bytesRead === 0 ? undefined : bytesRead === asked ? buffer : buffer.subarray(0, bytesRead));
       });
@@ -554,14 +584,29 @@ interface HeaderRead {
  * keyed by file identity.
  */
 class LogReads {
-  private readonly headers = new Map<string, HeaderRead>();
+  private readonly headers = new LruCache<HeaderRead>(CACHE_ENTRIES, CACHE_BYTES, (path, entry) => entryBytes(path, entry.identity, entry.header));
   /** Whole reads in flight (each may hold up to a chunk and its longest line). */
   private readonly whole = new Limiter(READ_CONCURRENCY);
   /** The log chosen in a session directory, by the directory's identity (an entry added, removed or renamed changes it). */
-  private readonly chosen = new Map<string, { identity: string; log: LogEntry | undefined }>();
-  private readonly titles = new Map<string, { identity: string; header: SessionHeader; title: string | undefined }>();
+  private readonly chosen = new LruCache<{ identity: string; log: LogEntry | undefined }>(CACHE_ENTRIES, CACHE_BYTES, (dir, entry) =>
+    entryBytes(dir, entry.identity, entry.log?.path),
+  );
+  private readonly titles = new LruCache<{ identity: string; header: SessionHeader; title: string | undefined }>(CACHE_ENTRIES, CACHE_BYTES, (path, entry) =>
+    entryBytes(path, entry.identity, entry.header, entry.title),
+  );
 
   constructor(private readonly options: Required<SessionLogReadOptions>) {}
+
+  /**
+   * Drops the cache entries of logs and session directories a listing no longer finds (SPEC
+   * §11.2.5): a session deleted costs nothing afterwards.
+   * @param logs The paths of the logs the listing chose. @param dirs The session directories it listed.
+   */
+  retain(logs: ReadonlySet<string>, dirs: ReadonlySet<string>): void {
+    this.headers.retain(logs);
+    this.titles.retain(logs);
+    this.chosen.retain(dirs);
+  }
 
   /**
    * {@link chooseLog} of a session directory, from the cache while the directory is unchanged
@@ -638,7 +683,7 @@ class LogReads {
    * The cache entry of `path` when the file still has its identity (one `stat`). Without an
    * entry nothing is looked at: the read's own `fstat` gives the identity.
    */
-  private async unchanged<T extends { identity: string }>(cache: Map<string, T>, path: string): Promise<T | undefined> {
+  private async unchanged<T extends { identity: string }>(cache: LruCache<T>, path: string): Promise<T | undefined> {
     const cached = cache.get(path);
     if (cached === undefined) return undefined;
     return (await logIdentity(path)) === cached.identity ? cached : undefined;
@@ -656,17 +701,17 @@ class LogReads {
     log: LogEntry,
     signal: AbortSignal | undefined,
     first: (size: number) => number,
-    read: (source: PulledChunks, reopen: () => Promise<PulledChunks>, options: ReadOptions) => T | Promise<T>,
+    read: (source: SizedSource, reopen: () => Promise<SizedSource>, options: ReadOptions) => T | Promise<T>,
   ): Promise<{ value: T; identity: string } | undefined> {
     throwIfAborted(signal);
     const file = await openLog(log);
     if (file === undefined) return undefined;
     try {
       /** The file's chunks from its start: the first one read, the reads of the rest. */
-      const open = (): Promise<PulledChunks> => {
+      const open = (): Promise<SizedSource> => {
         throwIfAborted(signal); // as the pipeline checks before each read
         const next = fileReads(file.fd, log.path, first(file.size), file.size);
-        return raceAbort(next(), signal).then((chunk) => new PulledChunks(chunk, next));
+        return raceAbort(next(), signal).then((chunk) => new SizedSource(new PulledChunks(chunk, next), file.size));
       };
       const result = read(await open(), open, { ...this.options, signal });
       const value = result instanceof Promise ? await result : result;

@@ -8,7 +8,7 @@ export { checkSignal, raceAbort, throwIfAborted } from '../abort.js';
 export { cwdGroup, listCandidates, readTitleLabels } from '../candidates.js';
 export { isPositiveSafeInteger } from '../config.js';
 export { check, fail } from '../errors.js';
-export { callHost, checkAgent, isNonEmptyString, presentEntries } from '../host.js';
+export { callHost, isNonEmptyString, presentEntries } from '../host.js';
 export { collapseUntrustedText } from '../label.js';
 export { formatSessionReferenceMention } from '../mention.js';
 export { readSnapshot } from '../service.js';

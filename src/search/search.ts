@@ -47,16 +47,20 @@ interface Listed {
 }
 
 /**
- * `searchSessions(agent, query, { limit?, signal? })` of SPEC §16.2.
+ * `searchSessions(agent, query, { limit?, signal? })` of SPEC §16.2, over the agent and options the
+ * service read once (SPEC §10.4).
  * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_ARGUMENT` (agent, query, options, limit,
  * signal), `SESSION_REFERENCE_READ_FAILED` (a listing, surface or title answer the host failed or
  * malformed; cause kept), `SESSION_REFERENCE_CANCELLED`.
  */
-export async function searchSessions(state: SearchState, agentInput: unknown, query: unknown, options: unknown): Promise<SessionSearchHit[]> {
-  const agent = root.checkAgent(agentInput);
+export async function searchSessions(
+  state: SearchState,
+  agent: { id: string; cwd: unknown },
+  query: unknown,
+  options: Record<string, unknown>,
+): Promise<SessionSearchHit[]> {
   root.check(typeof query === 'string', 'INVALID_ARGUMENT', 'query must be a string', query);
-  root.check(options === undefined || (typeof options === 'object' && options !== null), 'INVALID_ARGUMENT', 'options must be an object { limit?, signal? }', options);
-  const { limit: limitInput, signal: signalInput, ...rest } = (options ?? {}) as { limit?: unknown; signal?: unknown };
+  const { limit: limitInput, signal: signalInput, ...rest } = options;
   const [unknown] = Object.keys(rest);
   root.check(unknown === undefined, 'INVALID_ARGUMENT', 'unknown search option', unknown);
   const limit = limitInput ?? state.config.candidateLimit;
@@ -68,7 +72,7 @@ export async function searchSessions(state: SearchState, agentInput: unknown, qu
     return rows.map((row) => ({ ...row, score: 0, snippets: [] }));
   }
   const words = queryWords(query);
-  const ownCwd = agent.cwd ?? agent.session?.header?.cwd;
+  const ownCwd = agent.cwd;
   return queued(state, signal, async () => {
     const { index, listed } = await syncIndex(state, signal);
     if (words.length === 0) return [];

@@ -40,15 +40,103 @@ function headerTooLong(limit: number) {
   return fail('INVALID_LOG', `dsh session log line 1 (the header) is over ${limit} bytes (header line over ${limit / 1048576} MiB): not a dsh session header`);
 }
 
+/** Bytes of the first block of an unfinished line; each further block doubles, up to {@link MAX_BLOCK}. */
+const FIRST_BLOCK = 256;
+
+/** Largest block of an unfinished line: a line costs one block object per 64 KiB of it. */
+const MAX_BLOCK = 64 * 1024;
+
+/**
+ * The bytes of an unfinished line, copied (the producer may reuse its buffers) into blocks that
+ * start small and double up to {@link MAX_BLOCK}, and into one block of its own for a piece of
+ * at least that size: what it holds is the line's bytes plus at most one partly filled block,
+ * however the bytes were chunked (SPEC §11.2.3: a 4 MB line in 1-byte chunks costs 64 blocks of
+ * 64 KiB, not 4 million arrays). Blocks are only ever appended to, so a {@link PendingLine.mark}
+ * stays valid until it is restored.
+ */
+export class PendingLine {
+  /** Full blocks (or filled parts of blocks), in order. */
+  private blocks: Uint8Array[] = [];
+  /** The block being filled, and how much of it is. */
+  private tail: Uint8Array | undefined;
+  private used = 0;
+  /** Size of the next block: doubles with each one, from {@link FIRST_BLOCK} to {@link MAX_BLOCK}. */
+  private next = FIRST_BLOCK;
+  /** Bytes held. */
+  bytes = 0;
+
+  /** Appends a copy of `piece`. */
+  append(piece: Uint8Array): void {
+    if (piece.length === 0) return;
+    this.bytes += piece.length;
+    if (piece.length >= MAX_BLOCK) {
+      this.seal();
+      this.blocks.push(piece.slice());
+      return;
+    }
+    for (let from = 0; from < piece.length; ) {
+      if (this.tail === undefined || this.used === this.tail.length) this.grow();
+      const take = Math.min(piece.length - from, this.tail!.length - this.used);
+      this.tail!.set(piece.subarray(from, from + take), this.used);
+      this.used += take;
+      from += take;
+    }
+  }
+
+  /** The held bytes followed by `tail`, as one array (`tail` itself when nothing is held); the line is cleared. */
+  take(tail: Uint8Array): Uint8Array {
+    if (this.bytes === 0) return tail;
+    this.seal();
+    const bytes = concat([...this.blocks, tail]);
+    this.clear();
+    return bytes;
+  }
+
+  /** The number of arrays held (for tests: it grows with the bytes, never with the number of pieces). */
+  get arrays(): number {
+    return this.blocks.length + (this.tail === undefined ? 0 : 1);
+  }
+
+  /** A restore point: calling the result puts the line back as it was when marked (any number of times). */
+  mark(): () => void {
+    const { tail, used, bytes, next } = this;
+    const blocks = this.blocks.slice();
+    return () => {
+      Object.assign(this, { tail, used, bytes, next, blocks: blocks.slice() });
+    };
+  }
+
+  private clear(): void {
+    this.blocks = [];
+    this.tail = undefined;
+    this.used = 0;
+    this.bytes = 0;
+    this.next = FIRST_BLOCK;
+  }
+
+  /** Moves the filled part of the tail block to {@link PendingLine.blocks}. */
+  private seal(): void {
+    if (this.tail !== undefined && this.used > 0) this.blocks.push(this.tail.subarray(0, this.used));
+    this.tail = undefined;
+    this.used = 0;
+  }
+
+  /** A new tail block, twice the last one (from {@link FIRST_BLOCK}, at most {@link MAX_BLOCK}). */
+  private grow(): void {
+    this.seal();
+    this.tail = new Uint8Array(this.next);
+    this.next = Math.min(MAX_BLOCK, this.next * 2);
+  }
+}
+
 /**
  * Splits pushed byte chunks into lines for a {@link LineSink}. Memory: the current unfinished
- * line only. A restore point ({@link LineSplitter.mark}) lets a caller take back the lines of a
- * zstd frame that turned out to be truncated.
+ * line only ({@link PendingLine}). A restore point ({@link LineSplitter.mark}) lets a caller take
+ * back the lines of a zstd frame that turned out to be truncated.
  */
 export class LineSplitter {
-  /** Pieces of the unfinished line (copies: the producer may reuse its buffers). */
-  private pending: Uint8Array[] = [];
-  private pendingBytes = 0;
+  /** The unfinished line. */
+  private readonly pending = new PendingLine();
   private number = 1;
   private total = 0;
   /** The sink asked to stop. */
@@ -77,17 +165,17 @@ export class LineSplitter {
 
   /** Ends the input: delivers the last, unterminated line if there is one. */
   end(): void {
-    if (this.stopped || this.pendingBytes === 0) return;
-    const bytes = this.takePending(new Uint8Array(0));
-    this.deliver(decodeUtf8Strict(bytes), false);
+    if (this.stopped || this.pending.bytes === 0) return;
+    this.deliver(decodeUtf8Strict(this.pending.take(new Uint8Array(0))), false);
   }
 
   /** A restore point: calling the result puts the splitter back as it was when marked. */
   mark(): () => void {
-    const { number, total, pendingBytes, stopped } = this;
-    const pending = this.pending.slice();
+    const { number, total, stopped } = this;
+    const restorePending = this.pending.mark();
     return () => {
-      Object.assign(this, { number, total, pendingBytes, stopped, pending: pending.slice() });
+      Object.assign(this, { number, total, stopped });
+      restorePending();
     };
   }
 
@@ -97,8 +185,8 @@ export class LineSplitter {
       this.hold(bytes);
       return;
     }
-    this.checkHeaderLength(this.pendingBytes + first);
-    this.deliver(decodeUtf8Strict(this.takePending(bytes.subarray(0, first))), true);
+    this.checkHeaderLength(this.pending.bytes + first);
+    this.deliver(decodeUtf8Strict(this.pending.take(bytes.subarray(0, first))), true);
     const last = bytes.lastIndexOf(0x0a);
     if (last > first && !this.stopped) this.deliverRun(bytes.subarray(first + 1, last));
     if (!this.stopped) this.hold(bytes.subarray(last + 1));
@@ -130,25 +218,16 @@ export class LineSplitter {
 
   private hold(bytes: Uint8Array): void {
     if (bytes.length === 0) return;
-    this.pendingBytes += bytes.length;
-    this.checkHeaderLength(this.pendingBytes);
-    if (this.pendingBytes > MAX_LINE_BYTES) {
+    const length = this.pending.bytes + bytes.length;
+    this.checkHeaderLength(length);
+    if (length > MAX_LINE_BYTES) {
       throw fail('INVALID_LOG', `dsh session log line ${this.number} is longer than ${MAX_LINE_BYTES} bytes`);
     }
-    this.pending.push(bytes.slice());
+    this.pending.append(bytes);
   }
 
   private checkHeaderLength(length: number): void {
     if (this.number === 1 && length > this.limits.maxHeaderBytes) throw headerTooLong(this.limits.maxHeaderBytes);
-  }
-
-  /** The unfinished line's pieces followed by `tail`, as one array; the pending line is cleared. */
-  private takePending(tail: Uint8Array): Uint8Array {
-    if (this.pendingBytes === 0) return tail;
-    const bytes = concat([...this.pending, tail]);
-    this.pending = [];
-    this.pendingBytes = 0;
-    return bytes;
   }
 }
 

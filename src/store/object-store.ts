@@ -4,10 +4,12 @@
  * @module
  */
 import { raceAbort, throwIfAborted } from '../abort.js';
+import { readCallerOptions } from '../caller-data.js';
 import { describeValue, fail, SessionReferenceError } from '../errors.js';
 import type { SessionHeader, SessionQuery, SessionSurface, SessionTitleSnapshot } from '../types.js';
-import type { ReadOptions } from './pipeline.js';
-import { checkReadOptions, enter, readSessionHeader, readSessionTitle, type SessionLogReadOptions } from './read.js';
+import { pace } from '../pace.js';
+import { SizedSource, sizeMismatch, type ReadOptions } from './pipeline.js';
+import { checkReadOptions, enter, readSessionHeader, readSessionIds, readSessionTitle, type SessionLogReadOptions } from './read.js';
 import { checkBudget, firstThen, readSessionSurface, type SessionRead } from './surface-read.js';
 
 /** A byte range of an object: `length` bytes from `offset` (an R2 `R2Range`). */
@@ -48,14 +50,14 @@ export interface ObjectStoreBucket {
 /** Options of {@link createObjectStoreSessionQuery}. */
 export interface ObjectStoreSessionQueryOptions extends SessionLogReadOptions {
   /** Read only objects whose key starts with this prefix (default: every object). */
-  prefix?: string;
+  prefix?: string | undefined;
   /**
    * Read headers with ranged `get(key, { range })` calls (default `true`). With `false`, or with a
    * store that ignores ranges, the whole object is fetched once and kept for later reads.
    */
-  rangeReads?: boolean;
+  rangeReads?: boolean | undefined;
   /** Object reads in flight at once (default 6, the Workers limit of simultaneous connections). */
-  concurrency?: number;
+  concurrency?: number | undefined;
 }
 
 /** The {@link SessionQuery} returned by {@link createObjectStoreSessionQuery}. */
@@ -76,6 +78,8 @@ const FIRST_READ_BYTES = 4096;
 /** A whole object a header read had to fetch (a store without ranges) is kept when it is at most this big. */
 const KEEP_WHOLE_BYTES = 16 * 1024 * 1024;
 const DEFAULT_CONCURRENCY = 6;
+/** Pages a listing follows at most (SPEC §10.3): a bucket that never stops answering `truncated` fails there. */
+export const MAX_LIST_PAGES = 100_000;
 
 /** One listed session: its object and header, and what was read of it so far. */
 interface Entry {
@@ -226,7 +230,7 @@ export function createObjectStoreSessionQuery(
     },
     async readTitleSnapshots(sessionIds: string[], signal?: AbortSignal) {
       const checked = enter(signal);
-      const ids = checkSessionIds(sessionIds);
+      const ids = readSessionIds(sessionIds);
       const { byId } = await index(checked);
       return mapLimited(ids, concurrency, checked, async (sessionId): Promise<SessionTitleSnapshot> => {
         const entry = byId.get(sessionId);
@@ -259,15 +263,17 @@ function checkBucket(bucket: unknown): void {
 const OPTION_KEYS = ['prefix', 'rangeReads', 'concurrency', 'maxLogBytes', 'verifyChecksums'];
 
 function checkOptions(options: unknown): { prefix: string | undefined; rangeReads: boolean; concurrency: number; read: Required<SessionLogReadOptions> } {
-  if (typeof options !== 'object' || options === null) {
+  // Each option read once (SPEC §10.4).
+  const fields = readCallerOptions(options, 'options', 'INVALID_CONFIG');
+  if (fields === undefined) {
     throw fail('INVALID_CONFIG', `options must be an object, got ${describeValue(options)}`);
   }
-  for (const key of Object.keys(options)) {
+  for (const key of Object.keys(fields)) {
     if (!OPTION_KEYS.includes(key)) {
       throw fail('INVALID_CONFIG', `unknown option ${describeValue(key)}`);
     }
   }
-  const { prefix, rangeReads = true, concurrency = DEFAULT_CONCURRENCY } = options as ObjectStoreSessionQueryOptions;
+  const { prefix, rangeReads = true, concurrency = DEFAULT_CONCURRENCY } = fields as ObjectStoreSessionQueryOptions;
   if (prefix !== undefined && typeof prefix !== 'string') {
     throw fail('INVALID_CONFIG', `prefix must be a string, got ${describeValue(prefix)}`);
   }
@@ -277,7 +283,7 @@ function checkOptions(options: unknown): { prefix: string | undefined; rangeRead
   if (!Number.isSafeInteger(concurrency) || concurrency < 1) {
     throw fail('INVALID_CONFIG', `concurrency must be a positive safe integer, got ${describeValue(concurrency)}`);
   }
-  return { prefix, rangeReads, concurrency, read: checkReadOptions(options as Record<string, unknown>, 'INVALID_CONFIG') };
+  return { prefix, rangeReads, concurrency, read: checkReadOptions(fields, 'INVALID_CONFIG') };
 }
 
 function checkSessionId(sessionId: unknown): string {
@@ -285,13 +291,6 @@ function checkSessionId(sessionId: unknown): string {
     throw fail('INVALID_ARGUMENT', `sessionId must be a string, got ${describeValue(sessionId)}`);
   }
   return sessionId;
-}
-
-function checkSessionIds(sessionIds: unknown): string[] {
-  if (!Array.isArray(sessionIds) || !sessionIds.every((id) => typeof id === 'string')) {
-    throw fail('INVALID_ARGUMENT', `sessionIds must be an array of strings, got ${describeValue(sessionIds)}`);
-  }
-  return sessionIds as string[];
 }
 
 function notFound(sessionId: string) {
@@ -383,7 +382,11 @@ interface Listed {
   etag?: string;
 }
 
-/** Every object under `prefix`, following cursors. */
+/**
+ * Every object under `prefix`, following cursors: at most {@link MAX_LIST_PAGES} pages, no cursor
+ * twice (SPEC §10.3), yielding to the event loop as {@link pace} says so that a bucket answering
+ * at once forever cannot keep an abort from running.
+ */
 async function listObjects(
   bucket: ObjectStoreBucket,
   prefix: string | undefined,
@@ -392,7 +395,7 @@ async function listObjects(
   const objects: Listed[] = [];
   const seen = new Set<string>();
   let cursor: string | undefined;
-  for (;;) {
+  for (let pages = 1; ; pages++) {
     throwIfAborted(signal);
     const options: { prefix?: string; cursor?: string } = {};
     if (prefix !== undefined) options.prefix = prefix;
@@ -406,24 +409,48 @@ async function listObjects(
     }
     if (!page.truncated) return objects;
     cursor = page.cursor;
-    if (typeof cursor !== 'string' || seen.has(cursor)) throw malformed('list() cursor of a truncated page', cursor);
+    if (typeof cursor !== 'string' || seen.has(cursor)) throw malformed(`list() cursor of truncated page ${pages}`, cursor);
+    if (pages === MAX_LIST_PAGES) throw fail('READ_FAILED', `object store list() answered ${MAX_LIST_PAGES} pages and still more (truncated): not following further`);
     seen.add(cursor);
+    await pace(1 + (page.objects.length >>> 6));
   }
 }
 
-async function bodyBytes(body: ObjectStoreObjectBody, what: string): Promise<Uint8Array> {
-  if (typeof body !== 'object' || body === null || typeof body.arrayBuffer !== 'function') throw malformed(what, body);
+/** A body's bytes, and the whole object's size in bytes when the body reports one. */
+async function bodyOf(body: ObjectStoreObjectBody, what: string): Promise<{ bytes: Uint8Array; size: number | undefined }> {
+  const size = reportedSize(body, what);
   const buffer = await storeCall(`${what}.arrayBuffer()`, () => body.arrayBuffer());
-  if (buffer instanceof Uint8Array) return buffer;
+  if (buffer instanceof Uint8Array) return { bytes: buffer, size };
   if (Object.prototype.toString.call(buffer) !== '[object ArrayBuffer]') throw malformed(`${what}.arrayBuffer()`, buffer);
-  return new Uint8Array(buffer);
+  return { bytes: new Uint8Array(buffer), size };
 }
 
-/** The whole object; `undefined` when it is gone. */
+/**
+ * The `size` of a body (the whole object's, in bytes) when it reports one, checking the body.
+ * @throws SessionReferenceError `SESSION_REFERENCE_READ_FAILED` for a body without
+ * `arrayBuffer()`, a throwing `size` getter or a `size` that is not a byte count.
+ */
+function reportedSize(body: ObjectStoreObjectBody, what: string): number | undefined {
+  if (typeof body !== 'object' || body === null || typeof body.arrayBuffer !== 'function') throw malformed(what, body);
+  let size: unknown;
+  try {
+    size = body.size;
+  } catch (error) {
+    throw fail('READ_FAILED', `object store ${what}.size failed: ${describeValue(error)}`, error);
+  }
+  if (size === undefined) return undefined;
+  if (!Number.isSafeInteger(size) || (size as number) < 0) throw malformed(`${what}.size`, size);
+  return size as number;
+}
+
+/** The whole object; `undefined` when it is gone. Fewer or more bytes than its `size` are READ_FAILED (SPEC §11.2.4). */
 async function getWhole(bucket: ObjectStoreBucket, key: string): Promise<Uint8Array | undefined> {
   const what = `get(${describeValue(key)})`;
   const body = await storeCall(what, () => bucket.get(key));
-  return body === null ? undefined : bodyBytes(body, what);
+  if (body === null) return undefined;
+  const { bytes, size } = await bodyOf(body, what);
+  if (size !== undefined && bytes.length !== size) throw sizeMismatch(bytes.length, size, what);
+  return bytes;
 }
 
 /**
@@ -439,7 +466,10 @@ async function* prefixChunks(
   kept: { bytes?: Uint8Array | undefined; missing?: boolean },
 ): AsyncGenerator<Uint8Array> {
   const { key } = object;
+  /** The object's size: the listing's, then what the gets report. */
   let size = object.size;
+  /** The size the first get that reported one reported: every later one must report the same. */
+  let reported: number | undefined;
   let ranged = rangeReads && size !== 0;
   for (let offset = 0; size === undefined || offset < size; ) {
     if (!ranged) {
@@ -468,15 +498,23 @@ async function* prefixChunks(
       kept.missing = true;
       return;
     }
-    const chunk = await bodyBytes(body, what);
-    const whole = typeof body.size === 'number' ? body.size : undefined;
-    if (chunk.length > want || (offset === 0 && whole !== undefined && chunk.length === whole)) {
+    const { bytes: chunk, size: whole } = await bodyOf(body, what);
+    if (whole !== undefined) {
+      if (reported !== undefined && whole !== reported) {
+        throw fail('READ_FAILED', `changed while it was being read: ${what} reports ${whole} bytes, an earlier get ${reported}`);
+      }
+      reported = size = whole;
+    }
+    if (offset === 0 && (chunk.length > want || (whole !== undefined && chunk.length === whole))) {
       // The store ignored the range (or the range was the whole object).
+      if (whole !== undefined && chunk.length !== whole) throw sizeMismatch(chunk.length, whole, what);
       if (chunk.length <= KEEP_WHOLE_BYTES) kept.bytes = chunk;
       yield chunk;
       return;
     }
-    if (whole !== undefined) size = whole;
+    // What the range holds of an object of known size; of one of unknown size, fewer bytes than asked are its end.
+    const expected = size === undefined ? undefined : Math.min(want, size - offset);
+    if (chunk.length > want || (expected !== undefined && chunk.length !== expected)) throw sizeMismatch(chunk.length, expected ?? want, what);
     offset += chunk.length;
     if (chunk.length > 0) yield chunk;
     if (chunk.length < want) return;
@@ -510,8 +548,11 @@ async function readEntry(
   return { key: object.key, header, identity, bytes: kept.bytes, surface: {}, title: {} };
 }
 
-/** The whole object as a log source: the bytes kept from the listing, else a `get` streamed when it can be. */
-async function wholeSource(bucket: ObjectStoreBucket, entry: Entry): Promise<Uint8Array | ReadableStream<Uint8Array>> {
+/**
+ * The whole object as a log source: the bytes kept from the listing, else a `get` streamed when
+ * it can be; held to the `size` the body reports (SPEC §11.2.4).
+ */
+async function wholeSource(bucket: ObjectStoreBucket, entry: Entry): Promise<Uint8Array | ReadableStream<Uint8Array> | SizedSource> {
   const kept = entry.bytes;
   if (kept !== undefined) return kept;
   const what = `get(${describeValue(entry.key)})`;
@@ -519,8 +560,25 @@ async function wholeSource(bucket: ObjectStoreBucket, entry: Entry): Promise<Uin
   if (body === null) {
     throw fail('NOT_FOUND', `session ${describeValue(entry.header.id)}: object ${describeValue(entry.key)} is gone from the object store`);
   }
-  if (typeof body === 'object' && body !== null && isStream(body.body)) return body.body;
-  return bodyBytes(body, what);
+  const size = reportedSize(body, what);
+  const stream = streamOf(body, what);
+  if (stream === undefined) {
+    const { bytes } = await bodyOf(body, what);
+    if (size !== undefined && bytes.length !== size) throw sizeMismatch(bytes.length, size, what);
+    return bytes;
+  }
+  return size === undefined ? stream : new SizedSource(stream, size);
+}
+
+/** The body's `body` stream, when it has one. */
+function streamOf(body: ObjectStoreObjectBody, what: string): ReadableStream<Uint8Array> | undefined {
+  let stream: unknown;
+  try {
+    stream = body.body;
+  } catch (error) {
+    throw fail('READ_FAILED', `object store ${what}.body failed: ${describeValue(error)}`, error);
+  }
+  return isStream(stream) ? stream : undefined;
 }
 
 function isStream(value: unknown): value is ReadableStream<Uint8Array> {

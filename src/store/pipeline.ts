@@ -14,9 +14,13 @@ import { LogCollector, type KeepEvent } from './collect.js';
 import { concat, LineSplitter, splitTextLines, type LineLimits } from './lines.js';
 import type { ZstdStream, ZstdStreamOptions } from './zstd.js';
 import { isZstd } from './magic.js';
+import { chunkWork, pace } from '../pace.js';
 
-/** Bytes of a log: one buffer, a `ReadableStream` of `Uint8Array` chunks or an async iterable of them. */
-export type SessionLogSource = Uint8Array | ArrayBuffer | ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>;
+/** One item of a streamed log: a `Uint8Array`, an `ArrayBuffer` or any other `ArrayBufferView`, read as its bytes (SPEC §11.2.3). */
+export type SessionLogChunk = Uint8Array | ArrayBuffer | ArrayBufferView;
+
+/** Bytes of a log: one buffer, a `ReadableStream` of byte chunks or an async iterable of them. */
+export type SessionLogSource = Uint8Array | ArrayBuffer | ReadableStream<SessionLogChunk> | AsyncIterable<SessionLogChunk>;
 
 /** Default `maxLogBytes`: 4 GiB of decoded log (SPEC §11.2.1). */
 export const DEFAULT_MAX_LOG_BYTES = 4 * 1024 ** 3;
@@ -171,9 +175,9 @@ export function collectSync(input: string | Uint8Array, collector: LogCollector,
   if (!feed.done) feed.end();
 }
 
-/** Chunks of a byte source, one at a time, and a way to stop early. */
+/** Chunks of a byte source, one at a time (`undefined` at the end, checked bytes else), and a way to stop early. */
 interface ChunkReader {
-  next(): Promise<unknown>;
+  next(): Promise<Uint8Array | undefined>;
   /** Stops the source early (none: nothing to stop). */
   cancel?(): Promise<void>;
 }
@@ -195,6 +199,23 @@ export class PulledChunks implements ChunkReader {
   ) {}
 }
 
+/**
+ * A store's source whose length in bytes the store knows (an object's `size`, a file's size at
+ * open, SPEC §11.2.4): a source that ends before `size` is `SESSION_REFERENCE_READ_FAILED`
+ * ("short read: 70 of 100 bytes"), one that goes past it too ("long read"), found at the end of
+ * the source, before the read's result exists. A read that stops early (a header read) is not
+ * held to it.
+ */
+export class SizedSource {
+  constructor(
+    readonly source: SessionLogSource | PulledChunks,
+    readonly size: number,
+  ) {}
+}
+
+/** What a store reads through the pipeline. */
+export type StoreSource = SessionLogSource | PulledChunks | SizedSource;
+
 function tagOf(value: object): string {
   return Object.prototype.toString.call(value);
 }
@@ -208,34 +229,66 @@ export function asBytes(value: unknown): Uint8Array | undefined {
 }
 
 /**
- * A reader over any {@link SessionLogSource}.
+ * The bytes of one item of a streamed source (SPEC §11.2.3): a `Uint8Array` as it is, an
+ * `ArrayBuffer` or any other `ArrayBufferView` (a `DataView`, a `Uint16Array`, Node's `Buffer`)
+ * as the bytes it covers. Empty ones are allowed.
+ * @param index The item's index in the source, from 0.
+ * @throws SessionReferenceError `SESSION_REFERENCE_READ_FAILED` naming `index` and the item for
+ * anything else (`undefined`, `null`, a number, a string, an object): never an end of the stream.
+ */
+function itemBytes(value: unknown, index: number): Uint8Array {
+  const bytes = asBytes(value);
+  if (bytes !== undefined) return bytes;
+  if (ArrayBuffer.isView(value)) return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+  throw fail('READ_FAILED', `a dsh session log stream gave item ${index} (counting from 0) that is not bytes: ${describeItem(value)}`);
+}
+
+/** What a stream item was, for an error message: `undefined` and strings told apart from their text. */
+function describeItem(value: unknown): string {
+  if (value === undefined) return 'undefined';
+  if (typeof value === 'string') return `the string ${describeValue(value)}`;
+  return describeValue(value);
+}
+
+/**
+ * The item of an iterator result `{ done: boolean, value }` (SPEC §11.2.3): `undefined` when
+ * `done` is `true`, else the bytes of `value` ({@link itemBytes}).
+ * @throws SessionReferenceError `SESSION_REFERENCE_READ_FAILED` naming `index` for a result that is
+ * not an object with a boolean `done` (a primitive, `{}`, `{ done: 'no' }`), and for an item that
+ * is not bytes (`{ done: false }` carries `undefined`).
+ */
+function resultItem(result: unknown, index: number): Uint8Array | undefined {
+  if (typeof result !== 'object' || result === null || typeof (result as { done?: unknown }).done !== 'boolean') {
+    throw fail('READ_FAILED', `a dsh session log stream answered read ${index} (counting from 0) with ${describeItem(result)}, not an iterator result { done: boolean, value }`);
+  }
+  const { done, value } = result as { done: boolean; value: unknown };
+  return done ? undefined : itemBytes(value, index);
+}
+
+/**
+ * A reader over any {@link SessionLogSource}, whose every item is checked ({@link resultItem}).
  * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_ARGUMENT` for anything else.
  */
 function chunkReader(source: unknown): ChunkReader {
-  if (source instanceof PulledChunks) return source;
+  if (source instanceof PulledChunks) return pulledReader(source);
   const bytes = asBytes(source);
   if (bytes !== undefined) {
     let given = false;
     return { next: async () => (given ? undefined : ((given = true), bytes)) };
   }
   const candidate = source as { getReader?: unknown; [Symbol.asyncIterator]?: unknown } | null;
+  let index = 0;
   if (typeof candidate === 'object' && candidate !== null && typeof candidate.getReader === 'function') {
-    const reader = (source as ReadableStream<Uint8Array>).getReader();
+    const reader = (source as ReadableStream<SessionLogChunk>).getReader();
     return {
-      next: async () => {
-        const { done, value } = await reader.read();
-        return done ? undefined : value;
-      },
+      next: async () => resultItem(await reader.read(), index++),
       cancel: () => reader.cancel().catch(noop),
     };
   }
   if (typeof candidate === 'object' && candidate !== null && typeof candidate[Symbol.asyncIterator] === 'function') {
-    const iterator = (source as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
+    const iterator = (source as AsyncIterable<SessionLogChunk>)[Symbol.asyncIterator]();
     return {
-      next: async () => {
-        const { done, value } = await iterator.next();
-        return done ? undefined : value;
-      },
+      next: async () => resultItem(await iterator.next(), index++),
       cancel: async () => {
         await Promise.resolve(iterator.return?.()).catch(noop);
       },
@@ -243,8 +296,20 @@ function chunkReader(source: unknown): ChunkReader {
   }
   throw fail(
     'INVALID_ARGUMENT',
-    `a dsh session log must be a string, a Uint8Array, an ArrayBuffer, a ReadableStream or an async iterable of Uint8Array, got ${describeValue(source)}`,
+    `a dsh session log must be a string, a Uint8Array, an ArrayBuffer, a ReadableStream or an async iterable of byte chunks, got ${describeValue(source)}`,
   );
+}
+
+/** The reads of {@link PulledChunks} after the first, checked like any other source's items. */
+function pulledReader(source: PulledChunks): ChunkReader {
+  let index = 1;
+  return {
+    next: async () => {
+      const value = await source.next();
+      const at = index++;
+      return value === undefined ? undefined : itemBytes(value, at);
+    },
+  };
 }
 
 /** What a failing source read becomes: a `SessionReferenceError` as it is, anything else `SESSION_REFERENCE_READ_FAILED`. */
@@ -253,12 +318,13 @@ function readFailure(error: unknown): SessionReferenceError {
   return fail('READ_FAILED', `reading the dsh session log failed: ${describeValue(error)}`, error);
 }
 
-/** A chunk a reader gave: its bytes (`undefined` at the end). */
-function chunkBytes(value: unknown): Uint8Array | undefined {
-  if (value === undefined) return undefined;
-  const bytes = asBytes(value);
-  if (bytes === undefined) throw fail('READ_FAILED', `a dsh session log stream gave a chunk that is not bytes: ${describeValue(value)}`);
-  return bytes;
+/**
+ * The error of a source that gave `got` bytes where the store knew it holds `expected` (SPEC
+ * §11.2.4): `SESSION_REFERENCE_READ_FAILED` "short read: 70 of 100 bytes" (or "long read" for
+ * more), after `what` (the store call) when given.
+ */
+export function sizeMismatch(got: number, expected: number, what?: string): SessionReferenceError {
+  return fail('READ_FAILED', `${what === undefined ? '' : `${what}: `}${got < expected ? 'short' : 'long'} read: ${got} of ${expected} bytes`);
 }
 
 /**
@@ -269,44 +335,63 @@ function chunkBytes(value: unknown): Uint8Array | undefined {
  * else the promise of the rest. Failures before the first read throw.
  * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_ARGUMENT` (not a source),
  * `SESSION_REFERENCE_INVALID_LOG` (from the stages and the collector),
- * `SESSION_REFERENCE_READ_FAILED` (the source failed or gave something that is not bytes),
+ * `SESSION_REFERENCE_READ_FAILED` (the source failed, gave something that is not bytes, or ended
+ * before or went past the size of a {@link SizedSource}),
  * `SESSION_REFERENCE_CANCELLED`.
  */
-export function collect(source: SessionLogSource | PulledChunks | string, collector: LogCollector, options: ReadOptions = {}): Promise<void> | undefined {
+export function collect(given: StoreSource | string, collector: LogCollector, options: ReadOptions = {}): Promise<void> | undefined {
   const { signal } = options;
   throwIfAborted(signal);
+  const size = given instanceof SizedSource ? given.size : undefined;
+  const source = given instanceof SizedSource ? given.source : given;
   if (typeof source === 'string') {
     splitTextLines(source, collector);
     return undefined;
   }
   const reader = chunkReader(source);
   const feed = new LogFeed(collector, settled(options), loadedZstd);
-  if (reader instanceof PulledChunks && reader.first !== undefined) {
-    feed.push(reader.first);
+  let read = 0;
+  if (source instanceof PulledChunks && source.first !== undefined) {
+    read = source.first.length;
+    feed.push(source.first);
     if (feed.done) return undefined;
   }
-  return feedChunks(feed, reader, signal);
+  return feedChunks(feed, reader, { signal, size, read });
 }
 
-/** Pushes the chunks of `reader` into `feed` until the collector has what it wants, or ends the input at the end of the chunks. */
-async function feedChunks(feed: LogFeed, reader: ChunkReader, signal: AbortSignal | undefined): Promise<void> {
+/**
+ * Pushes the chunks of `reader` into `feed` until the collector has what it wants, or ends the
+ * input at the end of the chunks (after checking `size`, when known, against the `read` bytes
+ * counted). Yields to the event loop as {@link pace} says, so an always-ready source cannot keep
+ * an abort from running (SPEC §10.3).
+ */
+async function feedChunks(feed: LogFeed, reader: ChunkReader, at: { signal: AbortSignal | undefined; size: number | undefined; read: number }): Promise<void> {
+  const { signal, size } = at;
+  let { read } = at;
   let finished = false;
   try {
     for (;;) {
       if (feed.needsZstd) feed.provide(await loadZstd());
       if (feed.done) return;
-      // The next chunk (`undefined` at the end), cancellable by `signal`.
-      let value: unknown;
+      // The next chunk (`undefined` at the end), checked, cancellable by `signal`.
+      let chunk: Uint8Array | undefined;
       try {
-        value = await raceAbort(reader.next(), signal);
+        chunk = await raceAbort(reader.next(), signal);
       } catch (error) {
         throw readFailure(error);
       }
       throwIfAborted(signal);
-      const chunk = chunkBytes(value);
       if (chunk === undefined) break;
+      read += chunk.length;
+      if (size !== undefined && read > size) throw sizeMismatch(read, size);
       feed.push(chunk);
+      const turn = pace(chunkWork(chunk.length));
+      if (turn !== undefined) {
+        await turn;
+        throwIfAborted(signal);
+      }
     }
+    if (size !== undefined && read < size) throw sizeMismatch(read, size);
     finished = true;
     if (feed.needsZstd) feed.provide(await loadZstd());
     feed.end();
@@ -322,7 +407,7 @@ async function feedChunks(feed: LogFeed, reader: ChunkReader, signal: AbortSigna
  * header): at once when {@link collect} ends synchronously, else as a promise.
  */
 export function collectLog(
-  source: SessionLogSource | PulledChunks | string,
+  source: StoreSource | string,
   keep: KeepEvent | 'header',
   options: ReadOptions = {},
   compact?: (events: SessionEvent[]) => SessionEvent[],

@@ -4,11 +4,12 @@
  * @module
  */
 import { checkSignal, throwIfAborted } from '../abort.js';
+import { copyCallerData, readCallerOptions } from '../caller-data.js';
 import { describeValue, fail, type ErrorCodeInput } from '../errors.js';
 import type { SessionEvent, SessionHeader } from '../types.js';
 import { LogCollector } from './collect.js';
 import type { SessionLog } from './log.js';
-import { collectLog, DEFAULT_MAX_LOG_BYTES, type PulledChunks, type ReadOptions, type SessionLogSource } from './pipeline.js';
+import { collectLog, DEFAULT_MAX_LOG_BYTES, type ReadOptions, type SessionLogSource, type StoreSource } from './pipeline.js';
 
 export type { SessionLogSource } from './pipeline.js';
 
@@ -18,9 +19,9 @@ export interface SessionLogReadOptions {
    * A read fails with `SESSION_REFERENCE_INVALID_LOG` once the decoded log passes this many bytes
    * (SPEC §11.2.1). Positive safe integer; default 4 GiB.
    */
-  maxLogBytes?: number;
+  maxLogBytes?: number | undefined;
   /** Verify zstd frame content checksums (XXH64); default `true`. */
-  verifyChecksums?: boolean;
+  verifyChecksums?: boolean | undefined;
 }
 
 /**
@@ -32,6 +33,19 @@ export function enter(signal: unknown): AbortSignal | undefined {
   const checked = checkSignal(signal);
   throwIfAborted(checked);
   return checked;
+}
+
+/**
+ * The caller's list of session ids read once into a private copy (SPEC §10.4: a sparse array is
+ * the entries it holds), checked to hold strings only.
+ * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_ARGUMENT` otherwise.
+ */
+export function readSessionIds(sessionIds: unknown): string[] {
+  const ids = copyCallerData(sessionIds, 'sessionIds');
+  if (!Array.isArray(ids) || !ids.every((id) => typeof id === 'string')) {
+    throw fail('INVALID_ARGUMENT', `sessionIds must be an array of strings, got ${describeValue(ids)}`);
+  }
+  return ids;
 }
 
 /**
@@ -64,21 +78,23 @@ export function checkReadOptions(options: Record<string, unknown>, code: ErrorCo
  */
 export async function readSessionLog(
   source: SessionLogSource | string,
-  options: SessionLogReadOptions & { signal?: AbortSignal } = {},
+  options: SessionLogReadOptions & { signal?: AbortSignal | undefined } = {},
 ): Promise<SessionLog> {
-  if (typeof options !== 'object' || options === null) {
+  // Each option read once, before anything is awaited (SPEC §10.4).
+  const fields = readCallerOptions(options, 'options');
+  if (fields === undefined) {
     throw fail('INVALID_ARGUMENT', `options must be an object like { maxLogBytes, verifyChecksums, signal }, got ${describeValue(options)}`);
   }
-  for (const key of Object.keys(options)) {
+  for (const key of Object.keys(fields)) {
     if (key !== 'maxLogBytes' && key !== 'verifyChecksums' && key !== 'signal') throw fail('INVALID_ARGUMENT', `unknown option ${describeValue(key)}`);
   }
-  const signal = checkSignal(options.signal);
-  const collector = await collectLog(source, (event) => event, { ...checkReadOptions(options as Record<string, unknown>, 'INVALID_ARGUMENT'), signal });
+  const signal = checkSignal(fields.signal);
+  const collector = await collectLog(source, (event) => event, { ...checkReadOptions(fields, 'INVALID_ARGUMENT'), signal });
   return { header: collector.finish(), events: collector.events };
 }
 
 /** Reads a log's header and latest title, parsing only the lines that can hold a title. */
-export async function readSessionTitle(source: SessionLogSource | PulledChunks, options: ReadOptions): Promise<{ header: SessionHeader; title: string | undefined }> {
+export async function readSessionTitle(source: StoreSource, options: ReadOptions): Promise<{ header: SessionHeader; title: string | undefined }> {
   const collector = await collectLog(source, undefined, options);
   return { header: collector.finish(), title: collector.title };
 }
@@ -89,7 +105,7 @@ export async function readSessionTitle(source: SessionLogSource | PulledChunks, 
  * first frame: a session being created); at once, without a promise, when the first of
  * {@link PulledChunks} holds the header (see `collect`).
  */
-export function readSessionHeader(source: SessionLogSource | PulledChunks, options: ReadOptions): SessionHeader | undefined | Promise<SessionHeader | undefined> {
+export function readSessionHeader(source: StoreSource, options: ReadOptions): SessionHeader | undefined | Promise<SessionHeader | undefined> {
   const collected = collectLog(source, 'header', options);
   return collected instanceof LogCollector ? collected.header : collected.then((collector) => collector.header);
 }

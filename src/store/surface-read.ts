@@ -24,7 +24,7 @@ import { foldSurface, MESSAGE_BEARING_TYPES } from '../surface.js';
 import type { SessionEvent, SessionHeader } from '../types.js';
 import { utf8ByteLength } from '../utf8.js';
 import { isRecord } from './collect.js';
-import { collectLog, type PulledChunks, type ReadOptions, type SessionLogSource } from './pipeline.js';
+import { collectLog, type ReadOptions, type StoreSource } from './pipeline.js';
 
 /** What a store serves from one log read: its header, folded surface and title (SPEC §11.3, §8). */
 export interface SessionRead {
@@ -40,10 +40,10 @@ export interface SessionRead {
 }
 
 /** Opens the log's bytes from the start; a read at a budget may open them twice. */
-export type OpenLog = () => SessionLogSource | PulledChunks | Promise<SessionLogSource | PulledChunks>;
+export type OpenLog = () => StoreSource | Promise<StoreSource>;
 
 /** An {@link OpenLog} that gives `source`, already opened, first, then `reopen()` for every later call. */
-export function firstThen<S extends SessionLogSource | PulledChunks>(source: S, reopen: () => S | Promise<S>): () => S | Promise<S> {
+export function firstThen<S extends StoreSource>(source: S, reopen: () => S | Promise<S>): () => S | Promise<S> {
   let first: S | undefined = source;
   return () => {
     const opened = first ?? reopen();

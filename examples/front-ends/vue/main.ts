@@ -1,0 +1,5 @@
+import { createApp } from 'vue';
+import Composer from './Composer.vue';
+import '../shared/style.css';
+
+createApp(Composer).mount('#app');

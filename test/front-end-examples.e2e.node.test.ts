@@ -1,0 +1,119 @@
+/**
+ * The React, Svelte 5 and Vue 3 example composers (examples/front-ends, SPEC §15.8) as users meet
+ * them: the package's web entries are built (tsc, into a private folder), each example is built
+ * with Vite against them through the package's exports map, served from 127.0.0.1, and driven in
+ * the project's Chromium (scripts/chromium.mjs) through Playwright with real keys: type `@`, pick
+ * with the keyboard (Enter, then ↓↓ and Tab), Backspace a chip, paste a mention, send, and read
+ * the replay drawn from `describeReferencedMessage` over the framework's reactive state. No
+ * console error and no page error may occur.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Browser, BrowserContext, Page } from 'playwright';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatSessionReferenceMention } from '../src/index.js';
+import { buildExample, EXAMPLES } from '../examples/front-ends/build.mjs';
+import { launchChromium, serveStatic } from '../playground/tools/harness.mjs';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const SCHEMA = formatSessionReferenceMention({ sessionId: 'session-schema', label: 'Schema migration' });
+
+let work: string;
+let browser: Browser;
+let context: BrowserContext;
+const servers: Record<string, Awaited<ReturnType<typeof serveStatic>>> = {};
+
+beforeAll(async () => {
+  // The package as built for users, in a folder of its own inside the project (so the examples
+  // resolve its dependencies from node_modules like an installed package does).
+  work = mkdtempSync(join(ROOT, 'node_modules', '.cache', 'front-end-examples-'));
+  const dist = join(work, 'dist');
+  execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', dist], { cwd: ROOT });
+  process.env.DSH_SESSION_REFERENCE_DIST = dist;
+  const out = mkdtempSync(join(tmpdir(), 'dsh-front-ends-'));
+  const [, launched] = await Promise.all([
+    (async () => {
+      for (const name of EXAMPLES) servers[name] = await serveStatic(await buildExample(name, { outDir: join(out, name) }), { prefix: `/${name}/` });
+    })(),
+    launchChromium(),
+  ]);
+  browser = launched;
+  context = await browser.newContext({ viewport: { width: 1000, height: 800 } });
+  for (const server of Object.values(servers)) await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(server.url).origin });
+}, 300_000);
+
+afterAll(async () => {
+  await browser?.close();
+  for (const server of Object.values(servers)) await server.close();
+  delete process.env.DSH_SESSION_REFERENCE_DIST;
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+/** The session ids of the chips in the composer, in order. */
+const chipIds = (page: Page) =>
+  page.getByTestId('composer').locator('.dsh-mention').evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-session-id')));
+
+/** The rows of the menu once it shows the answer to `query`. */
+async function menuFor(page: Page, query: string): Promise<string[]> {
+  await page.locator(`[data-testid=menu][data-query="${query}"]`).waitFor({ timeout: 10_000 });
+  return page.locator('[data-testid=menu] [role=option]').evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-session-id')!));
+}
+
+describe.each(EXAMPLES)('the %s example composer (built with Vite, real Chromium)', { timeout: 60_000 }, (name) => {
+  it('type @, pick with the keyboard, Backspace a chip, paste a mention, send, replay; no console errors', async () => {
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on('console', (message) => message.type() === 'error' && errors.push(message.text()));
+    page.on('pageerror', (error) => errors.push(String(error)));
+    await page.goto(servers[name]!.url);
+    const composer = page.getByTestId('composer');
+    await composer.click();
+
+    // `@` opens the app's menu; the query narrows it; Enter inserts the highlighted row as a chip.
+    await page.keyboard.type('Compare @');
+    expect(await menuFor(page, '')).toEqual(['session-schema', 'session-checksum', 'session-triage']);
+    await page.keyboard.type('sum');
+    expect(await menuFor(page, 'sum')).toEqual(['session-checksum']);
+    await page.keyboard.press('Enter');
+    await expect.poll(() => chipIds(page)).toEqual(['session-checksum']);
+    expect(await composer.locator('.dsh-mention').textContent()).toBe('@校验和：选用 XXH64');
+    await expect.poll(() => page.getByTestId('menu').count()).toBe(0);
+
+    // ↓↓ and Tab pick the third row.
+    await page.keyboard.type('and @');
+    await menuFor(page, '');
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('ArrowDown');
+    await expect.poll(() => page.locator('[role=option][aria-selected=true]').getAttribute('data-session-id')).toBe('session-triage');
+    await page.keyboard.press('Tab');
+    await expect.poll(() => chipIds(page)).toEqual(['session-checksum', 'session-triage']);
+
+    // Backspace: the space after the chip, then the whole chip.
+    await page.keyboard.press('Backspace');
+    await page.keyboard.press('Backspace');
+    await expect.poll(() => chipIds(page)).toEqual(['session-checksum']);
+
+    // A pasted canonical mention becomes a chip.
+    await page.evaluate((text) => navigator.clipboard.writeText(text), `${SCHEMA} please`);
+    await page.keyboard.press('ControlOrMeta+v');
+    await expect.poll(() => chipIds(page)).toEqual(['session-checksum', 'session-schema']);
+    expect(await composer.textContent()).toBe('Compare @校验和：选用 XXH64 and @Schema migration please');
+
+    // Send: the replay shows the typed text with its chips and one line per source; the composer empties.
+    await page.getByTestId('send').click();
+    const sent = page.getByTestId('sent');
+    await sent.waitFor({ timeout: 10_000 });
+    expect(await sent.locator('p').textContent()).toBe('Compare @校验和：选用 XXH64 and @Schema migration please');
+    expect(await sent.getByTestId('replay-chip').evaluateAll((nodes) => nodes.map((node) => [node.getAttribute('data-session-id'), node.textContent]))).toEqual([
+      ['session-checksum', '@校验和：选用 XXH64'],
+      ['session-schema', '@Schema migration'],
+    ]);
+    expect(await sent.getByTestId('source').allTextContents()).toEqual(['校验和：选用 XXH64: 2 of 2 messages', 'Schema migration: 2 of 2 messages']);
+    await expect.poll(() => composer.textContent()).toBe('');
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+});
