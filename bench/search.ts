@@ -102,7 +102,8 @@ async function benchBuild(dir: string, hooks: StoreBenchHooks): Promise<void> {
     times.push(performance.now() - started);
   }
   const one = times.sort((a, b) => a - b)[2]!;
-  hooks.ratioRow('search', 'one query (listing included) vs build + listing', one, build + listing, 0.01);
+  // SPEC §16.7: a search costs at most a hundredth of the build plus the listing that finds changes.
+  hooks.ratioRow('search', 'one query beyond its listing vs the build', Math.max(0, one - listing), build, 0.01, `${formatMs(one)} − listing ${formatMs(listing)} / ${formatMs(build)}`);
 
   // The naive alternative: read and project every session, then scan for the query.
   started = performance.now();
