@@ -284,21 +284,20 @@ function hasPhrase(session: IndexedSession, phrase: readonly string[]): boolean 
 }
 
 /**
- * Up to {@link MAX_SNIPPETS} snippets: the title when it matches, then the items matching the
- * most query parts (ties: newest first), each around its matched words.
+ * Up to {@link MAX_SNIPPETS} snippets: the title when it matches, then the newest items that hold
+ * a matched word, each around its matched words. Items are looked at newest first and only until
+ * the snippets are found, so a hit costs what it shows, not the size of its session.
  */
 function snippetsOf(session: IndexedSession, parts: readonly string[]): SessionSearchSnippet[] {
   const matches = (word: string) => parts.some((part) => matchesPart(word, part));
-  const scored = textsOf(session)
-    .map((entry, position) => {
-      const folded = foldWord(entry.text);
-      return { ...entry, position, count: parts.filter((part) => mayContain(folded, part)).length };
-    })
-    .filter((entry) => entry.count > 0)
-    .sort((a, b) => (a.role === 'title' ? -1 : b.role === 'title' ? 1 : b.count - a.count || b.position - a.position));
+  const texts = textsOf(session);
+  const order = session.title === '' ? [] : [texts[0]!];
+  for (let k = texts.length - 1; k >= order.length; k--) order.push(texts[k]!);
   const snippets: SessionSearchSnippet[] = [];
-  for (const { role, text } of scored) {
+  for (const { role, text } of order) {
     if (snippets.length >= MAX_SNIPPETS) break;
+    const folded = foldWord(text);
+    if (!parts.some((part) => mayContain(folded, part))) continue;
     const ranges = matchedWords(text, matches);
     if (ranges.length > 0) snippets.push(snippetOf(role, text, ranges));
   }
