@@ -81,9 +81,9 @@ export async function searchSessions(
 }
 
 /**
- * The bytes of the service's search index (SPEC §16.4), brought up to date first when `update`
- * (a listing, and reads of what changed); without a search yet and without `update`, the index
- * given as `searchIndex` (or an empty one).
+ * The bytes of the service's search index (SPEC §16.4) as the last search left it, after any
+ * search already started; before any search, the index given as `searchIndex` when usable (or an
+ * empty one).
  */
 export function exportSearchIndex(state: SearchState): Promise<Uint8Array> {
   return queued(state, undefined, async () => indexOf(state).toBytes());
