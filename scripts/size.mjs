@@ -27,7 +27,10 @@ export const BUDGETS = [
   // such as Svelte `$state` and read getters twice), labels drop every Cc/Cf (§6.6), error
   // messages describe unsafe integers, and parsePositiveInteger (the one parser of counts given as
   // text that the CLI's flags and the edge Worker's [vars] and ?limit= share; ~0.14 KB).
-  { name: '.', entry: 'src/index.ts', budget: 9 * 1024 },
+  // 9.5 KB since search (issue 23, SPEC §16.5): the loader only — searchSessions/exportSearchIndex,
+  // the dynamic import and the root functions handed to the chunk (~0.45 KB); the engine is the
+  // lazy `search chunk` row below.
+  { name: '.', entry: 'src/index.ts', budget: 9.5 * 1024 },
   {
     name: '. wire functions (URI, format, parse, scan)',
     imports: `export { encodeSessionReferenceUri, decodeSessionReferenceUri, formatSessionReferenceMention, parseSessionReferenceText, scanSessionReferenceText } from './src/index.ts';`,
@@ -87,8 +90,13 @@ export const BUDGETS = [
     // parsePositiveInteger, and the strict stream reading, block-held lines and pace() of the
     // ./store row above; 13.75 KB with zstd decoded in slices and header reads bounded in bytes
     // read (read requests, ~0.3 KB).
-    budget: 13.75 * 1024,
+    // 14.25 KB since search: the root's loader (above) and the memory store's listing identities.
+    budget: 14.25 * 1024,
   },
+  // The search chunk alone (SPEC §16.5): MiniSearch (~6 KB), segmentation and folding, snippets,
+  // the incremental index and its checksummed bytes (SHA-256 by Web Crypto). It imports nothing of the
+  // root (the loader hands it the root's functions), so it is what the first search fetches.
+  { name: 'search chunk (lazy, loaded by searchSessions)', entry: 'src/search/search.ts', budget: 12 * 1024 },
 ];
 
 /** The virtual entry module of an `imports` row. */

@@ -39,5 +39,7 @@ export {
   type SessionReferencesOptions,
   type SessionCandidate,
   type PreparedSessionReferences,
+  type SessionSearchHit,
+  type SessionSearchSnippet,
 } from './service.js';
 export type * from './types.js';

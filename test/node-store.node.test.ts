@@ -270,7 +270,7 @@ describe('createDshStoreSessionQuery: layout and listing (SPEC §12.1)', () => {
     put(root, 'p', dir, 'session.v10.jsonl.zstd', zstdLog(header('s', 1, { version: 10 }), [[titleEvent(0, 'v10 zstd')]]));
     put(root, 'p', dir, 'session.v9.jsonl', jsonl(header('s', 1), [titleEvent(0, 'v9')]));
     const store = createDshStoreSessionQuery({ root });
-    expect(await store.listSessions()).toEqual([{ header: expect.objectContaining({ id: 's', version: 10 }) }]);
+    expect(await store.listSessions()).toEqual([{ header: expect.objectContaining({ id: 's', version: 10 }), identity: expect.any(String) }]);
     expect(await store.readTitleSnapshots(['s'])).toEqual([{ sessionId: 's', status: 'fulfilled', value: { title: { title: 'v10 zstd' } } }]);
 
     put(root, 'p', dir, 'session.v10.jsonl', jsonl(header('s', 1), [titleEvent(0, 'v10 plain')]));

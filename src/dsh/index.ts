@@ -25,6 +25,7 @@ export { SESSION_REFERENCE_SCHEME, encodeSessionReferenceUri, decodeSessionRefer
 export { formatSessionReferenceMention, parseSessionReferenceText } from '../mention.js';
 export { SessionReferenceError, isSessionReferenceError, type SessionReferenceErrorCode } from '../errors.js';
 export type { SessionReferenceConfig } from '../config.js';
+export type { SessionReferencePluginConfig } from './resolver.js';
 export type { SessionCandidate } from '../candidates.js';
 
 /** Most distinct sessions one message may reference (SPEC §5), as the host's package exports it. */

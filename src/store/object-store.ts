@@ -31,7 +31,8 @@ export interface ObjectStoreObjectBody {
 
 /** One page of `list` (an R2 `R2Objects` fits). */
 export interface ObjectStoreListing {
-  objects: ReadonlyArray<{ key: string; size?: number }>;
+  /** `etag` (R2 gives it): the object's version, which search uses as the log's identity (SPEC §16.4). */
+  objects: ReadonlyArray<{ key: string; size?: number; etag?: string }>;
   /** More keys follow; fetch them with `cursor`. */
   truncated: boolean;
   cursor?: string;
@@ -85,6 +86,8 @@ export const MAX_LIST_PAGES = 100_000;
 interface Entry {
   readonly key: string;
   readonly header: SessionHeader;
+  /** `key#etag` when the listing gave an etag (SPEC §16.4). */
+  readonly identity: string | undefined;
   /** The whole object, when the header read already fetched it (a store without ranges). */
   bytes?: Uint8Array | undefined;
   /** The log's surface and title, read on first use. */
@@ -214,7 +217,7 @@ export function createObjectStoreSessionQuery(
     async listSessions(signal?: AbortSignal) {
       const checked = enter(signal);
       const { ordered } = await index(checked);
-      return ordered.map((entry) => ({ header: { ...entry.header } }));
+      return ordered.map((entry) => ({ header: { ...entry.header }, ...(entry.identity !== undefined && { identity: entry.identity }) }));
     },
     async readHeader(sessionId: string, signal?: AbortSignal) {
       const checked = enter(signal);
@@ -362,6 +365,13 @@ function malformed(what: string, value: unknown) {
   return fail('READ_FAILED', `object store ${what} answered ${describeValue(value)}`);
 }
 
+/** A listed object. */
+interface Listed {
+  key: string;
+  size?: number;
+  etag?: string;
+}
+
 /**
  * Every object under `prefix`, following cursors: at most {@link MAX_LIST_PAGES} pages, no cursor
  * twice (SPEC §10.3), yielding to the event loop as {@link pace} says so that a bucket answering
@@ -371,8 +381,8 @@ async function listObjects(
   bucket: ObjectStoreBucket,
   prefix: string | undefined,
   signal: AbortSignal | undefined,
-): Promise<Array<{ key: string; size?: number }>> {
-  const objects: Array<{ key: string; size?: number }> = [];
+): Promise<Listed[]> {
+  const objects: Listed[] = [];
   const seen = new Set<string>();
   let cursor: string | undefined;
   for (let pages = 1; ; pages++) {
@@ -383,9 +393,9 @@ async function listObjects(
     const page = await storeCall('list()', () => bucket.list(options));
     if (typeof page !== 'object' || page === null || !Array.isArray(page.objects)) throw malformed('list()', page);
     for (const object of page.objects as unknown[]) {
-      const { key, size } = (object ?? {}) as { key?: unknown; size?: unknown };
+      const { key, size, etag } = (object ?? {}) as { key?: unknown; size?: unknown; etag?: unknown };
       if (typeof key !== 'string') throw malformed('list() object', object);
-      objects.push(typeof size === 'number' ? { key, size } : { key });
+      objects.push({ key, ...(typeof size === 'number' && { size }), ...(typeof etag === 'string' && { etag }) });
     }
     if (!page.truncated) return objects;
     cursor = page.cursor;
@@ -444,7 +454,7 @@ async function getWhole(bucket: ObjectStoreBucket, key: string): Promise<Uint8Ar
  */
 async function headerChunks(
   bucket: ObjectStoreBucket,
-  object: { key: string; size?: number },
+  object: Listed,
   rangeReads: boolean,
   kept: { bytes?: Uint8Array | undefined; missing?: boolean },
   signal: AbortSignal | undefined,
@@ -532,12 +542,13 @@ async function inObject<T>(key: string, read: () => T | Promise<T>): Promise<T> 
  */
 async function readEntry(
   { bucket, rangeReads, signal, read }: { bucket: ObjectStoreBucket; rangeReads: boolean; signal: AbortSignal | undefined; read: Required<SessionLogReadOptions> },
-  object: { key: string; size?: number },
+  object: Listed,
 ): Promise<Entry | undefined> {
   const kept: { bytes?: Uint8Array | undefined; missing?: boolean } = {};
   const header = await inObject(object.key, async () => readSessionHeader(await headerChunks(bucket, object, rangeReads, kept, signal), { ...read, signal }));
   if (header === undefined || kept.missing) return undefined;
-  return { key: object.key, header, bytes: kept.bytes, surface: {}, title: {} };
+  const identity = object.etag === undefined ? undefined : `${object.key}#${object.etag}`;
+  return { key: object.key, header, identity, bytes: kept.bytes, surface: {}, title: {} };
 }
 
 /**
