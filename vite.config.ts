@@ -4,6 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { transform } from 'esbuild';
 import { configDefaults, defineConfig, type Plugin } from 'vitest/config';
 import { CHROMIUM_ARGS, chromiumExecutable } from './scripts/chromium.mjs';
+import { HOOK_HANG_GUARD_MS, TEST_HANG_GUARD_MS } from './test/hang-guard.js';
+import { svelteRunes } from './scripts/svelte-runes.mjs';
 
 /**
  * The one config to open first. It holds both things Vite runs in this repository:
@@ -34,6 +36,13 @@ const BROWSER_ONLY = ['test/**/*.browser.test.ts'];
 const EXCLUDE_NODE_ONLY = [...configDefaults.exclude, ...NODE_ONLY];
 const EXCLUDE_BROWSER_ONLY = [...configDefaults.exclude, ...BROWSER_ONLY];
 const EXCLUDE_NODE_AND_BROWSER_ONLY = [...EXCLUDE_NODE_ONLY, ...BROWSER_ONLY];
+
+/**
+ * Hang guards only (test/hang-guard.ts): no test depends on how fast the machine is. An inline
+ * project does not inherit the root's `test` options, so each project sets them itself (a root
+ * `testTimeout` left the projects at vitest's 5 s default, which a busy machine exceeded).
+ */
+const HANG_GUARDS = { testTimeout: TEST_HANG_GUARD_MS, hookTimeout: HOOK_HANG_GUARD_MS };
 
 /** A compatibility date the bundled workerd supports; no compatibility flags (no nodejs_compat). */
 export const WORKERD_COMPATIBILITY_DATE = '2026-04-01';
@@ -85,16 +94,13 @@ export default defineConfig({
   // ── The test projects ───────────────────────────────────────────────────────────────────────
   test: {
     root: REPO_ROOT,
-    // Generous per-test limits: the property-based suites run on a 2-core machine, five runtimes in
-    // a row; a hang still fails, and linear-time tests assert their own bounds.
-    testTimeout: 30_000,
-    hookTimeout: 120_000,
     projects: [
       {
         root: REPO_ROOT,
-        plugins: [standardDecorators],
+        plugins: [standardDecorators, svelteRunes()],
         test: {
           name: 'node',
+          ...HANG_GUARDS,
           include: SHARED,
           exclude: EXCLUDE_BROWSER_ONLY,
           environment: 'node',
@@ -103,8 +109,10 @@ export default defineConfig({
       },
       {
         root: REPO_ROOT,
+        plugins: [svelteRunes()],
         test: {
           name: 'chromium',
+          ...HANG_GUARDS,
           include: SHARED,
           exclude: EXCLUDE_NODE_ONLY,
           provide: { expectedRuntime: 'chromium' },
@@ -126,13 +134,25 @@ export default defineConfig({
       {
         root: REPO_ROOT,
         plugins: [
+          svelteRunes(),
           // The pool itself turns on nodejs_compat_v2 for its runner (so `Buffer` is visible
           // inside these tests); test/miniflare-smoke.node.test.ts covers plain workerd.
-          cloudflareTest({ miniflare: { compatibilityDate: WORKERD_COMPATIBILITY_DATE, compatibilityFlags: [] } }),
+          // A `.wasm` file is imported as a compiled `WebAssembly.Module`, as wrangler does for a
+          // Worker (libzstd's module: test/setup-workerd.ts).
+          cloudflareTest({
+            miniflare: {
+              compatibilityDate: WORKERD_COMPATIBILITY_DATE,
+              compatibilityFlags: [],
+              modulesRules: [{ type: 'CompiledWasm', include: ['**/*.wasm'] }],
+            },
+          }),
         ],
         test: {
           name: 'workerd',
+          ...HANG_GUARDS,
           include: SHARED,
+          // libzstd's module, imported as a compiled module and given to the library.
+          setupFiles: ['test/setup-workerd.ts'],
           exclude: EXCLUDE_NODE_AND_BROWSER_ONLY,
           provide: { expectedRuntime: 'workerd' },
         },

@@ -1,4 +1,6 @@
 import { configDefaults, defineConfig } from 'vitest/config';
+import { HOOK_HANG_GUARD_MS, TEST_HANG_GUARD_MS } from './test/hang-guard.js';
+import { svelteRunes } from './scripts/svelte-runes.mjs';
 
 /**
  * The shared suite under Deno or Bun (SPEC §1.3): `deno run -A node_modules/vitest/vitest.mjs run
@@ -12,10 +14,12 @@ if (runtime === undefined) {
 }
 
 export default defineConfig({
+  plugins: [svelteRunes()],
   test: {
     name: runtime,
-    testTimeout: 30_000,
-    hookTimeout: 120_000,
+    // Hang guards only (test/hang-guard.ts): no test depends on how fast the machine is.
+    testTimeout: TEST_HANG_GUARD_MS,
+    hookTimeout: HOOK_HANG_GUARD_MS,
     include: ['test/**/*.test.ts'],
     exclude: [...configDefaults.exclude, 'test/**/*.node.test.ts', 'test/**/*.browser.test.ts'],
     provide: { expectedRuntime: runtime },

@@ -4,7 +4,7 @@
  * target and exits with status 1 when any ratio misses its target.
  *
  * Flags: `--only parse,editor,retention,discovery,codec,dsh,store` (sections; `dsh`: ours vs the
- * dsh host's own plugin; `store-prepare`, `store-list`, `store-titles`, `store-rss`, `store-edge` for one part of
+ * dsh host's own plugin; `store-prepare`, `store-list`, `store-titles`, `store-rss`, `store-edge`, `store-worst` for one part of
  * `store`), `--quick` (fewer samples and smaller inputs, for a smoke run; not for RESULTS.md),
  * `--write` (rewrite bench/RESULTS.md with the table).
  *
@@ -46,6 +46,7 @@ import {
 } from './generators.js';
 import { evictCaches, formatMs, measure, type Case } from './harness.js';
 import { benchStores, rssChild } from './store.js';
+import { benchZstdDamage } from './zstd-damage.js';
 
 const args = process.argv.slice(2);
 const flag = (name: string) => args.includes(`--${name}`);
@@ -695,7 +696,8 @@ async function main(): Promise<void> {
   if (wants('discovery')) await benchDiscovery();
   if (wants('codec')) await benchCodec();
   if (wants('dsh')) await benchDsh();
-  if (['store', 'store-prepare', 'store-list', 'store-titles', 'store-rss', 'store-edge'].some(wants)) await benchStores({ ratioRow, countRow, wants, quick });
+  if (['store', 'store-prepare', 'store-list', 'store-titles', 'store-rss', 'store-edge', 'store-worst'].some(wants)) await benchStores({ ratioRow, countRow, wants, quick });
+  if (wants('zstd-damage')) await benchZstdDamage({ ratioRow, quick });
   const misses = rows.filter((row) => row.ok === false);
   console.log(`\n${table()}\n`);
   console.log(`${rows.filter((row) => row.ok === true).length} within target, ${misses.length} missed; ${((performance.now() - started) / 1000).toFixed(0)} s`);

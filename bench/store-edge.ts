@@ -38,11 +38,11 @@ import { hugeLog, hugeLogAllowance, hugeLogForms, writeLog, type HugeLog } from 
 const MIB = 1 << 20;
 const BENCH = process.env.BENCH_DIR ?? 'bench';
 const ROOT = join(BENCH, '..');
-const WORKER = join(ROOT, 'examples', 'edge-worker', 'dist', 'worker.js');
+export const WORKER = join(ROOT, 'examples', 'edge-worker', 'dist', 'worker.js');
 const CLI = join(ROOT, 'dist', 'node', 'cli.js');
 const PEAK_RSS = join(BENCH, 'peak-rss.mjs');
 /** The Worker's compatibility date (examples/edge-worker/wrangler.toml). */
-const COMPATIBILITY_DATE = '2026-04-01';
+export const COMPATIBILITY_DATE = '2026-04-01';
 
 /** The session the prompt is written in (`as`), and a small one the warm-up request cites. */
 const TARGET = { id: 'bench-target', cwd: '/work/bench' };
@@ -88,13 +88,13 @@ function edgeStore(dir: string, log: HugeLog, form: { kind: string; path: string
 }
 
 /** A Miniflare instance; the package loads only when this section runs. */
-async function miniflare(options: MiniflareOptions): Promise<MiniflareType> {
+export async function miniflare(options: MiniflareOptions): Promise<MiniflareType> {
   const { Miniflare } = await import('miniflare');
   return new Miniflare(options);
 }
 
 /** Ids of the workerd processes that are children of this process. */
-function workerdChildren(): Set<number> {
+export function workerdChildren(): Set<number> {
   const pids = new Set<number>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
@@ -149,7 +149,14 @@ async function userWorkerTarget(mf: MiniflareType): Promise<string> {
 /** Peak RSS growth of workerd and peak heap of the Worker's isolate during one `POST /prepare` citing the huge log, and the answer. */
 async function preparedByWorker(persist: string, log: HugeLog): Promise<WorkerRun> {
   const before = workerdChildren();
-  const mf = await miniflare({ modules: true, scriptPath: WORKER, compatibilityDate: COMPATIBILITY_DATE, r2Buckets: ['SESSIONS'], r2Persist: persist, inspectorPort: 0 });
+  // The Worker's default MAX_LOG_BYTES (64 MiB, for Workers' CPU limits) would refuse the 1 GiB log.
+  const bindings = { MAX_LOG_BYTES: String(4 * 1024 * MIB) };
+  // wrangler.toml's rules: the chunks are ES modules, libzstd.wasm a compiled module.
+  const modulesRules = [
+    { type: 'ESModule' as const, include: ['**/*.js'] },
+    { type: 'CompiledWasm' as const, include: ['**/*.wasm'] },
+  ];
+  const mf = await miniflare({ modules: true, scriptPath: WORKER, modulesRules, compatibilityDate: COMPATIBILITY_DATE, r2Buckets: ['SESSIONS'], r2Persist: persist, inspectorPort: 0, bindings });
   try {
     await mf.ready;
     const started = [...workerdChildren()].filter((pid) => !before.has(pid));
@@ -194,7 +201,7 @@ function preparedByCli(root: string, message: UserMessage): { answer: { message:
   return { answer: JSON.parse(run.stdout) as { message: UserMessage; metadata: unknown }, start, peak, ms };
 }
 
-function build(args: string[]): void {
+export function build(args: string[]): void {
   const run = spawnSync(args[0]!, args.slice(1), { cwd: ROOT, encoding: 'utf8' });
   if (run.status !== 0) throw new Error(`${args.join(' ')} failed: ${run.stdout}${run.stderr}`);
 }

@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- --only store` (or `store-prepare`, `store-rss`, `store-edge`, `store-list`, `store-titles`):
+ * `npm run bench -- --only store` (or `store-prepare`, `store-rss`, `store-edge`, `store-worst`, `store-list`, `store-titles`):
  * the stores at the speed of their bytes (issue 14, SPEC §11.2.2), each ratio measured side by
  * side in one run. Generated stores go to a temporary directory, removed at the end.
  *
@@ -10,6 +10,7 @@
  *   against 128 MiB + 100 bytes per event;
  * - the same log cited through the edge Worker in plain workerd and through the CLI
  *   (bench/store-edge.ts);
+ * - what the worst valid 16 KiB object costs one edge Worker request (bench/store-worst.ts);
  * - listing 10,000 zstd sessions in dsh layout against reading the first 4 KiB of every log, and
  *   what one 100 MB single-frame log adds to that listing;
  * - titles of 2,000 sessions of about 100 KB against the floor for reading those logs, and a second
@@ -28,6 +29,7 @@ import { createObjectStoreSessionQuery, type ObjectStoreBucket } from '../src/st
 import { formatMs, measure } from './harness.js';
 import { statusBytes } from './memory.js';
 import { benchEdge } from './store-edge.js';
+import { benchWorst } from './store-worst.js';
 import { compress, hugeLog, hugeLogAllowance, hugeLogForms, writeLog, type HugeLog } from './store-logs.js';
 
 export interface StoreBenchHooks {
@@ -385,6 +387,7 @@ export async function benchStores(hooks: StoreBenchHooks): Promise<void> {
     if (hooks.wants('store') || hooks.wants('store-titles')) await benchTitles(dir, hooks);
     if (hooks.wants('store') || hooks.wants('store-rss')) await benchRss(dir, hooks);
     if (hooks.wants('store') || hooks.wants('store-edge')) await benchEdge(dir, hooks);
+    if (hooks.wants('store') || hooks.wants('store-worst')) await benchWorst(hooks);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -5,7 +5,7 @@
 import { checkSignal, throwIfAborted } from './abort.js';
 import { isPositiveSafeInteger } from './config.js';
 import { check, fail } from './errors.js';
-import { callHost, checkAgent, isNonEmptyString, presentEntries, readTitleRows } from './host.js';
+import { callHost, isNonEmptyString, presentEntries, readAgent, readTitleRows } from './host.js';
 import { cleanTitleLabel } from './label.js';
 import { formatSessionReferenceMention } from './mention.js';
 import type { SessionHeader, SessionQuery } from './types.js';
@@ -57,15 +57,13 @@ export async function listCandidates(
   limitInput: unknown,
   signalInput: unknown,
 ): Promise<SessionCandidate[]> {
-  const agent = checkAgent(agentInput);
+  // The agent's id and cwd (SPEC §4.6), read once before anything is awaited (SPEC §10.4).
+  const { id: agentId, cwd: ownCwd } = readAgent(agentInput);
   check(query == null || typeof query === 'string', 'INVALID_ARGUMENT', 'query must be a string', query);
   const limit = limitInput ?? options.candidateLimit;
   check(isPositiveSafeInteger(limit), 'INVALID_ARGUMENT', 'limit must be a positive safe integer', limitInput);
   const signal = checkSignal(signalInput);
   throwIfAborted(signal);
-  // The agent's id and cwd (SPEC §4.6), read before the host answers: they are the caller's.
-  const { id: agentId } = agent;
-  const ownCwd = agent.cwd ?? agent.session?.header?.cwd;
   const needle = (query ?? '').toLowerCase();
   const byTitle = options.matchTitles && needle !== '';
   // With title matching, every record stays a candidate until its label is known (SPEC §6.7).

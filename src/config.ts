@@ -2,7 +2,8 @@
  * Configuration of the service (SPEC §5).
  * @module
  */
-import { check } from './errors.js';
+import { readCallerOptions } from './caller-data.js';
+import { check, fail, type SessionReferenceErrorCode } from './errors.js';
 
 /** Service configuration; every key is optional (SPEC §5). */
 export interface SessionReferenceConfig {
@@ -40,7 +41,8 @@ export function resolveConfig(config: unknown): ResolvedSessionReferenceConfig {
   const resolved: ResolvedSessionReferenceConfig = { ...DEFAULT_SESSION_REFERENCE_CONFIG };
   check(config === undefined || (typeof config === 'object' && config !== null && !Array.isArray(config)), 'INVALID_CONFIG', 'config must be an object', config);
   // A key set to undefined takes its default, which the checks below accept (SPEC §5).
-  for (const [key, value = resolved[key as keyof ResolvedSessionReferenceConfig]] of Object.entries(config ?? {})) {
+  // Each key read once (SPEC §10.4).
+  for (const [key, value = resolved[key as keyof ResolvedSessionReferenceConfig]] of Object.entries(readCallerOptions(config, 'config', 'INVALID_CONFIG') ?? {})) {
     check(Object.hasOwn(resolved, key), 'INVALID_CONFIG', 'unknown config key', key);
     if (key === 'matchTitles') {
       check(typeof value === 'boolean', 'INVALID_CONFIG', 'config.matchTitles must be a boolean', value);
@@ -58,3 +60,30 @@ export function resolveConfig(config: unknown): ResolvedSessionReferenceConfig {
 export function isPositiveSafeInteger(value: unknown): value is number {
   return Number.isSafeInteger(value) && (value as number) > 0;
 }
+
+/** Decimal digits, no sign, space, point or exponent. */
+const DECIMAL_DIGITS = /^[0-9]+$/;
+
+/**
+ * Reads a count given as text — a CLI flag, an environment or Worker `[vars]` setting, a query
+ * parameter (SPEC §5) — the one way every part of the project reads one: decimal digits only (no
+ * sign, no space around them, no point, exponent or `0x`), making a positive safe integer.
+ * @param text The text as given.
+ * @param name What it sets, for the message (`--limit`, `MAX_LOG_BYTES`).
+ * @param code The error's code (default `SESSION_REFERENCE_INVALID_ARGUMENT`;
+ *   `SESSION_REFERENCE_INVALID_CONFIG` for a setting).
+ * @returns The number.
+ * @throws SessionReferenceError `code`: "`name` must be a positive integer in decimal digits, got
+ * " 5"" — the text quoted as given, never as it parsed (`9007199254740993` stays itself).
+ */
+export function parsePositiveInteger(
+  text: string,
+  name: string,
+  code: SessionReferenceErrorCode = 'SESSION_REFERENCE_INVALID_ARGUMENT',
+): number {
+  const value = typeof text === 'string' && DECIMAL_DIGITS.test(text) ? Number(text) : NaN;
+  if (isPositiveSafeInteger(value)) return value;
+  const given = typeof text === 'string' ? JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text) : `a ${typeof text}`;
+  throw fail(code.replace('SESSION_REFERENCE_', '') as Parameters<typeof fail>[0], `${name} must be a positive integer in decimal digits (at most ${Number.MAX_SAFE_INTEGER}), got ${given}`);
+}
+

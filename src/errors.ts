@@ -104,8 +104,9 @@ const MAX_DESCRIBED = 80;
 
 /**
  * A short, safe rendering of any value for error messages: an `Error` as its message; objects,
- * arrays and strings as JSON (strings quoted); anything else (numbers, `undefined`, functions,
- * symbols, …) as `String()` gives it. Long renderings are cut to 80 code units plus `…`. Never
+ * arrays and strings as JSON (strings quoted); numbers as they are (`-0`; an unsafe integer with a
+ * note that it may be rounded); anything else (`undefined`, functions, symbols, …) as `String()`
+ * gives it. Long renderings are cut to 80 code units plus `…`. Never
  * throws (cyclic or hostile objects included), and its work is bounded by what it shows: only
  * the first 80 entries of an array are rendered (more could not show), so a sparse array with a
  * huge `length` costs no more than a short one (SPEC §10.3).
@@ -115,11 +116,23 @@ export function describeValue(value: unknown): string {
   try {
     if (value instanceof Error) value = value.message;
     const firstEntries = (_key: string, entry: unknown) => (Array.isArray(entry) && entry.length > MAX_DESCRIBED ? entry.slice(0, MAX_DESCRIBED) : entry);
-    text = ((typeof value === 'object' || typeof value === 'string') && JSON.stringify(value, firstEntries)) || String(value);
+    text = ((typeof value === 'object' || typeof value === 'string') && JSON.stringify(value, firstEntries)) || (typeof value === 'number' ? describeNumber(value) : String(value));
   } catch {
     // A cyclic or hostile object, or one String() cannot convert: keep the placeholder.
   }
   return text.length > MAX_DESCRIBED ? `${text.slice(0, MAX_DESCRIBED)}…` : text;
+}
+
+/**
+ * A number as it is (SPEC §10): `-0` as `-0`, and an integer past 2^53 − 1 with a note, since
+ * the number written may have been rounded to it (`9007199254740993` is `9007199254740992`). A
+ * number that arrives as text (a CLI flag, a query parameter) is quoted as that text instead, by
+ * whoever parses it.
+ */
+function describeNumber(value: number): string {
+  if (Object.is(value, -0)) return '-0';
+  const text = String(value);
+  return Number.isInteger(value) && !Number.isSafeInteger(value) ? `${text} (past 2^53 − 1: may be rounded from the number written)` : text;
 }
 
 /**
@@ -140,8 +153,25 @@ export function fail(code: ErrorCodeInput, message: string, cause?: unknown): Se
 }
 
 /**
+ * A {@link SessionReferenceError} made without capturing a stack trace, for an error that is kept
+ * as a value and never thrown: the `error` of a malformed token of `scanSessionReferenceText`
+ * (SPEC §3.6), of which a paste can hold hundreds of thousands, each costing a stack otherwise.
+ * It is an instance (`instanceof`, {@link isSessionReferenceError}) with the same own `name`,
+ * `code` and `message` as a constructed one; `stack` is absent. `code` without its prefix.
+ */
+export function keptError(code: ErrorCodeInput, message: string): SessionReferenceError {
+  const error = Object.create(SessionReferenceError.prototype) as { -readonly [K in keyof SessionReferenceError]: SessionReferenceError[K] };
+  // As `new Error(message)` defines it: not enumerable.
+  Object.defineProperty(error, 'message', { value: message, writable: true, configurable: true });
+  error.name = 'SessionReferenceError';
+  error.code = `${PREFIX}${code}`;
+  instances.add(error);
+  return error as SessionReferenceError;
+}
+
+/**
  * What a public function throws for a caught error (SPEC §10): a `SessionReferenceError` as it
- * is; anything else — a throwing getter, a revoked proxy, a value `structuredClone` refuses —
+ * is; anything else — a throwing getter, a revoked proxy, a runtime error —
  * becomes `code` (default `SESSION_REFERENCE_INVALID_ARGUMENT`) naming it, the original kept as
  * `cause`.
  */

@@ -4,16 +4,30 @@
  * @module
  */
 import { raceAbort, throwIfAborted } from './abort.js';
+import { ownIndices, readCallerFields } from './caller-data.js';
 import { check, describeValue, fail, isInstance } from './errors.js';
-import type { TargetAgent } from './types.js';
+
+/** The agent as the module uses it, read once (SPEC §4.6, §10.4): its id, and its cwd when it has one. */
+export interface AgentCopy {
+  id: string;
+  /** `agent.cwd`, or `agent.session.header.cwd` when that is `null` or `undefined`; unchecked. */
+  cwd: unknown;
+}
 
 /**
- * The agent, checked: an object with a string `id` (SPEC §4.6).
- * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_ARGUMENT` otherwise.
+ * Reads the agent once (SPEC §4.6, §10.4): `id`, which must be a string, and the cwd —
+ * `agent.cwd`, else `agent.session.header.cwd` — each field with one ordinary read (a real dsh
+ * `Agent` fits as is, getters included).
+ * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_ARGUMENT` for an agent without a string
+ * id, or a field whose read throws (named, e.g. `agent.session.header`).
  */
-export function checkAgent(agent: unknown): TargetAgent {
-  check(typeof (agent as TargetAgent | null)?.id === 'string', 'INVALID_ARGUMENT', 'agent must have a string id', agent);
-  return agent as TargetAgent;
+export function readAgent(agent: unknown): AgentCopy {
+  const { id, cwd } = readCallerFields(agent, ['id', 'cwd'], 'agent');
+  check(typeof id === 'string', 'INVALID_ARGUMENT', 'agent must have a string id', typeof agent === 'object' && agent !== null ? { id } : agent);
+  if (cwd != null) return { id, cwd };
+  const { session } = readCallerFields(agent, ['session'], 'agent');
+  const { header } = readCallerFields(session, ['header'], 'agent.session');
+  return { id, cwd: readCallerFields(header, ['cwd'], 'agent.session.header').cwd };
 }
 
 /** True for a string other than `''`. */
@@ -78,17 +92,6 @@ function isHole(array: readonly unknown[], index: number): boolean {
   } catch {
     return false;
   }
-}
-
-/** The array indices below `length` among the own keys of `array`, ascending (a proxy's keys come in any order). */
-function ownIndices(array: readonly unknown[], length: number): number[] {
-  const indices: number[] = [];
-  for (const key of Object.getOwnPropertyNames(array)) {
-    // Canonical array indices only: not "length", "-1", "1.5" or "01".
-    const index = Number(key);
-    if (index >>> 0 === index && index < length && String(index) === key) indices.push(index);
-  }
-  return indices.sort((a, b) => a - b);
 }
 
 /**

@@ -1,7 +1,7 @@
 /**
  * dsh-session-reference: cite other dsh sessions in a prompt as bounded, read-only, tag-safe
  * snapshots (SPEC §1–§10). Web APIs only: runs unchanged in Node, Deno, Bun, workerd and browsers.
- * @module
+ * @module dsh-session-reference
  */
 export { SESSION_REFERENCE_SCHEME, encodeSessionReferenceUri, decodeSessionReferenceUri } from './uri.js';
 export {
@@ -29,6 +29,7 @@ export { composePromptMessage, MY_REQUEST_SEPARATOR } from './compose.js';
 export { cleanTitleLabel, MAX_LABEL_CODE_POINTS } from './label.js';
 export {
   DEFAULT_SESSION_REFERENCE_CONFIG,
+  parsePositiveInteger,
   type SessionReferenceConfig,
   type ResolvedSessionReferenceConfig,
 } from './config.js';

@@ -8,21 +8,24 @@ import { check } from './errors.js';
 export const MAX_LABEL_CODE_POINTS = 120;
 
 /**
- * C0 and C1 controls (U+0000–U+001F, U+007F–U+009F) and the invisible formatting characters of
- * SPEC §6.6 (U+200B–U+200F, U+202A–U+202E, U+2060–U+2064, U+2066–U+2069, U+FEFF), except the
- * controls that are whitespace (`\t \n \v \f \r`, U+0009–U+000D): those become a space like
- * every other whitespace, so the words a line break separates stay apart.
+ * Every control character (General_Category Cc) and every format character (Cf: soft hyphen, bidi
+ * marks, embeddings, overrides and isolates, U+061C, zero-width characters, U+FEFF, interlinear
+ * annotation characters, tag characters, and any Cf a later Unicode version adds: the runtime's
+ * Unicode data decides), except the controls that are whitespace (`\t \n \v \f \r`,
+ * U+0009–U+000D): those become a space like every other whitespace, so the words a line break
+ * separates stay apart (SPEC §6.6). U+FEFF, which JavaScript's `\s` also matches, is removed.
  */
-const INVISIBLE = /[\0-\x08\x0e-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
+const INVISIBLE = /(?![\t-\r])[\p{Cc}\p{Cf}]/gu;
 
 /**
- * A title made safe to stand in the user's own request as `@label` (SPEC §6.6): the controls and
- * invisible formatting characters are removed, then every run of whitespace (JavaScript `\s`:
- * line breaks, U+2028/U+2029 and the other Unicode spaces included) becomes one space, and the
- * result is trimmed. A result longer than {@link MAX_LABEL_CODE_POINTS} code points keeps its
- * first 119 code points (a lone surrogate counts as one), without trailing spaces, then `…`: at
- * most 120 code points in all. So a label never contains a line break, a control or an
- * invisible formatting character, and cleaning a label again changes nothing.
+ * A title made safe to stand in the user's own request as `@label` (SPEC §6.6): every control
+ * and format character (`/[\p{Cc}\p{Cf}]/u`: bidi marks, zero-width characters, U+061C, tag
+ * characters, …; the whitespace controls `\t \n \v \f \r` become spaces instead) is removed, then
+ * every run of whitespace (JavaScript `\s`: line breaks, U+2028/U+2029 and the other Unicode
+ * spaces included) becomes one space, and the result is trimmed. A result longer than
+ * {@link MAX_LABEL_CODE_POINTS} code points keeps its first 119 code points (a lone surrogate
+ * counts as one), without trailing spaces, then `…`: at most 120 code points in all. So a label
+ * never contains a line break or any Cc or Cf character, and cleaning a label again changes nothing.
  *
  * Returns `''` when nothing is left; the caller falls back to the session id. Linear in the
  * title's length.

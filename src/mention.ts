@@ -7,8 +7,9 @@
  * `](dsh-session:`, backslashes or schemes the text holds (see {@link scanSessionReferenceText}).
  * @module
  */
-import { argumentError, check, type SessionReferenceError } from './errors.js';
-import { decodeSessionReferenceUri, encodeSessionReferenceUri, SESSION_REFERENCE_SCHEME } from './uri.js';
+import { readCallerFields } from './caller-data.js';
+import { check, fail, keptError, type SessionReferenceError } from './errors.js';
+import { encodeSessionReferenceUri, notCanonical, SESSION_REFERENCE_SCHEME, tryDecodeSessionReferenceUri } from './uri.js';
 
 /** A cited session as written in text: its id and the label shown for it. */
 export interface SessionReference {
@@ -47,7 +48,11 @@ export interface MalformedSessionReferenceToken extends SessionReferenceTokenBas
   sessionId?: undefined;
   /** The unescaped label of an explicit mention; absent for a bare URI. */
   label?: string | undefined;
-  /** Why this match is not a valid reference (`SESSION_REFERENCE_INVALID_REFERENCE`). */
+  /**
+   * Why this match is not a valid reference (`SESSION_REFERENCE_INVALID_REFERENCE`, naming the
+   * URI). Kept, not thrown, so it is made without a stack trace (`stack` is absent): a paste of
+   * many malformed URIs costs no stack per token.
+   */
   error: SessionReferenceError;
 }
 
@@ -133,18 +138,13 @@ function unescapeLabel(label: string): string {
  * `cause`), `sessionId` is not a string, or `label` is present and not a string.
  */
 export function formatSessionReferenceMention(reference: SessionReferenceMentionInput): string {
-  let sessionId: unknown;
-  let label: unknown;
-  try {
-    ({ sessionId, label } = Object(reference) as Record<string, unknown>);
-  } catch (error) {
-    throw argumentError(error, 'INVALID_REFERENCE');
-  }
+  // Each field read once (SPEC §10.4).
+  const { sessionId, label } = readCallerFields(reference, ['sessionId', 'label'], 'reference', 'INVALID_REFERENCE');
   check(
     typeof sessionId === 'string' && (label === undefined || typeof label === 'string'),
     'INVALID_REFERENCE',
     'a reference must be { sessionId: string, label?: string }',
-    reference,
+    typeof reference === 'object' && reference !== null ? { sessionId, label } : reference,
   );
   return `@[${(label ?? sessionId).replace(/[\\[\]]/g, '\\$&')}](${encodeSessionReferenceUri(sessionId)})`;
 }
@@ -253,12 +253,11 @@ function scan(text: string, throwOnError: boolean, readableStarts?: number[], en
    * in the readable text (a bare URI's label is its id).
    */
   const record = (kind: 'mention' | 'bare', start: number, end: number, uri: string, label?: string): void => {
-    let sessionId: string;
-    try {
-      sessionId = decodeSessionReferenceUri(uri);
-    } catch (error) {
-      if (throwOnError) throw error;
-      const reason = error as SessionReferenceError;
+    const sessionId = tryDecodeSessionReferenceUri(uri);
+    if (sessionId === undefined) {
+      if (throwOnError) throw fail('INVALID_REFERENCE', notCanonical(uri));
+      // Kept, not thrown: no stack trace, so a paste of many malformed URIs stays cheap.
+      const reason = keptError('INVALID_REFERENCE', notCanonical(uri));
       tokens.push(label === undefined ? { kind, start, end, error: reason } : { kind, start, end, label, error: reason });
       return;
     }

@@ -5,7 +5,7 @@
  * lets a timer, an I/O callback or an abort run; {@link pace} hands the event loop a macrotask
  * turn every {@link PACE_MS} milliseconds or every {@link PACE_WORK} units of work, whichever
  * comes first. The work count is what holds in workerd, whose clock stands still while code runs.
- * Web APIs only (`performance.now`, `MessageChannel` where there is one, else `setTimeout`).
+ * Web APIs only (`performance.now`, `setTimeout`).
  * @module
  */
 
@@ -34,24 +34,14 @@ export function chunkWork(bytes: number): number {
 }
 
 /**
- * A macrotask turn: a message through a fresh `MessageChannel` where the runtime has one (no 4 ms
- * clamp of nested timers in browsers; the port, open until the message comes, keeps Node and Deno
- * alive meanwhile, as a timer would), else `setTimeout(0)`. Not `scheduler.yield()`: its
- * continuation runs ahead of other tasks, timers among them, so an abort timer could starve.
+ * A macrotask turn: `setTimeout(0)`, whose callback runs after timers already due and I/O, in
+ * every runtime. Not a `MessageChannel` message: workerd delivers those ahead of timers, so a loop
+ * yielding through them never lets an abort timer run; nor `scheduler.yield()`, whose continuation
+ * runs ahead of other tasks for the same reason. (Browsers clamp nested timeouts to 4 ms: a turn
+ * every {@link PACE_MS} ms of work costs at most that.)
  */
 function nextTurn(): Promise<void> {
-  return new Promise((resolve) => {
-    if (typeof MessageChannel !== 'function') {
-      setTimeout(resolve, 0);
-      return;
-    }
-    const { port1, port2 } = new MessageChannel();
-    port1.onmessage = () => {
-      port1.close();
-      resolve();
-    };
-    port2.postMessage(undefined);
-  });
+  return new Promise((resolve) => setTimeout(resolve, 0));
 }
 
 /**

@@ -5,10 +5,11 @@
  */
 import { checkSignal, throwIfAborted } from './abort.js';
 import { listCandidates, type SessionCandidate } from './candidates.js';
-import { checkMessage, composePromptMessage } from './compose.js';
+import { copyCallerData, readCallerArray, readCallerFields, readCallerOptions } from './caller-data.js';
+import { composeMessage, readMessage } from './compose.js';
 import { isPositiveSafeInteger, resolveConfig, type ResolvedSessionReferenceConfig, type SessionReferenceConfig } from './config.js';
 import { argumentError, check, describeValue } from './errors.js';
-import { callHost, checkAgent, isNonEmptyString } from './host.js';
+import { callHost, isNonEmptyString, readAgent } from './host.js';
 import { parsePlacedReferences, type SessionReference } from './mention.js';
 import { projectSurface, type ConversationItem } from './projection.js';
 import { buildHookContext, serializeReference } from './render.js';
@@ -51,7 +52,11 @@ export interface SessionReferences {
   listCandidates(agent: TargetAgent, query?: string, limit?: number, signal?: AbortSignal): Promise<SessionCandidate[]>;
   /**
    * Reads, projects, bounds and renders the cited sessions (SPEC §7–§9). Atomic: any failure
-   * rejects the whole call and no partial context is returned.
+   * rejects the whole call and no partial context is returned. The arguments are read once, before
+   * the call returns its promise, into private plain copies (SPEC §10.4): framework state works, a
+   * sparse `content` or `references` is the entries it holds, and the returned `content` is that
+   * copy of `content`. A throwing getter or revoked proxy among them is `INVALID_ARGUMENT` naming
+   * the path (`content[2].text`).
    * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_ARGUMENT`, `SESSION_REFERENCE_INVALID_REFERENCE`,
    * `SESSION_REFERENCE_SELF_REFERENCE`, `SESSION_REFERENCE_TOO_MANY`, `SESSION_REFERENCE_READ_FAILED`,
    * `SESSION_REFERENCE_CANCELLED`, `SESSION_REFERENCE_BUDGET_EXCEEDED`.
@@ -66,7 +71,8 @@ export interface SessionReferences {
    * Parses mentions in every text block, prepares them and composes the message in one call: what
    * a host calls before `followup()`/`steer()` (SPEC §9.5). The envelope's `mentions` say where
    * each mention or bare URI stands in the readable content, in the order typed (SPEC §9.4), found
-   * in the same pass that writes the readable text.
+   * in the same pass that writes the readable text. The agent and message are read once, before
+   * the call returns its promise, into private plain copies (SPEC §10.4), as `prepare` says.
    * @throws SessionReferenceError every code of `prepare`, plus `SESSION_REFERENCE_INVALID_ARGUMENT`
    * for a message that is not a user message with a content array or already carries an envelope.
    */
@@ -86,8 +92,8 @@ export function createSessionReferences(options: SessionReferencesOptions): Sess
   // One try around everything: a throwing getter or a revoked proxy among the options is still
   // a SessionReferenceError (INVALID_CONFIG, cause kept). The methods themselves never throw here.
   try {
-    // Object(): null, undefined and primitives read as having no sessionQuery.
-    const { sessionQuery, config, ...rest } = Object(options) as SessionReferencesOptions;
+    // Read once (SPEC §10.4); null, undefined and primitives read as having no sessionQuery.
+    const { sessionQuery, config, ...rest } = (readCallerOptions(options, 'options', 'INVALID_CONFIG') ?? {}) as Partial<SessionReferencesOptions>;
     const q = sessionQuery as unknown as Record<string, unknown> | undefined;
     check(
       typeof q?.listSessions === 'function' &&
@@ -102,18 +108,23 @@ export function createSessionReferences(options: SessionReferencesOptions): Sess
     const resolved = Object.freeze(resolveConfig(config));
     return Object.freeze({
       config: resolved,
+      // Every method reads its arguments once, before its first await (SPEC §10.4).
       listCandidates: guarded((agent: unknown, query: unknown, limit: unknown, signal: unknown) =>
-        listCandidates(sessionQuery, resolved, agent, query, limit, signal),
+        listCandidates(sessionQuery!, resolved, agent, query, limit, signal),
       ),
-      prepare: guarded((agent: unknown, content: unknown, references: unknown, signal: unknown) =>
-        prepare(sessionQuery, resolved, agent, content, references, signal),
-      ),
-      referenceUserMessage: guarded(async (agent: unknown, message: unknown, signal: unknown) => {
-        checkAgent(agent);
-        checkMessage(message);
+      prepare: guarded((agent: unknown, content: unknown, references: unknown, signal: unknown) => {
+        const agentId = readAgent(agent).id;
+        const copied = copyCallerData(content, 'content');
+        check(Array.isArray(copied), 'INVALID_ARGUMENT', 'content must be an array', copied);
+        return prepare(sessionQuery!, resolved, agentId, copied, readReferences(references), checkSignal(signal));
+      }),
+      referenceUserMessage: guarded(async (agent: unknown, messageInput: unknown, signalInput: unknown) => {
+        const agentId = readAgent(agent).id;
+        const message = readMessage(messageInput);
+        const signal = checkSignal(signalInput);
         const { content: readable, references, mentions } = parseContentMentions(message.content);
-        const prepared = await prepare(sessionQuery, resolved, agent, readable, references, signal);
-        return composePromptMessage({ ...message, content: prepared.content }, prepared.context, mentions);
+        const prepared = await prepare(sessionQuery!, resolved, agentId, readable, references, signal);
+        return composeMessage({ ...message, content: prepared.content }, prepared.context, mentions);
       }),
     });
   } catch (error) {
@@ -148,10 +159,10 @@ export function parseContentMentions(content: readonly ContentBlock[]): {
 }
 
 /**
- * Wraps a service method so that nothing but a `SessionReferenceError` escapes (SPEC §10): a
- * hostile argument (a throwing getter, a revoked proxy, content `structuredClone` refuses)
- * becomes `SESSION_REFERENCE_INVALID_ARGUMENT` with the original error as `cause`; a synchronous
- * throw becomes a rejection.
+ * Wraps a service method so that nothing but a `SessionReferenceError` escapes (SPEC §10): any
+ * other error becomes `SESSION_REFERENCE_INVALID_ARGUMENT` with the original error as `cause`; a
+ * synchronous throw becomes a rejection. `run` is called at once, so what it does before its
+ * first await (reading the arguments, SPEC §10.4) happens before the method returns its promise.
  */
 function guarded<A extends unknown[], T>(run: (...args: A) => Promise<T>): (...args: A) => Promise<T> {
   return async (...args) => {
@@ -163,21 +174,19 @@ function guarded<A extends unknown[], T>(run: (...args: A) => Promise<T>): (...a
   };
 }
 
-/** `prepare` of SPEC §7: validate, read every source once in parallel, project, bound, render. */
+/**
+ * `prepare` of SPEC §7 over arguments already read (private copies, SPEC §10.4): validate, read
+ * every source once in parallel, project, bound, render. `content` is the copy returned (§7.4).
+ */
 async function prepare(
   sessionQuery: SessionQuery,
   config: ResolvedSessionReferenceConfig,
-  agent: unknown,
-  contentInput: unknown,
+  agentId: string,
+  content: ContentBlock[],
   referencesInput: unknown,
-  signalInput: unknown,
+  signal: AbortSignal | undefined,
 ): Promise<PreparedSessionReferences> {
-  const agentId = checkAgent(agent).id;
-  check(Array.isArray(contentInput), 'INVALID_ARGUMENT', 'content must be an array', contentInput);
   const sources = normalizeReferences(referencesInput, agentId, config.maxReferences);
-  const signal = checkSignal(signalInput);
-  // A deep copy (SPEC §7.4); content it refuses becomes INVALID_ARGUMENT in `guarded`.
-  const content = structuredClone(contentInput as ContentBlock[]);
   throwIfAborted(signal);
   if (sources.length === 0) return { content };
   // Each read races the signal itself (callHost), so an abort rejects while reads are pending.
@@ -188,15 +197,27 @@ async function prepare(
 }
 
 /**
+ * The caller's references read once (SPEC §10.4): the entries the array holds (a hole is not an
+ * entry), of each only `sessionId` and `label`, each read once. Not an array: its own fields, or
+ * the value itself, for {@link normalizeReferences} to refuse and describe.
+ * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_ARGUMENT` naming a field whose read throws.
+ */
+function readReferences(references: unknown): unknown {
+  const entries = readCallerArray(references, 'references');
+  return entries?.map((entry, index) =>
+    typeof entry === 'object' && entry !== null ? readCallerFields(entry, ['sessionId', 'label'], `references[${index}]`) : entry,
+  ) ?? (readCallerOptions(references, 'references') ?? references);
+}
+
+/**
  * Validates, rejects self-references, deduplicates by id keeping the first mention and its label,
- * and enforces `maxReferences` (SPEC §7.1). A hole in a sparse array is an (invalid) entry too.
+ * and enforces `maxReferences` (SPEC §7.1).
  */
 function normalizeReferences(references: unknown, agentId: string, maxReferences: number): SessionReference[] {
   check(Array.isArray(references), 'INVALID_ARGUMENT', 'references must be an array', references);
-  // Every entry is validated before any other check (SPEC §7.1 order). Array.from visits the holes
-  // of a sparse array too (as undefined).
+  // Every entry is validated before any other check (SPEC §7.1 order).
   const distinct = new Map<string, SessionReference>();
-  Array.from(references as unknown[], (reference, index) => {
+  references.forEach((reference: unknown, index) => {
     const { sessionId, label = sessionId } = (reference ?? 0) as Record<string, unknown>;
     check(
       typeof sessionId === 'string' && typeof label === 'string',
@@ -230,7 +251,8 @@ function readSnapshot(sessionQuery: SessionQuery, sessionId: string, budget: num
   // A query with `readRetainedSurface` (this package's stores) reads only the texts retention can
   // keep at `budget` (SPEC §11.2.2). Messages name `readSurface`, of which it is the budget-aware form.
   const what = `sessionQuery.readSurface(${describeValue(sessionId)})`;
-  const read = () => ('readRetainedSurface' in sessionQuery ? sessionQuery.readRetainedSurface!(sessionId, budget, signal) : sessionQuery.readSurface(sessionId, signal));
+  // A method, not a key: a host object may carry `readRetainedSurface: undefined` (SPEC §4.2's optional methods).
+  const read = () => (typeof sessionQuery.readRetainedSurface === 'function' ? sessionQuery.readRetainedSurface(sessionId, budget, signal) : sessionQuery.readSurface(sessionId, signal));
   return callHost(read, signal, what, (surface) => {
     // Object(): null and primitives read as a snapshot without fields.
     const { session, capturedThroughSeq, events, withheld } = Object(surface) as Record<string, unknown>;

@@ -3,7 +3,7 @@
  * @module
  */
 import { base64urlOfJsonString, decodeBase64url } from './base64url.js';
-import { check } from './errors.js';
+import { check, describeValue, fail } from './errors.js';
 import { decodeUtf8Strict } from './utf8.js';
 
 /** The URI scheme, exactly this lowercase spelling (SPEC §2.1). */
@@ -38,7 +38,7 @@ export function encodeSessionReferenceUri(sessionId: string): string {
  * Strict base64url decoding and strict UTF-8 decoding are both one-to-one, so re-encoding gives
  * back `uri` exactly when `JSON.stringify(id)` gives back the decoded JSON text.
  */
-function tryDecodeSessionReferenceUri(uri: unknown): string | undefined {
+export function tryDecodeSessionReferenceUri(uri: unknown): string | undefined {
   if (typeof uri !== 'string' || !uri.startsWith(SESSION_REFERENCE_SCHEME)) return undefined;
   const bytes = decodeBase64url(uri, SESSION_REFERENCE_SCHEME.length);
   const json = bytes && decodeUtf8Strict(bytes);
@@ -62,6 +62,11 @@ function tryDecodeSessionReferenceUri(uri: unknown): string | undefined {
  */
 export function decodeSessionReferenceUri(uri: string): string {
   const id = tryDecodeSessionReferenceUri(uri);
-  check(id !== undefined, 'INVALID_REFERENCE', 'not a canonical dsh-session URI', uri);
+  if (id === undefined) throw fail('INVALID_REFERENCE', notCanonical(uri));
   return id;
+}
+
+/** The message of the error for a URI that is not canonical (SPEC §2.4), naming it. */
+export function notCanonical(uri: unknown): string {
+  return `not a canonical dsh-session URI, got ${describeValue(uri)}`;
 }

@@ -33,8 +33,6 @@ const message = (text: string): UserMessage => ({ id: 'm1', role: 'user', conten
 const huge = (pattern: string): string => pattern.repeat(Math.ceil((10 * 2 ** 20) / pattern.length));
 const HUGE_ID = huge(`id-é🎉<\\][${'x'.repeat(54)}`);
 const HUGE_LABEL = huge(`label \\ [ ] @[ ](dsh-session: \n${'y'.repeat(32)}`);
-/** 10 MB inputs take a while where the machine is slow or busy; they get their own timeout. */
-const HUGE_TIMEOUT = 60_000;
 
 const bytes = (...values: number[]) => Uint8Array.from(values);
 const uriOfBytes = (...values: number[]) => `dsh-session:${base64url(bytes(...values))}`;
@@ -78,7 +76,7 @@ describe('bad input: encodeSessionReferenceUri (SPEC §2.2)', () => {
   it('round-trips a 10 MB id', () => {
     const uri = encodeSessionReferenceUri(HUGE_ID);
     expect(decodeSessionReferenceUri(uri) === HUGE_ID).toBe(true);
-  }, HUGE_TIMEOUT);
+  });
 });
 
 /** Every kind of malformed URI in SPEC §2.4, each named after what is wrong with it. */
@@ -161,7 +159,7 @@ describe('bad input: decodeSessionReferenceUri (SPEC §2.4)', () => {
   it.each(MALFORMED_URIS)('rejects %s with INVALID_REFERENCE naming the URI', async (_, uri) => {
     const error = await expectAtomicFailure(() => decodeSessionReferenceUri(uri as string), 'SESSION_REFERENCE_INVALID_REFERENCE', { uri });
     if (typeof uri === 'string') expect(error.message).toContain(JSON.stringify(uri).slice(0, 60));
-  }, HUGE_TIMEOUT);
+  });
 
   it.each([
     ['the canonical empty id', 'dsh-session:IiI', ''],
@@ -194,7 +192,7 @@ describe('bad input: formatSessionReferenceMention (SPEC §3.1)', () => {
     expect(parsed.text === `@${HUGE_LABEL}`).toBe(true);
     expect(parsed.references).toHaveLength(1);
     expect(parsed.references[0]!.sessionId === 'alpha' && parsed.references[0]!.label === HUGE_LABEL).toBe(true);
-  }, HUGE_TIMEOUT);
+  });
 });
 
 /** SPEC §3.3: explicit mentions whose URI does not decode, and bare non-canonical candidates, reject the parse. */
@@ -246,13 +244,13 @@ describe('bad input: parseSessionReferenceText (SPEC §3.2, §3.3)', () => {
   it.each(REJECTED_TEXTS)('rejects %s with INVALID_REFERENCE naming the URI', async (_, text) => {
     const error = await expectAtomicFailure(() => parseSessionReferenceText(text), 'SESSION_REFERENCE_INVALID_REFERENCE', { text });
     expect(error.message).toContain('dsh-session:');
-  }, HUGE_TIMEOUT);
+  });
 
   it.each(ORDINARY_TEXTS)('leaves %s unchanged as ordinary text', (_, text) => {
     const parsed = parseSessionReferenceText(text);
     expect(parsed.text === text).toBe(true);
     expect(parsed.references).toEqual([]);
-  }, HUGE_TIMEOUT);
+  });
 
   it('keeps a bare URI followed by padding: the padding is ordinary text after the longest base64url run', () => {
     expect(parseSessionReferenceText('dsh-session:ImFiIg==')).toEqual({ text: '@ab==', references: [{ sessionId: 'ab', label: 'ab' }] });
@@ -274,13 +272,13 @@ describe('bad input: scanSessionReferenceText (SPEC §3.6)', () => {
       expect(token.error!.message.length).toBeLessThan(600);
     }
     expect(() => parseSessionReferenceText(text)).toThrow(bad[0]!.error!.message);
-  }, HUGE_TIMEOUT);
+  });
 
   it.each(ORDINARY_TEXTS)('finds no token in %s', (_, text) => {
     const scan = scanSessionReferenceText(text);
     expect(scan.tokens).toEqual([]);
     expect(scan.text === text).toBe(true);
-  }, HUGE_TIMEOUT);
+  });
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -455,7 +453,7 @@ describe('bad input: listCandidates (SPEC §6)', () => {
     const { refs } = setup();
     expect((await refs.listCandidates({ id: HUGE_ID, cwd: '/repo' })).map((c) => c.sessionId)).toEqual(['alpha', 'beta']);
     expect(await refs.listCandidates(AGENT, HUGE_LABEL)).toEqual([]);
-  }, HUGE_TIMEOUT);
+  });
 });
 
 describe('bad input: prepare (SPEC §7.1)', () => {
@@ -486,14 +484,16 @@ describe('bad input: prepare (SPEC §7.1)', () => {
     expect(query.calls.readSurface).toEqual([]);
   });
 
-  it.each<[string, unknown]>([
-    ['a function inside a block', [{ type: 'text', text: 'q', onClick: () => 1 }]],
-    ['a symbol block', [Symbol('block')]],
-  ])('rejects content that cannot be copied (%s) with INVALID_ARGUMENT, cause kept', async (_, badContent) => {
+  it.each<[string, unknown, string]>([
+    ['a function inside a block', [{ type: 'text', text: 'q', onClick: () => 1 }], 'content[0].onClick is a function'],
+    ['a symbol block', [Symbol('block')], 'content[0] is a symbol'],
+    ['a Map inside a block', [{ type: 'text', text: 'q', meta: new Map([[1, 2]]) }], 'content[0].meta is a Map'],
+    ['a Date inside a block', [{ type: 'text', text: 'q', at: new Date(0) }], 'content[0].at is a Date'],
+  ])('rejects content that cannot be copied as data (%s) with INVALID_ARGUMENT naming the path (SPEC §10.4)', async (_, badContent, named) => {
     const { query, refs } = setup();
     const references = [{ sessionId: 'alpha' }];
     const error = await expectAtomicFailure(asyncCall(() => refs.prepare(AGENT, badContent as never, references)), 'SESSION_REFERENCE_INVALID_ARGUMENT', { agent: AGENT, content: badContent, references });
-    expect(error.cause).toBeDefined();
+    expect(error.message).toContain(named);
     expect(query.calls.readSurface).toEqual([]);
   });
 
@@ -526,15 +526,15 @@ describe('bad input: prepare (SPEC §7.1)', () => {
     expect(query.calls.readSurface).toEqual([]);
   });
 
-  it.each<[string, () => unknown[]]>([
-    ['a hole before a valid reference', () => [, { sessionId: 'alpha' }]],
-    ['an array of one hole', () => new Array(1)],
-  ])('rejects a sparse references array (%s) with INVALID_REFERENCE: a hole is an entry', async (_, make) => {
-    // Regression: the hole used to escape as a TypeError ("reading 'sessionId'").
+  it.each<[string, () => unknown[], string[]]>([
+    ['a hole before a valid reference', () => [, { sessionId: 'alpha' }], ['alpha']],
+    ['an array of one hole', () => new Array(1), []],
+    ['length 2^32-1 holding two references', () => Object.assign(new Array(2 ** 32 - 1), { 7: { sessionId: 'beta' }, 4_000_000_000: { sessionId: 'alpha' } }), ['beta', 'alpha']],
+  ])('reads a sparse references array (%s) as the entries it holds, in index order (SPEC §10.3, §10.4)', async (_, make, ids) => {
     const { query, refs } = setup();
-    const references = make();
-    await expectAtomicFailure(asyncCall(() => refs.prepare(AGENT, content, references as never)), 'SESSION_REFERENCE_INVALID_REFERENCE', { agent: AGENT, content, references });
-    expect(query.calls.readSurface).toEqual([]);
+    const prepared = await refs.prepare(AGENT, content, make() as never);
+    expect(prepared.context?.metadata.references.map((reference) => reference.sessionId) ?? []).toEqual(ids);
+    expect(query.calls.readSurface).toEqual(ids);
   });
 
   it.each<[string, unknown[], SessionReferenceErrorCode]>([
@@ -564,14 +564,14 @@ describe('bad input: prepare (SPEC §7.1)', () => {
     const references = [label === undefined ? { sessionId } : { sessionId, label }];
     await expectAtomicFailure(asyncCall(() => refs.prepare(AGENT, content, references)), 'SESSION_REFERENCE_BUDGET_EXCEEDED', { agent: AGENT, content, references });
     expect(query.calls.readSurface).toHaveLength(1);
-  }, HUGE_TIMEOUT);
+  });
 
   it('rejects a 10 MB self-reference with SELF_REFERENCE and a short message', async () => {
     const { refs } = setup();
     const agent = { id: HUGE_ID };
     const references = [{ sessionId: HUGE_ID }];
     await expectAtomicFailure(asyncCall(() => refs.prepare(agent, content, references)), 'SESSION_REFERENCE_SELF_REFERENCE', { agent, content, references });
-  }, HUGE_TIMEOUT);
+  });
 
   it('accepts content blocks of any shape (permissive, SPEC §4) and copies them', async () => {
     const { refs } = setup();
@@ -612,13 +612,13 @@ describe('bad input: referenceUserMessage (SPEC §9.5)', () => {
     expect(query.calls.readSurface).toEqual([]);
   });
 
-  it('rejects a message that cannot be copied (a function inside) with INVALID_ARGUMENT, cause kept', async () => {
-    // Decision: cloneability is checked when the message is composed, i.e. after the sources are
-    // read; still atomic (SPEC §7.5): nothing is returned and nothing reaches the model.
-    const { refs } = setup();
+  it('rejects a message that cannot be copied (a function inside) with INVALID_ARGUMENT naming it, before reading', async () => {
+    // The message is read into a private copy first (SPEC §10.4), so nothing is read from the host.
+    const { query, refs } = setup();
     const input = { ...message(`see ${mention}`), onSend: () => 1 };
     const error = await expectAtomicFailure(asyncCall(() => refs.referenceUserMessage(AGENT, input as never)), 'SESSION_REFERENCE_INVALID_ARGUMENT', { agent: AGENT, message: input });
-    expect(error.cause).toBeDefined();
+    expect(error.message).toContain('message.onSend is a function');
+    expect(query.calls.readSurface).toEqual([]);
   });
 
   it.each(REJECTED_TEXTS.filter(([name]) => !name.includes('10 MB')))('rejects a text block with %s with INVALID_REFERENCE, before reading', async (_, text) => {
@@ -649,7 +649,7 @@ describe('bad input: referenceUserMessage (SPEC §9.5)', () => {
     const input = message(`${HUGE_LABEL}${mention}${HUGE_LABEL}`);
     const composed = await refs.referenceUserMessage(AGENT, input);
     expect((composed.envelope!.display[0] as { text: string }).text === `${HUGE_LABEL}@A${HUGE_LABEL}`).toBe(true);
-  }, HUGE_TIMEOUT);
+  });
 });
 
 describe('bad input: composePromptMessage (SPEC §9.4)', () => {

@@ -150,8 +150,12 @@ describe('usage errors (exit 2) and --help', () => {
     await expectUsage(['encode', 'x', '--limit', '3'], /--limit does not apply to encode/);
     await expectUsage(['candidates', '--demo', '--max-reference-bytes', '9'], /--max-reference-bytes does not apply to candidates/);
     await expectUsage(['prepare', 'x', '--demo', '--as', TARGET, '--limit', '2'], /--limit does not apply to prepare/);
-    await expectUsage(['candidates', '--demo', '--limit', 'ten'], /--limit needs an integer/);
-    await expectUsage(['prepare', 'x', '--demo', '--as', TARGET, '--max-reference-bytes', '1.5'], /--max-reference-bytes needs an integer/);
+    await expectUsage(['candidates', '--demo', '--limit', 'ten'], /--limit must be a positive integer in decimal digits \(at most 9007199254740991\), got "ten"/);
+    await expectUsage(['prepare', 'x', '--demo', '--as', TARGET, '--max-reference-bytes', '1.5'], /--max-reference-bytes must be a positive integer .*, got "1\.5"/);
+    // One parser of counts for the CLI and the edge Worker: digits only, quoted as given.
+    for (const bad of [' 100', '100 ', '+5', '0', '1e3', '0x10', '9007199254740993', '']) {
+      await expectUsage(['candidates', '--demo', '--limit', bad], new RegExp(`--limit must be a positive integer .*, got ${JSON.stringify(bad).replace(/[+.]/g, '\\$&')}$`, 'm'));
+    }
     await expectUsage(['decode', 'x', '--as', 'y'], /--as does not apply to decode/);
   });
 });
@@ -192,10 +196,19 @@ describe('candidates', () => {
     await expectUsage(['prepare', 'x', '--demo', '--as', TARGET, '--match-titles'], /--match-titles does not apply to prepare/);
   });
 
-  it('errors: unknown --as is NOT_FOUND, --limit 0 is INVALID_ARGUMENT', async () => {
+  it('errors: unknown --as is NOT_FOUND (--limit 0 is a usage error: counts are positive)', async () => {
     const stderr = await expectError(['candidates', '--demo', '--as', 'session-missing'], 'SESSION_REFERENCE_NOT_FOUND');
     expect(stderr).toContain('"session-missing"');
-    await expectError(['candidates', '--demo', '--limit', '0'], 'SESSION_REFERENCE_INVALID_ARGUMENT');
+    await expectUsage(['candidates', '--demo', '--limit', '0'], /--limit must be a positive integer/);
+  });
+
+  it('errors quote a number past 2^53 − 1 as it was typed, not as it would be rounded (a usage error, exit 2)', async () => {
+    for (const args of [['candidates', '--demo', '--limit', '9007199254740993'], ['prepare', 'x', '--demo', '--as', TARGET, '--max-reference-bytes', '9007199254740993']]) {
+      const result = await cli(args);
+      expect(result.code, JSON.stringify(result)).toBe(2);
+      expect(result.stderr).toContain('"9007199254740993"');
+      expect(result.stderr).not.toContain('9007199254740992');
+    }
   });
 
   it('--store DIR and the default store ($DSH_HOME/sessions) are read', async () => {
@@ -271,7 +284,7 @@ describe('prepare', () => {
     expect(JSON.parse((await cli(['prepare', 'just text', '--demo', '--as', TARGET, '--json'])).stdout).metadata).toBeNull();
   });
 
-  it('--max-reference-bytes bounds every reference; too small is BUDGET_EXCEEDED; 0 is INVALID_CONFIG', async () => {
+  it('--max-reference-bytes bounds every reference; too small is BUDGET_EXCEEDED; 0 is a usage error', async () => {
     const mention = formatSessionReferenceMention({ sessionId: LARGE });
     const result = await cli(['prepare', `see ${mention}`, '--demo', '--as', TARGET, '--max-reference-bytes', '3000', '--json']);
     expect(result.code).toBe(0);
@@ -279,7 +292,7 @@ describe('prepare', () => {
     expect(reference).toMatchObject({ truncated: true, budgetBytes: 3000 });
     expect(reference.serializedBytes).toBeLessThanOrEqual(3000);
     await expectError(['prepare', `see ${mention}`, '--demo', '--as', TARGET, '--max-reference-bytes', '20'], 'SESSION_REFERENCE_BUDGET_EXCEEDED');
-    await expectError(['prepare', `see ${mention}`, '--demo', '--as', TARGET, '--max-reference-bytes', '0'], 'SESSION_REFERENCE_INVALID_CONFIG');
+    await expectUsage(['prepare', `see ${mention}`, '--demo', '--as', TARGET, '--max-reference-bytes', '0'], /--max-reference-bytes must be a positive integer/);
   });
 
   it('the default budget retains the large session', async () => {
@@ -340,47 +353,43 @@ describe('npm run demo (SPEC §12.2)', () => {
 });
 
 describe('the built bin', () => {
-  it(
-    'runs `npm run build` output through a bin symlink, finding the bundled samples from dist/',
-    () => {
-      // A private copy of the project, built there: the working tree's dist/ is never touched.
-      const project = join(TMP, 'project');
-      mkdirSync(project);
-      for (const entry of readdirSync(ROOT)) {
-        if (/^tsconfig.*\.json$/.test(entry) || ['package.json', 'src', 'samples'].includes(entry)) {
-          cpSync(join(ROOT, entry), join(project, entry), { recursive: true });
-        }
+  it('runs `npm run build` output through a bin symlink, finding the bundled samples from dist/', () => {
+    // A private copy of the project, built there: the working tree's dist/ is never touched.
+    const project = join(TMP, 'project');
+    mkdirSync(project);
+    for (const entry of readdirSync(ROOT)) {
+      if (/^tsconfig.*\.json$/.test(entry) || ['package.json', 'src', 'samples'].includes(entry)) {
+        cpSync(join(ROOT, entry), join(project, entry), { recursive: true });
       }
-      symlinkSync(join(ROOT, 'node_modules'), join(project, 'node_modules'), 'junction');
-      execFileSync(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['run', 'build'], { cwd: project, stdio: 'pipe', shell: process.platform === 'win32' });
-      const target = join(project, JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')).bin['dsh-session-reference']);
-      expect(readFileSync(target, 'utf8').startsWith('#!/usr/bin/env node\n')).toBe(true);
-      // As npm links it: <somewhere>/.bin/dsh-session-reference -> <package>/dist/node/cli.js.
-      const binDir = join(TMP, 'bin');
-      mkdirSync(binDir);
-      const bin = join(binDir, 'dsh-session-reference');
-      symlinkSync(target, bin);
+    }
+    symlinkSync(join(ROOT, 'node_modules'), join(project, 'node_modules'), 'junction');
+    execFileSync(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['run', 'build'], { cwd: project, stdio: 'pipe', shell: process.platform === 'win32' });
+    const target = join(project, JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')).bin['dsh-session-reference']);
+    expect(readFileSync(target, 'utf8').startsWith('#!/usr/bin/env node\n')).toBe(true);
+    // As npm links it: <somewhere>/.bin/dsh-session-reference -> <package>/dist/node/cli.js.
+    const binDir = join(TMP, 'bin');
+    mkdirSync(binDir);
+    const bin = join(binDir, 'dsh-session-reference');
+    symlinkSync(target, bin);
 
-      const run = (args: string[], input?: string) =>
-        spawnSync(process.execPath, [bin, ...args], { cwd: TMP, encoding: 'utf8', input, env: { ...process.env, DSH_HOME: join(TMP, 'empty-home') } });
-      expect(run(['encode', REAL])).toMatchObject({ status: 0, stdout: `${encodeSessionReferenceUri(REAL)}\n`, stderr: '' });
-      expect(run(['encode', '-'], `${REAL}\n`)).toMatchObject({ status: 0, stdout: `${encodeSessionReferenceUri(REAL)}\n`, stderr: '' });
-      const prepared = run(['prepare', '--demo', '--as', TARGET, `Summarize ${REAL_MENTION}`]);
-      expect(prepared.stderr).toBe('');
-      expect(prepared.status).toBe(0);
-      expect(prepared.stdout.startsWith('## Referenced sessions\n')).toBe(true);
-      expect(prepared.stdout).toContain('"text":"Bu projeyi gemini ile');
-      expect(prepared.stdout.endsWith('## My request:\n\nSummarize @Bu projeyi gemini ile geliştiriyorduk\n')).toBe(true);
-      expect(run(['candidates'])).toMatchObject({ status: 0, stdout: '', stderr: expect.stringMatching(/^note: no dsh sessions found under .*empty-home\/sessions/) }); // $DSH_HOME/sessions does not exist
-      const failed = run(['decode', 'nope']);
-      expect(failed.status).toBe(1);
-      expect(failed.stderr).toMatch(/^SESSION_REFERENCE_INVALID_REFERENCE: .*\n$/);
-      const usage = run([]);
-      expect(usage.status).toBe(2);
-      expect(usage.stderr).toContain(USAGE);
-    },
-    180_000,
-  );
+    const run = (args: string[], input?: string) =>
+      spawnSync(process.execPath, [bin, ...args], { cwd: TMP, encoding: 'utf8', input, env: { ...process.env, DSH_HOME: join(TMP, 'empty-home') } });
+    expect(run(['encode', REAL])).toMatchObject({ status: 0, stdout: `${encodeSessionReferenceUri(REAL)}\n`, stderr: '' });
+    expect(run(['encode', '-'], `${REAL}\n`)).toMatchObject({ status: 0, stdout: `${encodeSessionReferenceUri(REAL)}\n`, stderr: '' });
+    const prepared = run(['prepare', '--demo', '--as', TARGET, `Summarize ${REAL_MENTION}`]);
+    expect(prepared.stderr).toBe('');
+    expect(prepared.status).toBe(0);
+    expect(prepared.stdout.startsWith('## Referenced sessions\n')).toBe(true);
+    expect(prepared.stdout).toContain('"text":"Bu projeyi gemini ile');
+    expect(prepared.stdout.endsWith('## My request:\n\nSummarize @Bu projeyi gemini ile geliştiriyorduk\n')).toBe(true);
+    expect(run(['candidates'])).toMatchObject({ status: 0, stdout: '', stderr: expect.stringMatching(/^note: no dsh sessions found under .*empty-home\/sessions/) }); // $DSH_HOME/sessions does not exist
+    const failed = run(['decode', 'nope']);
+    expect(failed.status).toBe(1);
+    expect(failed.stderr).toMatch(/^SESSION_REFERENCE_INVALID_REFERENCE: .*\n$/);
+    const usage = run([]);
+    expect(usage.status).toBe(2);
+    expect(usage.stderr).toContain(USAGE);
+  });
 });
 
 describe('terminal safety: untrusted strings never reach the terminal raw (SPEC §12.2)', () => {

@@ -24,11 +24,13 @@ export class MemorySessionQuery extends SessionQueryEngine {
   }
 }
 
-/** A host whose `readSurface` never settles for the ids in `hanging` (a stuck store read). */
-export function hangingQuery(hanging: ReadonlySet<string>) {
+/** A host whose `readSurface` never settles for the ids in `hanging` (a stuck store read); `onHang` is told when one starts. */
+export function hangingQuery(hanging: ReadonlySet<string>, onHang: (sessionId: string) => void = () => {}) {
   return class HangingSessionQuery extends MemorySessionQuery {
     override readSurface(sessionId: string) {
-      return hanging.has(sessionId) ? new Promise<never>(() => {}) : super.readSurface(sessionId as never);
+      if (!hanging.has(sessionId)) return super.readSurface(sessionId as never);
+      onHang(sessionId);
+      return new Promise<never>(() => {});
     }
   };
 }

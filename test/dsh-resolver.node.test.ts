@@ -5,6 +5,7 @@
  */
 import { Context, symbols } from '@deepseek-ai/cordis';
 import { remoteMethods } from '@deepseek-ai/dsh-typert-protocol';
+import { reactive } from 'vue';
 import { describe, expect, it } from 'vitest';
 import SessionReferenceResolverDefault, * as dsh from '../src/dsh/index.js';
 import * as root from '../src/index.js';
@@ -235,18 +236,78 @@ describe('the agent/pre-step listener (SPEC §14.3)', () => {
       expect(error.cause).toBe(controller.signal.reason);
     });
 
-    it('an abort while the store read never settles: CANCELLED at once', async () => {
+    it('an abort while the store read never settles: CANCELLED without waiting for it', async () => {
       const stuck = new Set<string>();
-      const host = await mountHost(undefined, hangingQuery(stuck));
+      const controller = new AbortController();
+      // The turn is cancelled as soon as the read has started; the read never settles, so a
+      // rejection at all is one that did not wait for it.
+      const host = await mountHost(undefined, hangingQuery(stuck, () => controller.abort(new Error('turn cancelled'))));
       const source = new Conversation(host, '/repo').say('q', 'a');
       stuck.add(source.id);
-      const controller = new AbortController();
       const pending = preStep(host, new Conversation(host).agent, [prompt(mention(source))], controller.signal);
-      setTimeout(() => controller.abort(new Error('turn cancelled')), 5);
-      const started = Date.now();
-      await expectRejection(pending, 'SESSION_REFERENCE_CANCELLED');
-      expect(Date.now() - started).toBeLessThan(1000);
+      const error = await expectRejection(pending, 'SESSION_REFERENCE_CANCELLED');
+      expect(error.cause).toBe(controller.signal.reason);
     });
+  });
+});
+
+describe('one exception type, whatever the host hands in (SPEC §10.4, §10.5)', () => {
+  /** A message whose field `name` throws, or a revoked proxy, at each place the listener reads. */
+  const faults = (text: string): Array<[string, () => unknown, string]> => {
+    const base = () => ({ ...prompt(text) }) as Record<string, unknown>;
+    const getter = (object: Record<string, unknown>, name: string) =>
+      Object.defineProperty(object, name, { enumerable: true, get: () => { throw new TypeError(`no ${name}`); } });
+    const revoked = () => {
+      const { proxy, revoke } = Proxy.revocable({}, {});
+      revoke();
+      return proxy;
+    };
+    return [
+      ['a throwing source getter', () => getter(base(), 'source'), 'decision.messages[0].source'],
+      ['a throwing content getter', () => getter(base(), 'content'), 'decision.messages[0].content'],
+      ['a throwing kind getter', () => ({ ...base(), source: getter({}, 'kind') }), 'decision.messages[0].source.kind'],
+      ['a throwing text getter in a block', () => ({ ...base(), content: [{ type: 'text', text }, getter({ type: 'text' }, 'text')] }), 'decision.messages[0].content[1].text'],
+      ['a revoked message', revoked, 'decision.messages[0]'],
+      ['a revoked source', () => ({ ...base(), source: revoked() }), 'decision.messages[0].source'],
+      ['a revoked block', () => ({ ...base(), content: [revoked()] }), 'decision.messages[0].content[0]'],
+    ];
+  };
+
+  it.each(faults('see @[S](dsh-session:InNlc3Npb24tNDM0Ig)'))('the pre-step listener: %s is INVALID_ARGUMENT naming where, never a raw TypeError', async (_, make, path) => {
+    const { host, target } = await scene();
+    const error = await expectRejection(preStep(host, target.agent, [make() as never]), 'SESSION_REFERENCE_INVALID_ARGUMENT');
+    expect(error.message).toContain(path);
+  });
+
+  it('the pre-step listener: a throwing agent id, and a decision whose messages cannot be read', async () => {
+    const { host } = await scene();
+    const agent = Object.defineProperty({}, 'id', { get: () => { throw new TypeError('no id'); } });
+    expect((await expectRejection(preStep(host, agent, [prompt('x')]), 'SESSION_REFERENCE_INVALID_ARGUMENT')).message).toContain('agent.id');
+    const { target } = await scene();
+    const { proxy, revoke } = Proxy.revocable([], {});
+    revoke();
+    const final = async () => ({ kind: 'enter', messages: proxy }) as never;
+    expect((await expectRejection(preStep(host, target.agent, [], undefined, final), 'SESSION_REFERENCE_INVALID_ARGUMENT')).message).toContain('decision.messages');
+  });
+
+  it('the pre-step listener reads a framework proxy of a prompt like the prompt (Vue reactive)', async () => {
+    const { host, source, target } = await scene();
+    const message = reactive({ ...prompt(`see ${mention(source, 'S')}`), content: [{ type: 'text', text: `see ${mention(source, 'S')}` }] });
+    const decision = (await preStep(host, target.agent, [message as never])) as { messages: UserMessage[] };
+    expect(decision.messages.map(textOf)[0]).toBe('see @S');
+    expect(decision.messages).toHaveLength(2);
+  });
+
+  it('service methods work detached from the object (const { prepare } = resolver)', async () => {
+    const { host, source, target } = await scene();
+    for (const resolver of [host.resolver, host.ctx.get('sessionReferenceResolver')[symbols.original] ?? host.resolver]) {
+      const { prepare, listCandidates, remoteExportCandidates } = resolver;
+      const prepared = await prepare(target.agent, [{ type: 'text', text: 'q' }], [{ sessionId: source.id }]);
+      expect(prepared.additionalContext.source.references[0].sessionId).toBe(source.id);
+      expect((await listCandidates(target.agent, 'schema')).map((row: { sessionId: string }) => row.sessionId)).toEqual([source.id]);
+      expect((await remoteExportCandidates(target.agent, 'schema', new AbortController().signal)).map((row: { sessionId: string }) => row.sessionId)).toEqual([source.id]);
+      await expectRejection(prepare(undefined, [], []), 'SESSION_REFERENCE_INVALID_ARGUMENT');
+    }
   });
 });
 

@@ -290,8 +290,6 @@ describe('describeReferencedMessage (SPEC §15.4)', () => {
     ['a row with an infinite seq', recall([row('A', { capturedThroughSeq: Infinity })])],
     ['a row with a string flag', enveloped([row('A', { truncated: 'yes' as never })])],
     ['a null row', recall([null])],
-    ['a sparse array of 2^32-1 rows', recall(sparse)],
-    ['a sparse array of 2^32-1 items deep in display', enveloped([row('A')], undefined, [{ type: 'tool-result', content: sparse }])],
     ['a deep structure', enveloped([row('A')], undefined, [JSON.parse(`${'['.repeat(100_000)}${']'.repeat(100_000)}`)])],
     ['mentions past the text', enveloped([row('A')], [{ block: 0, start: 4, end: 9, sessionId: 'A' }])],
     ['mentions of an uncited session', enveloped([row('A')], [{ block: 0, start: 4, end: 6, sessionId: 'B' }])],
@@ -303,11 +301,18 @@ describe('describeReferencedMessage (SPEC §15.4)', () => {
     ['a throwing getter inside the envelope', { envelope: throwingGetter('display', undefined, { version: 1 }) }],
     ['a throwing getter inside a row', recall([throwingGetter('label', undefined, row('A'))])],
     ['a revoked proxy', revokedProxy()],
-    ['a proxy envelope', { envelope: new Proxy(enveloped([row('A')]).envelope!, {}) }],
     ['a proxy message whose traps throw', new Proxy({}, { get: () => { throw new Error('trap'); } })],
     ['a function inside the envelope', enveloped([row('A')], undefined, [{ type: 'text', text: 'x', render: () => 1 }])],
   ])('returns undefined for %s, never throws', (_, message) => {
     expect(describeReferencedMessage(message)).toBeUndefined();
+  });
+
+  it('reads a sparse array as the entries it holds, and a proxy like the object it stands for (SPEC §10.3, §10.4)', () => {
+    expect(describeReferencedMessage(recall(sparse))).toEqual(describeReferencedMessage(recall([row('A')])));
+    const deep = describeReferencedMessage(enveloped([row('A')], undefined, [{ type: 'tool-result', content: sparse }]));
+    expect(deep?.display).toEqual([{ type: 'tool-result', content: [row('A')] }]);
+    const plain = enveloped([row('A')]);
+    expect(describeReferencedMessage({ envelope: new Proxy(plain.envelope!, {}) })).toEqual(describeReferencedMessage(plain));
   });
 
   it('property: never throws, whatever it is given', () => {

@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatSessionReferenceMention } from '../src/index.js';
 import { buildExample, EXAMPLES } from '../examples/front-ends/build.mjs';
 import { launchChromium, serveStatic } from '../playground/tools/harness.mjs';
+import { WAIT_HANG_GUARD_MS } from './hang-guard.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SCHEMA = formatSessionReferenceMention({ sessionId: 'session-schema', label: 'Schema migration' });
@@ -42,8 +43,10 @@ beforeAll(async () => {
   ]);
   browser = launched;
   context = await browser.newContext({ viewport: { width: 1000, height: 800 } });
+  // Every Playwright wait and action (30 s by default) gets the hang guard: a busy machine is slow, not stuck.
+  context.setDefaultTimeout(WAIT_HANG_GUARD_MS);
   for (const server of Object.values(servers)) await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(server.url).origin });
-}, 300_000);
+});
 
 afterAll(async () => {
   await browser?.close();
@@ -52,17 +55,20 @@ afterAll(async () => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
+/** Polls until the assertion holds (the page updates asynchronously); the limit is a hang guard, not vitest's 1 s. */
+const poll = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: WAIT_HANG_GUARD_MS, interval: 25 });
+
 /** The session ids of the chips in the composer, in order. */
 const chipIds = (page: Page) =>
   page.getByTestId('composer').locator('.dsh-mention').evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-session-id')));
 
 /** The rows of the menu once it shows the answer to `query`. */
 async function menuFor(page: Page, query: string): Promise<string[]> {
-  await page.locator(`[data-testid=menu][data-query="${query}"]`).waitFor({ timeout: 10_000 });
+  await page.locator(`[data-testid=menu][data-query="${query}"]`).waitFor();
   return page.locator('[data-testid=menu] [role=option]').evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-session-id')!));
 }
 
-describe.each(EXAMPLES)('the %s example composer (built with Vite, real Chromium)', { timeout: 60_000 }, (name) => {
+describe.each(EXAMPLES)('the %s example composer (built with Vite, real Chromium)', (name) => {
   it('type @, pick with the keyboard, Backspace a chip, paste a mention, send, replay; no console errors', async () => {
     const page = await context.newPage();
     const errors: string[] = [];
@@ -78,41 +84,41 @@ describe.each(EXAMPLES)('the %s example composer (built with Vite, real Chromium
     await page.keyboard.type('sum');
     expect(await menuFor(page, 'sum')).toEqual(['session-checksum']);
     await page.keyboard.press('Enter');
-    await expect.poll(() => chipIds(page)).toEqual(['session-checksum']);
+    await poll(() => chipIds(page)).toEqual(['session-checksum']);
     expect(await composer.locator('.dsh-mention').textContent()).toBe('@校验和：选用 XXH64');
-    await expect.poll(() => page.getByTestId('menu').count()).toBe(0);
+    await poll(() => page.getByTestId('menu').count()).toBe(0);
 
     // ↓↓ and Tab pick the third row.
     await page.keyboard.type('and @');
     await menuFor(page, '');
     await page.keyboard.press('ArrowDown');
     await page.keyboard.press('ArrowDown');
-    await expect.poll(() => page.locator('[role=option][aria-selected=true]').getAttribute('data-session-id')).toBe('session-triage');
+    await poll(() => page.locator('[role=option][aria-selected=true]').getAttribute('data-session-id')).toBe('session-triage');
     await page.keyboard.press('Tab');
-    await expect.poll(() => chipIds(page)).toEqual(['session-checksum', 'session-triage']);
+    await poll(() => chipIds(page)).toEqual(['session-checksum', 'session-triage']);
 
     // Backspace: the space after the chip, then the whole chip.
     await page.keyboard.press('Backspace');
     await page.keyboard.press('Backspace');
-    await expect.poll(() => chipIds(page)).toEqual(['session-checksum']);
+    await poll(() => chipIds(page)).toEqual(['session-checksum']);
 
     // A pasted canonical mention becomes a chip.
     await page.evaluate((text) => navigator.clipboard.writeText(text), `${SCHEMA} please`);
     await page.keyboard.press('ControlOrMeta+v');
-    await expect.poll(() => chipIds(page)).toEqual(['session-checksum', 'session-schema']);
+    await poll(() => chipIds(page)).toEqual(['session-checksum', 'session-schema']);
     expect(await composer.textContent()).toBe('Compare @校验和：选用 XXH64 and @Schema migration please');
 
     // Send: the replay shows the typed text with its chips and one line per source; the composer empties.
     await page.getByTestId('send').click();
     const sent = page.getByTestId('sent');
-    await sent.waitFor({ timeout: 10_000 });
+    await sent.waitFor();
     expect(await sent.locator('p').textContent()).toBe('Compare @校验和：选用 XXH64 and @Schema migration please');
     expect(await sent.getByTestId('replay-chip').evaluateAll((nodes) => nodes.map((node) => [node.getAttribute('data-session-id'), node.textContent]))).toEqual([
       ['session-checksum', '@校验和：选用 XXH64'],
       ['session-schema', '@Schema migration'],
     ]);
     expect(await sent.getByTestId('source').allTextContents()).toEqual(['校验和：选用 XXH64: 2 of 2 messages', 'Schema migration: 2 of 2 messages']);
-    await expect.poll(() => composer.textContent()).toBe('');
+    await poll(() => composer.textContent()).toBe('');
     expect(errors).toEqual([]);
     await page.close();
   });

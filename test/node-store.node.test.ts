@@ -1,5 +1,5 @@
 /** dsh's on-disk store as a SessionQuery (SPEC §12.1), over temp directories and the sample store. */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
+import { closeSync, fstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
@@ -8,7 +8,7 @@ import { createDshStoreSessionQuery, defaultSessionStoreRoot, sampleStoreRoot } 
 import { concatBytes } from './fixtures/base64.js';
 import { rawZstdFrame } from './fixtures/object-store.js';
 import { SessionReferenceError } from '../src/errors.js';
-import { expectCode, expectRejectCode } from './helpers.js';
+import { eventually, expectCode, expectRejectCode } from './helpers.js';
 import { withFs, type FsCall } from './fixtures/node-fs.js';
 import { CJK, COMPACTED, ENVELOPED, LARGE, REAL, TARGET, VERSIONS } from './sample-ids.js';
 
@@ -61,6 +61,57 @@ function put(root: string, project: string, session: string, name: string, conte
 function zstdLog(h: SessionHeader, batches: SessionEvent[][]): Uint8Array {
   const frames = [rawZstdFrame(JSON.stringify(h) + '\n'), ...batches.map((batch) => rawZstdFrame(batch.map((e) => JSON.stringify(e) + '\n').join('')))];
   return concatBytes(...frames);
+}
+
+/**
+ * A slow disk under `root`, as a {@link withFs} replacement of `read`: while `holding`, each read
+ * of a file that was under `root` when this was made waits in `held` until the test releases it;
+ * reads of any other file (the test runner's own) go through. `mostInFlight` counts the reads of
+ * those files started and not yet answered, held or released, at the most. The files are told by
+ * device and inode, so a descriptor number reused by another file is never mistaken for them.
+ */
+function slowDisk(root: string) {
+  const identity = (stats: { dev: number; ino: number }) => `${stats.dev}:${stats.ino}`;
+  const files = new Set(
+    (readdirSync(root, { recursive: true }) as string[])
+      .map((name) => statSync(join(root, name)))
+      .filter((stats) => stats.isFile())
+      .map(identity),
+  );
+  const isOurs = (fd: unknown) => {
+    try {
+      return files.has(identity(fstatSync(fd as number)));
+    } catch {
+      return false;
+    }
+  };
+  let inFlight = 0;
+  const disk = {
+    holding: true,
+    held: [] as Array<() => void>,
+    mostInFlight: 0,
+    read: (original: FsCall) => (...args: unknown[]) => {
+      if (!isOurs(args[0])) return original(...args);
+      disk.mostInFlight = Math.max(disk.mostInFlight, ++inFlight);
+      const done = args.at(-1) as (...results: unknown[]) => void;
+      const go = () =>
+        original(...args.slice(0, -1), (...results: unknown[]) => {
+          inFlight--;
+          done(...results);
+        });
+      if (!disk.holding) return go();
+      disk.held.push(go);
+      return undefined;
+    },
+    /** Lets the held read at `index` go to the disk. */
+    release(index: number) {
+      disk.held.splice(index, 1)[0]!();
+    },
+    releaseAll() {
+      for (const go of disk.held.splice(0)) go();
+    },
+  };
+  return disk;
 }
 
 /** {@link withFs} recording the arguments (callback left out) of each call into `calls`. */
@@ -162,6 +213,30 @@ describe('createDshStoreSessionQuery: layout and listing (SPEC §12.1)', () => {
     const limit = await expectRejectCode(limited.readSurface('huge-plain'), 'SESSION_REFERENCE_INVALID_LOG');
     expect(limit.message).toContain(JSON.stringify(plain));
     expect(limit.message).toContain('maxLogBytes (1048576 bytes)');
+  });
+
+  it('lists a sparse 8 GiB log behind two 4 GiB skippable frames, skipping them unread (SPEC §11.2.1.1)', async () => {
+    // A header read counts skippable content it receives against its 1 MiB: had the store read
+    // through the skippable frames instead of skipping them, this listing would fail.
+    const root = freshRoot();
+    const path = put(root, 'p', 'sparse', 'session.v3.jsonl.zstd', '');
+    const skip = (at: number) => {
+      const head = Buffer.from([0x5e, 0x2a, 0x4d, 0x18, 0xff, 0xff, 0xff, 0xff]);
+      writeSync(fd, head, 0, 8, at);
+      return at + 8 + 0xffffffff;
+    };
+    const fd = openSync(path, 'r+');
+    try {
+      const at = skip(skip(0));
+      writeSync(fd, rawZstdFrame(JSON.stringify(header('sparse', 1)) + '\n'), 0, undefined, at);
+    } finally {
+      closeSync(fd);
+    }
+    put(root, 'p', 'ok', 'session.v3.jsonl', jsonl(header('ok', 2)));
+    expect(await ids(root)).toEqual(['ok', 'sparse']);
+    // A skippable frame declaring more than the file holds: a truncated frame, not listed yet.
+    put(root, 'p', 'sparse', 'session.v3.jsonl.zstd', Buffer.from([0x50, 0x2a, 0x4d, 0x18, 0xff, 0xff, 0xff, 0xff, 0x28, 0xb5]));
+    expect(await ids(root)).toEqual(['ok']);
   });
 
   it('skips logs without a complete header yet (empty, torn first line, truncated first frame)', async () => {
@@ -303,25 +378,26 @@ describe('createDshStoreSessionQuery: reading (SPEC §12.1, §4.2)', () => {
     expect(await title()).toBe('v3 title');
   });
 
-  it('holds whole reads to 4 in flight (cache checks run 16 at a time)', async () => {
+  it('holds whole reads to 4 in flight, in whatever order they end (cache checks run 16 at a time)', async () => {
     const root = freshRoot();
     const count = 24;
     for (let i = 0; i < count; i++) put(root, 'p', `s${i}`, 'session.v3.jsonl', jsonl(header(`s${i}`, i), [titleEvent(0, `title ${i}`)]));
     const store = createDshStoreSessionQuery({ root });
     const sessionIds = (await store.listSessions()).map((row) => row.header.id);
-    let inFlight = 0;
-    let most = 0;
-    const counting = (original: FsCall) => (...args: unknown[]) => {
-      most = Math.max(most, ++inFlight);
-      const done = args.at(-1) as (...results: unknown[]) => void;
-      return original(...args.slice(0, -1), (...results: unknown[]) => {
-        inFlight--;
-        done(...results);
-      });
-    };
-    const rows = await withFs('read', counting, () => store.readTitleSnapshots(sessionIds));
+    const disk = slowDisk(root);
+    const rows = await withFs('read', disk.read, async () => {
+      const titles = store.readTitleSnapshots(sessionIds);
+      // Each title read of these small logs is one read. Whenever reads are left, 4 are in flight
+      // (held here); one ends (not the oldest: they end out of order), and the next one starts.
+      for (let left = count; left > 0; left--) {
+        await eventually(() => expect(disk.held.length).toBeGreaterThanOrEqual(Math.min(4, left)));
+        expect(disk.held).toHaveLength(Math.min(4, left));
+        disk.release((left * 7) % disk.held.length);
+      }
+      return titles;
+    });
     expect(rows.every((row) => row.status === 'fulfilled' && row.value.title?.title.startsWith('title '))).toBe(true);
-    expect(most).toBe(4);
+    expect(disk.mostInFlight).toBe(4);
   });
 
   it('a read waiting for a slot rejects at once when its signal aborts, and leaves no slot taken (SPEC §10.2)', async () => {
@@ -330,46 +406,35 @@ describe('createDshStoreSessionQuery: reading (SPEC §12.1, §4.2)', () => {
     put(root, 'p', 'bad', 'session.v3.jsonl', jsonl(header('bad', 9)) + 'not json\n');
     const store = createDshStoreSessionQuery({ root });
     await store.listSessions();
-    // Holds every read of a log's bytes until released (a slow disk).
-    let held: Array<() => void> = [];
-    let holding = true;
-    const holdingReads = (original: FsCall) => (...args: unknown[]) => {
-      if (!holding) return original(...args);
-      held.push(() => original(...args));
-      return undefined;
-    };
-    const releaseHeld = () => {
-      const now = held;
-      held = [];
-      for (const go of now) go();
-    };
-    await withFs('read', holdingReads, async () => {
+    const disk = slowDisk(root);
+    await withFs('read', disk.read, async () => {
       // One failing read and three good ones take the 4 slots.
       const failing = store.readSurface('bad').catch((error: unknown) => error);
       const busy = Promise.all(['s0', 's1', 's2'].map((id) => store.readSurface(id)));
-      await vi.waitFor(() => expect(held).toHaveLength(4));
+      await eventually(() => expect(disk.held.length).toBeGreaterThanOrEqual(4));
       const controller = new AbortController();
       const waiting = store.readSurface('s3', controller.signal);
       const waitingResult = waiting.catch((error: unknown) => error);
       await new Promise((resolve) => setTimeout(resolve, 20));
-      expect(held).toHaveLength(4); // s3 waits for a slot
+      expect(disk.held).toHaveLength(4); // s3 waits for a slot
       controller.abort(new Error('stop'));
       const cancelled = (await waitingResult) as SessionReferenceError;
       expect(cancelled).toBeInstanceOf(SessionReferenceError);
       expect(cancelled.code).toBe('SESSION_REFERENCE_CANCELLED');
-      expect(held).toHaveLength(4); // still held: the rejection did not wait for a slot
-      holding = false;
-      releaseHeld();
+      expect(disk.held).toHaveLength(4); // still held: the rejection did not wait for a slot
+      disk.holding = false;
+      disk.releaseAll();
       expect(((await failing) as SessionReferenceError).code).toBe('SESSION_REFERENCE_INVALID_LOG');
       expect((await busy).map((surface) => surface.capturedThroughSeq)).toEqual([0, 0, 0]);
       // Every slot is free again: 4 reads held at once, none left waiting behind a lost slot.
-      holding = true;
+      disk.holding = true;
       const again = Promise.all(['s2', 's3', 's4', 's5'].map((id) => store.readSurface(id)));
-      await vi.waitFor(() => expect(held).toHaveLength(4));
-      holding = false;
-      releaseHeld();
+      await eventually(() => expect(disk.held.length).toBeGreaterThanOrEqual(4));
+      disk.holding = false;
+      disk.releaseAll();
       expect(await again).toHaveLength(4);
     });
+    expect(disk.mostInFlight).toBe(4);
   });
 
   /** A plain log of exactly `size` bytes: a header, a title, and user messages (the last padded). */

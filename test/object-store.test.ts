@@ -4,7 +4,7 @@ import { composePromptMessage, createSessionReferences, formatSessionReferenceMe
 import { createMemorySessionQuery, createObjectStoreSessionQuery, parseSessionLog, type ObjectStoreBucket } from '../src/store/index.js';
 import { concatBytes } from './fixtures/base64.js';
 import { fakeBucket, keptForSnapshot, rawZstdFrame, realLogZstd, sessionLogText, zstdLog } from './fixtures/object-store.js';
-import { expectCode, expectRejectCode } from './helpers.js';
+import { eventually, expectCode, expectRejectCode } from './helpers.js';
 
 const REAL_ID = 'session-904b047f-eb01-493f-b98a-391ecfae5b66';
 const REAL_CREATED_AT = 1789415426008;
@@ -319,19 +319,23 @@ describe('createObjectStoreSessionQuery: cancellation', () => {
     expect(stats.gets).toHaveLength(0);
   });
 
-  it('aborting during slow reads rejects promptly and starts no further read; the next call lists again', async () => {
+  it('aborting while reads are held rejects without waiting for them and starts no further read; the next call lists again', async () => {
     const objects: Record<string, string> = {};
     for (let i = 0; i < 12; i++) objects[`k${i}`] = sessionLogText({ id: `s${i}`, createdAt: i });
-    const { bucket, stats } = fakeBucket(objects, { getDelayMs: 100 });
+    let answer!: (how: 'answer') => void;
+    const { bucket, stats } = fakeBucket(objects, { hold: new Promise((resolve) => (answer = resolve)) });
     const query = createObjectStoreSessionQuery(bucket, { concurrency: 2 });
     const controller = new AbortController();
-    const started = Date.now();
     const pending = query.listSessions(controller.signal);
-    setTimeout(() => controller.abort(), 10);
+    await eventually(() => expect(stats.gets.length).toBeGreaterThanOrEqual(2));
+    controller.abort();
+    // Rejected while both reads are still held: the call did not wait for them.
     await expectRejectCode(pending, 'SESSION_REFERENCE_CANCELLED');
-    expect(Date.now() - started).toBeLessThan(90);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-    expect(stats.gets.length).toBeLessThanOrEqual(2);
+    expect(stats.gets).toHaveLength(2);
+    // The held reads answer now; what they lead to runs, and starts no other read.
+    answer('answer');
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(stats.gets).toHaveLength(2);
     // Another caller is not affected by the cancelled listing.
     expect(await query.listSessions()).toHaveLength(12);
   });

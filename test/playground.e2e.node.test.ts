@@ -17,6 +17,7 @@ import { parseSessionLog } from '../src/store/index.js';
 import { buildPlayground, launchChromium, serveStatic } from '../playground/tools/harness.mjs';
 import { historyText } from '../playground/src/history.js';
 import { countTokens } from '../playground/src/token-count.js';
+import { WAIT_HANG_GUARD_MS } from './hang-guard.js';
 import { COMPACTED, ENVELOPED, REAL } from './sample-ids.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -48,8 +49,8 @@ interface Metadata {
   references: MetadataEntry[];
 }
 
-/** Polls until the assertion holds (the page updates asynchronously). */
-const poll = <T>(read: () => T | Promise<T>, timeout = 10_000) => expect.poll(read, { timeout, interval: 25 });
+/** Polls until the assertion holds (the page updates asynchronously); the limit is a hang guard. */
+const poll = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: WAIT_HANG_GUARD_MS, interval: 25 });
 
 let outDir: string;
 let server: Awaited<ReturnType<typeof serveStatic>>;
@@ -63,6 +64,15 @@ async function metadata(): Promise<Metadata> {
 }
 
 const composer = () => page.getByTestId('composer');
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** The composer's underlying text, read from its raw view (every test starts with it shown). */
 async function rawText(): Promise<string> {
@@ -80,7 +90,7 @@ async function typeFresh(text: string) {
 
 /** The session ids of the candidates shown once the list for `query` has arrived. */
 async function candidatesFor(query: string): Promise<string[]> {
-  await page.locator(`[data-testid=candidates][data-state=ready][data-query="${query}"]`).waitFor({ timeout: 10_000 });
+  await page.locator(`[data-testid=candidates][data-state=ready][data-query="${query}"]`).waitFor();
   return page.getByTestId('candidate').evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-session-id')!));
 }
 
@@ -133,15 +143,17 @@ async function paste(text: string) {
   await page.keyboard.press('ControlOrMeta+v');
 }
 
-describe('playground (built site, real Chromium)', { timeout: 60_000 }, () => {
+describe('playground (built site, real Chromium)', () => {
   beforeAll(async () => {
     outDir = mkdtempSync(join(tmpdir(), 'dsh-playground-'));
     const [, launched] = await Promise.all([buildPlayground({ outDir }), launchChromium()]);
     browser = launched;
     server = await serveStatic(outDir, { prefix: '/static/host/' });
     context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+    // Every Playwright wait and action (30 s by default) gets the hang guard: a busy machine is slow, not stuck.
+    context.setDefaultTimeout(WAIT_HANG_GUARD_MS);
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(server.url).origin });
-  }, 120_000);
+  });
 
   // A fresh page for every test: a known state, whatever ran before.
   beforeEach(async () => {
@@ -469,11 +481,14 @@ describe('playground (built site, real Chromium)', { timeout: 60_000 }, () => {
     expect(await external.getByTestId('source-label').allTextContents()).toEqual(meta.references.map((entry) => entry.label));
 
     // The composed message itself, dropped as a .json file, replays like the live one.
-    const composedJson = await page.evaluate(() => {
+    await page.evaluate(() => {
       const toggle = [...document.querySelectorAll('label.toggle')].find((label) => label.textContent?.includes('as JSON'))?.querySelector('input');
       toggle?.click();
-      return new Promise<string>((resolve) => setTimeout(() => resolve(document.querySelector('[data-testid=composed]')!.textContent!), 100));
     });
+    // The pane shows the message as JSON once it has re-rendered (its text view is not JSON).
+    const composedText = async () => (await page.getByTestId('composed').textContent()) ?? '';
+    await poll(async () => isJson(await composedText())).toBe(true);
+    const composedJson = await composedText();
     await dropFiles([{ name: 'message.json', text: composedJson }]);
     await poll(() => external.getAttribute('data-kind')).toBe('composed');
     expect(await external.getByTestId('replay-chip').count()).toBe(2);
@@ -485,7 +500,7 @@ describe('playground (built site, real Chromium)', { timeout: 60_000 }, () => {
     await typeFresh('Finish what ');
     await citeWithKeyboard('2b8e', ZSTD_ID);
     await page.keyboard.type('decided.');
-    await poll(() => page.getByTestId('tokenizer-state').getAttribute('data-state'), 30_000).toBe('ready');
+    await poll(() => page.getByTestId('tokenizer-state').getAttribute('data-state')).toBe('ready');
     // The composed message of the whole typed text (the panes update after each keystroke).
     const request = '## My request:\n\nFinish what @Dümen: seeds.py done, Annex XI dossier (compacted) decided.';
     await poll(async () => ((await page.getByTestId('composed').textContent()) ?? '').endsWith(request)).toBe(true);

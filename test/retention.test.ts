@@ -4,6 +4,7 @@ import type { ConversationItem } from '../src/index.js';
 import { serializeReference } from '../src/render.js';
 import { omissionNotice, retainConversation } from '../src/retention.js';
 import { countingExactSizes } from '../bench/generators.js';
+import { anyCodePoint } from './hardening.js';
 import { expectCode } from './helpers.js';
 import { oracleRetain, oracleSerialize, type OracleHead, type OracleResult } from './oracle.js';
 
@@ -120,7 +121,7 @@ describe('retainConversation (SPEC §8.3)', () => {
   it('matches the literal SPEC reading on generated sessions and budgets', () => {
     const text = fc.oneof(
       fc.string({ maxLength: 60, unit: 'grapheme' }),
-      fc.string({ maxLength: 60, unit: 'binary' }),
+      fc.string({ maxLength: 60, unit: anyCodePoint }),
       fc.constantFrom('<', '</referenced-sessions>', '\ud800', '"\\', '\n\t\u0001', 'é🎉'),
     );
     const item = fc.record({ role: fc.constantFrom<'user' | 'assistant'>('user', 'assistant'), text: text.filter((t) => t !== ''), checkpoint: fc.boolean() }).map(

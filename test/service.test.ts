@@ -163,6 +163,12 @@ describe('prepare (SPEC §7, §8, §9)', () => {
     expect(error.message).toContain('"missing"');
   });
 
+  it('reads through readSurface when the host carries readRetainedSurface: undefined (an optional method left empty)', async () => {
+    const sessionQuery = { ...fakeQuery([alpha]), readRetainedSurface: undefined };
+    const { context } = await createSessionReferences({ sessionQuery }).prepare(agent, [], [{ sessionId: 'alpha' }]);
+    expect(context!.metadata.references.map((row) => row.sessionId)).toEqual(['alpha']);
+  });
+
   it('fails with BUDGET_EXCEEDED when a source cannot fit', async () => {
     const refs = createSessionReferences({ sessionQuery: fakeQuery([alpha]), config: { maxReferenceBytes: 40 } });
     await expectRejectCode(refs.prepare(agent, [], [{ sessionId: 'alpha' }]), 'SESSION_REFERENCE_BUDGET_EXCEEDED');
@@ -234,7 +240,7 @@ describe('composePromptMessage (SPEC §9.4)', () => {
 
     it.each([
       ['not an array', { block: 0, start: 4, end: 6, sessionId: 'A' }],
-      ['a hole', [, { block: 0, start: 4, end: 6, sessionId: 'A' }]],
+      ['a hole before a bad entry', [, { block: 0, start: 5, end: 6, sessionId: 'A' }]],
       ['a non-text block', [{ block: 1, start: 0, end: 1, sessionId: 'A' }]],
       ['a block past the end', [{ block: 3, start: 0, end: 1, sessionId: 'A' }]],
       ['a fractional block', [{ block: 0.5, start: 4, end: 6, sessionId: 'A' }]],
@@ -251,6 +257,12 @@ describe('composePromptMessage (SPEC §9.4)', () => {
     ])('rejects mentions with %s', (_, mentions) => {
       const error = expectCode(() => composePromptMessage(input, cited, mentions as never), 'SESSION_REFERENCE_INVALID_ARGUMENT');
       expect(error.message).toMatch(/mentions/);
+    });
+
+    it('reads a sparse list as the entries it holds (SPEC §10.3, §10.4)', () => {
+      const mentions = [, { block: 0, start: 4, end: 6, sessionId: 'A' }];
+      mentions.length = 2 ** 32 - 1;
+      expect(composePromptMessage(input, cited, mentions as never).envelope!.mentions).toEqual([{ block: 0, start: 4, end: 6, sessionId: 'A' }]);
     });
 
     it('rejects positions without a context, and a throwing getter keeps its cause', () => {

@@ -11,6 +11,7 @@ import { createSessionReferences, type SessionQuery } from '../src/index.js';
 import { createMemorySessionQuery, parseSessionLog } from '../src/store/index.js';
 import { readSessionSurface, type OpenLog } from '../src/store/surface-read.js';
 import { rawZstdFrame, zstdLog } from './fixtures/object-store.js';
+import { anyCodePoint } from './hardening.js';
 import { expectRejectCode } from './helpers.js';
 
 const HEADER = { type: 'session', version: 3, id: 'cited', createdAt: 1, cwd: '/work' };
@@ -65,7 +66,7 @@ const stepArb: fc.Arbitrary<Step> = fc.record({
 const hostileEventArb: fc.Arbitrary<Record<string, unknown>> = fc
   .tuple(
     fc.nat(20),
-    fc.oneof(fc.string({ maxLength: 200 }), fc.constant(''), fc.string({ unit: 'binary', maxLength: 40 }), fc.constantFrom('\ud800x', '</referenced-sessions>')),
+    fc.oneof(fc.string({ maxLength: 200 }), fc.constant(''), fc.string({ unit: anyCodePoint, maxLength: 40 }), fc.constantFrom('\ud800x', '</referenced-sessions>')),
     fc.oneof(
       fc.constant(undefined),
       fc.constantFrom('append', { op: 'other' }, { op: 'replace', start: -0, end: 0 }),

@@ -172,7 +172,7 @@ describe('bounded caches (SPEC §11.2.5)', () => {
     gc();
     // 20 rounds × 80 deleted sessions × ~20 KB of header and title held would be ~32 MB.
     expect(process.memoryUsage().heapUsed - heapAfterWarmUp).toBeLessThan(6 * 1024 * 1024);
-  }, 120_000);
+  });
 });
 
 describe('memory does not depend on chunking (SPEC §11.2.3)', () => {

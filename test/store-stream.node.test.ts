@@ -14,6 +14,7 @@ import { createDshStoreSessionQuery } from '../src/node/index.js';
 import { readSessionLog } from '../src/store/index.js';
 import { concatBytes } from './fixtures/base64.js';
 import { rleFrame, storedFrame } from './fixtures/zstd-build.js';
+import { WAIT_HANG_GUARD_MS } from './hang-guard.js';
 import { expectRejectCode } from './helpers.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -83,7 +84,7 @@ describe('only regular files are logs (SPEC §12.1)', () => {
       outfile: script,
       logLevel: 'silent',
     });
-    const run = spawnSync(process.execPath, [script, root], { encoding: 'utf8', timeout: 20_000 });
+    const run = spawnSync(process.execPath, [script, root], { encoding: 'utf8', timeout: WAIT_HANG_GUARD_MS });
     expect(run.error).toBeUndefined();
     expect(run.status).toBe(0);
     expect(JSON.parse(run.stdout)).toEqual([['ok'], ['fulfilled']]);

@@ -256,8 +256,8 @@ describe('memory does not depend on chunking (SPEC §11.2.3)', () => {
     );
   });
 
-  it('a 60 KB line in 1-byte chunks reads like the same line in one chunk', async () => {
-    const long = line(message(0, 'ş'.repeat(30_000)));
+  it('a 20 KB line in 1-byte chunks reads like the same line in one chunk', async () => {
+    const long = line(message(0, 'ş'.repeat(10_000)));
     const bytes = utf8(line(HEADER) + long);
     const pieces = Array.from(bytes, (byte) => Uint8Array.of(byte));
     expect(await readSessionLog(sourceOf('async generator', pieces) as AsyncIterable<Uint8Array>)).toEqual(parseSessionLog(bytes));
@@ -442,7 +442,7 @@ describe('always-ready sources cannot hang the call (SPEC §10.3)', () => {
     const error = await expectRejectCode(createObjectStoreSessionQuery(bucket).listSessions(), 'SESSION_REFERENCE_READ_FAILED');
     expect(error.message).toContain(`${MAX_LIST_PAGES} pages`);
     expect(pages()).toBe(MAX_LIST_PAGES);
-  }, 60_000);
+  });
 
   it('property: a cursor seen before (a cycle of any length) stops the listing with READ_FAILED at the repeat', async () => {
     await fc.assert(

@@ -4,7 +4,7 @@
  * imports written against that package (the wire functions, `SessionReferenceError`, the limits)
  * keep working from here. Needs the optional peer dependencies `@deepseek-ai/cordis`,
  * `@deepseek-ai/dsh-llm` and `@deepseek-ai/dsh-typert-protocol`, which every dsh host has.
- * @module
+ * @module dsh-session-reference/dsh
  */
 import { SessionReferenceResolver } from './resolver.js';
 import { DEFAULT_SESSION_REFERENCE_CONFIG } from '../config.js';

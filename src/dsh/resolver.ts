@@ -8,8 +8,9 @@ import { createUserMessage, freezeMessage } from '@deepseek-ai/dsh-llm';
 import { Remote, TypertRemoteService } from '@deepseek-ai/dsh-typert-protocol';
 import type { SessionCandidate } from '../candidates.js';
 import { resolveConfig, type ResolvedSessionReferenceConfig, type SessionReferenceConfig } from '../config.js';
+import { copyCallerData, readCallerArray, readCallerFields, readCallerOptions } from '../caller-data.js';
 import { argumentError, check } from '../errors.js';
-import type { SessionReference } from '../mention.js';
+import { readAgent, type AgentCopy } from '../host.js';
 import { createSessionReferences, parseContentMentions, type SessionReferences } from '../service.js';
 import type { ContentBlock, HookContext, MessageSource, SessionQuery, SessionReferenceMetadataEntry, TargetAgent, UserMessage } from '../types.js';
 
@@ -72,7 +73,8 @@ interface HostContext {
 function resolvePluginConfig(config: unknown): ResolvedSessionReferenceConfig {
   try {
     check(config == null || (typeof config === 'object' && !Array.isArray(config)), 'INVALID_CONFIG', 'config must be an object', config);
-    const { matchTitles = true, ...rest } = (config ?? {}) as SessionReferenceConfig;
+    // Read once (SPEC §10.4).
+    const { matchTitles = true, ...rest } = (readCallerOptions(config, 'config', 'INVALID_CONFIG') ?? {}) as SessionReferenceConfig;
     return Object.freeze(resolveConfig({ ...rest, matchTitles }));
   } catch (error) {
     throw argumentError(error, 'INVALID_CONFIG');
@@ -89,7 +91,7 @@ function resolvePluginConfig(config: unknown): ResolvedSessionReferenceConfig {
  * The remote method `candidates` (the dsh web `@` menu) is `remoteExportCandidates`, exposed
  * through dsh's Typert gateway like the host's own plugin (`TypertRemoteService`, `@Remote`).
  * @example
- * // ~/.dsh/profiles/web/cordis.patch.yml: see the README section "dsh hosts".
+ * // ~/.dsh/profiles/web/cordis.patch.yml: see docs/dsh-hosts.md, "Mount it".
  * ctx.plugin(SessionReferenceResolver, { maxReferenceBytes: 32768 });
  * const { content, additionalContext } = await ctx.sessionReferenceResolver.prepare(agent, content, references, signal);
  */
@@ -110,6 +112,12 @@ export class SessionReferenceResolver extends TypertRemoteService {
     const resolved = resolvePluginConfig(config);
     super(ctx, SESSION_REFERENCE_RESOLVER_SERVICE);
     this.config = resolved;
+    // The service methods work detached from the object too (`const { prepare } = resolver`,
+    // SPEC §10.5): own bound copies; the prototype keeps the originals, which dsh's Typert gateway
+    // reads (the @Remote marker and parameter names of remoteExportCandidates).
+    this.listCandidates = this.listCandidates.bind(this);
+    this.remoteExportCandidates = this.remoteExportCandidates.bind(this);
+    this.prepare = this.prepare.bind(this);
     (ctx as unknown as HostContext).on('agent/pre-step', (payload, next) => this.preStep(payload, next), { prepend: true });
   }
 
@@ -154,22 +162,48 @@ export class SessionReferenceResolver extends TypertRemoteService {
    * The `agent/pre-step` listener (SPEC §14.3): `next()` first; a decision other than `enter`
    * passes through; each direct message (`source.kind === 'user'`) with mentions becomes a frozen
    * copy with the readable content and the same id, followed by its recall message; every other
-   * message passes unchanged, in order. Any failure rejects (the host ends the turn).
+   * message passes unchanged, in order. Any failure rejects (the host ends the turn), and only
+   * with a `SessionReferenceError` (SPEC §10.5): a fault in what it reads (a throwing getter, a
+   * revoked proxy) is `SESSION_REFERENCE_INVALID_ARGUMENT` naming where. A rejection of `next()`
+   * itself is the host's and passes as it is.
    */
-  private async preStep({ agent, signal }: PreStepPayload, next: () => Promise<PreStepDecision>): Promise<PreStepDecision> {
+  private async preStep(payload: unknown, next: () => Promise<PreStepDecision>): Promise<PreStepDecision> {
+    let agent: AgentCopy;
+    let signal: unknown;
+    try {
+      const fields = readCallerFields(payload, ['agent', 'signal'], 'payload');
+      agent = readAgent(fields.agent);
+      signal = fields.signal;
+    } catch (error) {
+      throw argumentError(error);
+    }
     const decision = await next();
-    if (decision?.kind !== 'enter' || !Array.isArray(decision.messages)) return decision;
-    const expanded = await Promise.all(decision.messages.map((message) => this.expand(agent, message, signal)));
-    return { kind: 'enter', messages: expanded.flat() };
+    try {
+      const { kind, messages } = readCallerFields(decision, ['kind', 'messages'], 'decision');
+      const entering = kind === 'enter' ? readCallerArray(messages, 'decision.messages') : undefined;
+      if (entering === undefined) return decision;
+      const expanded = await Promise.all(entering.map((message, index) => this.expand(agent, message, `decision.messages[${index}]`, signal)));
+      return { kind: 'enter', messages: expanded.flat() };
+    } catch (error) {
+      throw argumentError(error);
+    }
   }
 
-  /** One entering message, as it enters the step: itself, or its readable copy and recall message. */
-  private async expand(agent: TargetAgent, message: UserMessage, signal: AbortSignal | undefined): Promise<UserMessage[]> {
-    if (message?.source?.kind !== 'user' || !Array.isArray(message.content)) return [message];
-    const { content, references } = parseContentMentions(message.content);
-    if (references.length === 0) return [message];
-    const prepared = await this.prepare(agent, content, references as SessionReference[], signal);
-    return [freezeMessage({ ...message, content: prepared.content } as never), prepared.additionalContext!];
+  /**
+   * One entering message, as it enters the step: itself, or its readable copy and recall message.
+   * Its own fields and `source` are read once; a direct message is read whole into a private copy
+   * (SPEC §10.4), and only that copy is used.
+   */
+  private async expand(agent: AgentCopy, message: unknown, path: string, signal: unknown): Promise<UserMessage[]> {
+    const { source, content, ...rest } = readCallerOptions(message, path) ?? {};
+    const sourceCopy = copyCallerData(source, `${path}.source`) as MessageSource | undefined;
+    const contentCopy = sourceCopy?.kind === 'user' ? copyCallerData(content, `${path}.content`) : undefined;
+    if (!Array.isArray(contentCopy)) return [message as UserMessage];
+    const parsed = parseContentMentions(contentCopy);
+    if (parsed.references.length === 0) return [message as UserMessage];
+    const prepared = await this.prepare({ id: agent.id }, parsed.content, parsed.references, signal as AbortSignal | undefined);
+    const copy = { ...(copyCallerData(rest, path) as object), source: sourceCopy, content: prepared.content };
+    return [freezeMessage(copy as never), prepared.additionalContext!];
   }
 
   /** The core service over the host's current `ctx.sessionQuery`. */

@@ -3,6 +3,7 @@
  * and one compact summary per cited session (SPEC §15.4).
  * @module
  */
+import { copyCallerData, readCallerFields } from '../caller-data.js';
 import { checkEnvelopeMentions } from '../envelope.js';
 import type { ContentBlock, PromptEnvelopeMention, SessionReferenceMetadataEntry } from '../types.js';
 import { segmentsAround, type MentionSegment } from './segments.js';
@@ -41,9 +42,10 @@ type Data = Record<string, unknown>;
  * anything else — other messages, malformed shapes, non-objects, throwing getters, proxies —
  * `undefined` (SPEC §15.4). Never throws.
  *
- * The result is a copy (the envelope or source is read with `structuredClone`, after a walk that
- * refuses arrays with holes); every row and position is checked, so a UI can render it as is.
- * Linear in the size of the message.
+ * The result is a copy: the envelope or source is read once into a private plain copy (SPEC
+ * §10.4: framework state such as a Svelte `$state` message reads as the plain message it stands
+ * for; a sparse array is the entries it holds); every row and position is checked, so a UI can
+ * render it as is. Linear in the size of the message.
  * @example
  * ```ts
  * // The quickstart's session (README), cited as `Apply ${candidate.mention}`:
@@ -60,29 +62,12 @@ type Data = Record<string, unknown>;
 export function describeReferencedMessage(message: unknown): ReferencedMessageDescription | undefined {
   try {
     if (typeof message !== 'object' || message === null) return undefined;
-    const { envelope, source } = message as Data;
-    return envelope !== undefined ? describeEnvelope(plainCopy(envelope)) : describeRecall(plainCopy(source));
+    // The two fields read once, each into a private plain copy (SPEC §10.4).
+    const { envelope, source } = readCallerFields(message, ['envelope', 'source'], 'message');
+    return envelope !== undefined ? describeEnvelope(copyCallerData(envelope, 'message.envelope')) : describeRecall(copyCallerData(source, 'message.source'));
   } catch {
     return undefined;
   }
-}
-
-/**
- * A copy of `value` as plain data (`structuredClone`: getters are read once, a proxy or a function
- * throws), or `undefined` when an array inside it has holes. Holes are refused first because
- * cloning a sparse array can cost its length rather than what it holds (JavaScriptCore takes
- * seconds for `length` 2³²−1), and a message never has them (JSON cannot write them).
- */
-function plainCopy(value: unknown): unknown {
-  return hasNoHoles(value, new Set()) ? structuredClone(value) : undefined;
-}
-
-/** Every array reachable from `value` through own enumerable keys is dense; binary data is not walked. */
-function hasNoHoles(value: unknown, seen: Set<object>): boolean {
-  if (!isData(value) || seen.has(value) || ArrayBuffer.isView(value) || value instanceof ArrayBuffer) return true;
-  seen.add(value);
-  const keys = Object.keys(value);
-  return (!Array.isArray(value) || keys.length === value.length) && keys.every((key) => hasNoHoles(value[key], seen));
 }
 
 /** An envelope of SPEC §9.4 with a `session-reference` context, else `undefined`. */
@@ -131,11 +116,10 @@ function describeRecall(source: unknown): ReferencedMessageDescription | undefin
 function readRows(rows: unknown): SessionReferenceMetadataEntry[] | undefined {
   if (!Array.isArray(rows)) return undefined;
   const out: SessionReferenceMetadataEntry[] = [];
-  // A hole ends the loop at once, so a sparse array costs what it holds.
-  for (let i = 0; i < rows.length; i++) {
-    const row = i in rows ? readRow(rows[i]) : undefined;
-    if (row === undefined) return undefined;
-    out.push(row);
+  for (const row of rows) {
+    const checked = readRow(row);
+    if (checked === undefined) return undefined;
+    out.push(checked);
   }
   return out;
 }

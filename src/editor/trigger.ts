@@ -2,7 +2,8 @@
  * Typing `@`: the trigger the caret is in, and inserting the chosen mention (SPEC §15.1, §15.2).
  * @module
  */
-import { argumentError, check } from '../errors.js';
+import { readCallerFields } from '../caller-data.js';
+import { check } from '../errors.js';
 import { endsInOpenMention, formatSessionReferenceMention, scanSessionReferenceText, type SessionReferenceMentionInput } from '../mention.js';
 import { checkOffset, checkText } from './offsets.js';
 
@@ -95,16 +96,11 @@ export function insertMention(
   mention: string | SessionReferenceMentionInput,
 ): MentionInsertion {
   checkText(text);
-  let start: unknown;
-  let end: unknown;
-  try {
-    ({ start, end } = Object(range) as Record<string, unknown>);
-  } catch (error) {
-    throw argumentError(error);
-  }
+  // Each field read once (SPEC §10.4).
+  const { start, end } = readCallerFields(range, ['start', 'end'], 'range');
   let from = checkOffset(text, start, 'range.start');
   let to = checkOffset(text, end, 'range.end');
-  check(from <= to, 'INVALID_ARGUMENT', 'range.start must not be after range.end', range);
+  check(from <= to, 'INVALID_ARGUMENT', 'range.start must not be after range.end', { start, end });
   const canonical = canonicalMention(mention);
   // Widen to whole tokens: a token the range cuts into (or an empty range stands inside) goes with it.
   for (const token of scanSessionReferenceText(text).tokens) {

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { isPositiveSafeInteger, resolveConfig, type SessionReferenceConfig } from '../config.js';
+import { parsePositiveInteger, resolveConfig, type SessionReferenceConfig } from '../config.js';
 import { createSessionReferences } from '../service.js';
 import { describeValue, fail, isSessionReferenceError } from '../errors.js';
 import { decodeSessionReferenceUri, encodeSessionReferenceUri } from '../uri.js';
@@ -199,11 +199,18 @@ async function readStdin(io: CliIO): Promise<string> {
   return text.replace(/\r?\n$/, '');
 }
 
-/** A decimal integer flag value; its range is checked afterwards, as a SessionReferenceError (exit 1 with its code). */
+/**
+ * A count flag's value, read by the one parser of counts given as text (`parsePositiveInteger`,
+ * shared with the edge Worker's settings): decimal digits only, a positive safe integer; anything
+ * else is a usage error quoting the value as given (`" 100"`, `0`, `1e3`).
+ */
 function integerFlag(flag: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
-  if (!/^[+-]?\d+$/.test(value.trim())) throw new UsageError(`--${flag} needs an integer, got ${JSON.stringify(value)}`);
-  return Number(value);
+  try {
+    return parsePositiveInteger(value, `--${flag}`);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
 }
 
 async function run(command: Command, io: CliIO, out: (text: string) => void): Promise<void> {
@@ -271,9 +278,6 @@ async function openStore(flags: Flags, io: CliIO): Promise<{ sessionQuery: Sessi
 
 async function candidates(query: string | undefined, flags: Flags, io: CliIO, out: (text: string) => void): Promise<void> {
   const limit = integerFlag('limit', flags.limit);
-  if (limit !== undefined && !isPositiveSafeInteger(limit)) {
-    throw fail('INVALID_ARGUMENT', `--limit must be a positive safe integer, got ${describeValue(flags.limit)}`);
-  }
   const { sessionQuery, agent } = await openStore(flags, io);
   const refs = createSessionReferences({ sessionQuery, config: { matchTitles: flags['match-titles'] === true } });
   const rows = await refs.listCandidates(agent, query, limit);

@@ -10,8 +10,9 @@ import { homedir } from 'node:os';
 import { join, resolve, sep } from 'node:path';
 import { raceAbort, throwIfAborted } from '../abort.js';
 import { check, describeValue, fail, SessionReferenceError } from '../errors.js';
-import { PulledChunks, SizedSource, type ReadOptions } from '../store/pipeline.js';
+import { PulledChunks, SizedSource, type ReadOptions, type ReadRequest } from '../store/pipeline.js';
 import { checkReadOptions, enter, readSessionHeader, readSessionTitle, type SessionLogReadOptions } from '../store/read.js';
+import { Limiter, mapLimited } from '../store/limit.js';
 import { checkBudget, firstThen, readSessionSurface, type SessionRead } from '../store/surface-read.js';
 import { LruCache } from './lru.js';
 import type { SessionHeader, SessionQuery, SessionSurface, SessionTitleSnapshot } from '../types.js';
@@ -259,7 +260,7 @@ export function createDshStoreSessionQuery(options: DshStoreOptions = {}): DshSt
       enter(signal);
       // One rescan up front for ids the last scan did not see, instead of one per id.
       if (sessionIds.some((id) => typeof id !== 'string' || !index.has(id))) await scan(signal);
-      const rows = await mapLimited(sessionIds, LIST_CONCURRENCY, async (sessionId): Promise<SessionTitleSnapshot> => {
+      const rows = await mapLimited(sessionIds, LIST_CONCURRENCY, signal, async (sessionId): Promise<SessionTitleSnapshot> => {
         try {
           const { title } = await readSession(sessionId, signal, false, (log) => reads.title(log, signal));
           return { sessionId, status: 'fulfilled', value: title === undefined ? {} : { title: { title } } };
@@ -305,9 +306,9 @@ function newestFirst(a: IndexedSession, b: IndexedSession): number {
 /** Every session with a complete header, sorted by log path (code units); the caches keep only what it found. */
 async function scanStore(root: string, reads: LogReads, signal: AbortSignal | undefined): Promise<IndexedSession[]> {
   const projects = await listDirectories(root, signal, true);
-  const sessionDirs = (await mapLimited(projects, LIST_CONCURRENCY, (project) => listDirectories(project, signal, false))).flat();
+  const sessionDirs = (await mapLimited(projects, LIST_CONCURRENCY, signal, (project) => listDirectories(project, signal, false))).flat();
   const logs = new Set<string>();
-  const found = await mapLimited(sessionDirs, LIST_CONCURRENCY, async (dir): Promise<IndexedSession | undefined> => {
+  const found = await mapLimited(sessionDirs, LIST_CONCURRENCY, signal, async (dir): Promise<IndexedSession | undefined> => {
     const log = await chooseLog(dir, signal);
     if (log === undefined) return undefined;
     logs.add(log.path);
@@ -378,74 +379,6 @@ function compareLogs(a: { name: string; version: bigint; zstd: boolean }, b: { n
   if (a.version !== b.version) return a.version > b.version ? 1 : -1;
   if (a.zstd !== b.zstd) return a.zstd ? -1 : 1;
   return a.name < b.name ? 1 : a.name > b.name ? -1 : 0;
-}
-
-/**
- * At most `limit` tasks in flight; the others wait in order. A finishing task hands its slot to
- * the next waiter, so the limit holds at every moment. A wait ends with
- * `SESSION_REFERENCE_CANCELLED` as soon as its signal aborts, and its place is given up (SPEC §10.2).
- */
-class Limiter {
-  private active = 0;
-  private readonly waiting: Array<() => void> = [];
-
-  constructor(private readonly limit: number) {}
-
-  async run<T>(task: () => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-    await this.acquire(signal);
-    try {
-      return await task();
-    } finally {
-      this.release();
-    }
-  }
-
-  /** Takes a slot, waiting for one while all are taken. */
-  private async acquire(signal: AbortSignal | undefined): Promise<void> {
-    throwIfAborted(signal);
-    if (this.active < this.limit) {
-      this.active++;
-      return;
-    }
-    let granted = false;
-    let grant!: () => void;
-    const turn = new Promise<void>((resolve) => {
-      grant = () => {
-        granted = true;
-        resolve();
-      };
-    });
-    this.waiting.push(grant);
-    try {
-      await raceAbort(turn, signal);
-    } catch (error) {
-      // Cancelled: a slot handed over meanwhile goes on to the next waiter; else the place goes.
-      if (granted) this.release();
-      else this.waiting.splice(this.waiting.indexOf(grant), 1);
-      throw error;
-    }
-  }
-
-  /** Hands the slot to the next waiter, or frees it. */
-  private release(): void {
-    const next = this.waiting.shift();
-    if (next) next();
-    else this.active--;
-  }
-}
-
-/** Runs `fn` over `items` with at most `limit` calls in flight; results in input order. */
-async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      results[i] = await fn(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -549,16 +482,23 @@ function headerBuffer(): Uint8Array {
  * end is known without one more read. A short read before `size` (a file system that returns them
  * mid-file) reads on; the end of the file before `size` (a file truncated while it is read) ends
  * the chunks early, which the pipeline, given `size`, reports as a short read. Each chunk costs
- * one `read` and one promise.
+ * one `read` and one promise. A request (SPEC §11.2.1.1) moves the position past a skippable
+ * frame's content, never read (the next read is `first` bytes again), and caps the read at its
+ * limit.
  */
-function fileReads(fd: number, path: string, first: number, size: number): () => Promise<Uint8Array | undefined> {
+function fileReads(fd: number, path: string, first: number, size: number): (request?: ReadRequest) => Promise<Uint8Array | undefined> {
   let position = 0;
   let length = first;
   let ended = size === 0;
-  return () =>
+  return (request) =>
     new Promise((resolve, reject) => {
+      if (request !== undefined && request.skip > 0) {
+        position += request.skip;
+        length = first;
+        ended = position >= size;
+      }
       if (ended) return resolve(undefined);
-      const asked = Math.min(length, size - position);
+      const asked = Math.max(1, Math.min(length, size - position, request?.limit ?? Infinity));
       const buffer = asked <= HEADER_CHUNK ? headerBuffer().subarray(0, asked) : new Uint8Array(asked);
       readFd(fd, buffer, 0, asked, position, (error, bytesRead) => {
         if (error) return reject(readFailed(error, path));

@@ -3,11 +3,13 @@
  * @module
  */
 import { checkSignal, throwIfAborted } from '../abort.js';
+import { copyCallerData } from '../caller-data.js';
 import { describeValue, fail } from '../errors.js';
 import { foldSurface } from '../surface.js';
 import type { SessionEvent, SessionHeader, SessionQuery, SessionSurface, SessionTitleSnapshot } from '../types.js';
 import { eventTitle, isRecord } from './collect.js';
 import type { SessionLog } from './log.js';
+import { readSessionIds } from './read.js';
 
 /** A {@link SessionQuery} whose optional `readTitleSnapshots` is always present. */
 export interface MemorySessionQuery extends SessionQuery {
@@ -17,7 +19,7 @@ export interface MemorySessionQuery extends SessionQuery {
 /** What the store keeps per log, computed once at creation. */
 interface StoredSession {
   readonly header: SessionHeader;
-  /** The log's events, copied so later changes to the caller's array do not leak in. */
+  /** The log's events, from the private copy of the caller's logs. */
   readonly events: readonly SessionEvent[];
   readonly capturedThroughSeq: number | null;
   /** `data.title` of the last `session/title` event carrying a string title. */
@@ -53,7 +55,7 @@ function checkEvents(events: unknown, where: string): SessionEvent[] {
       throw invalidArgument(`${where}.events[${index}] must be { type: string, seq: number }, got ${describeValue(event)}`);
     }
   });
-  return (events as SessionEvent[]).slice();
+  return events as SessionEvent[];
 }
 
 /** The title of the last `session/title` event whose `data.title` is a string. */
@@ -107,13 +109,6 @@ function checkSessionId(sessionId: unknown): string {
   return sessionId;
 }
 
-function checkSessionIds(sessionIds: unknown): string[] {
-  if (!Array.isArray(sessionIds) || !sessionIds.every((id) => typeof id === 'string')) {
-    throw invalidArgument(`sessionIds must be an array of strings, got ${describeValue(sessionIds)}`);
-  }
-  return sessionIds as string[];
-}
-
 /** Validates `signal` and rejects when it is already aborted. */
 function enter(signal: unknown): void {
   throwIfAborted(checkSignal(signal));
@@ -134,20 +129,26 @@ function enter(signal: unknown): void {
  *   event carrying a string title, `value: {}` when there is none, and `{ sessionId, status:
  *   'rejected', reason }` (a `SESSION_REFERENCE_NOT_FOUND` error) for an unknown id.
  *
- * Every call returns fresh arrays and fresh header objects; event objects are shared with the
- * input logs and must be treated as read-only. Methods reject (never throw synchronously):
+ * Every call returns fresh arrays and fresh header objects; event objects are the store's own
+ * (shared between calls) and must be treated as read-only. Methods reject (never throw synchronously):
  * `SESSION_REFERENCE_INVALID_ARGUMENT` for a bad id, id list or signal, `SESSION_REFERENCE_CANCELLED`
  * (cause `signal.reason`) when `signal` is already aborted, `SESSION_REFERENCE_NOT_FOUND` from
  * `readSurface` for an unknown id.
- * @param logs Parsed logs (`parseSessionLog` output or equivalent objects); the array and each
- *   `events` array are copied.
+ * @param logs Parsed logs (`parseSessionLog` output or equivalent objects), read once into a
+ *   private plain copy (SPEC §10.4): framework state works, and later changes to it do not reach
+ *   the store. A sparse array is the entries it holds.
+ * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_ARGUMENT` naming the path when a part
+ * of `logs` cannot be read or copied (a throwing getter, a revoked proxy, a function, a `Map`).
  * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_ARGUMENT` when `logs` is not an array of
  * `{ header: { id: string, createdAt: number }, events: { type: string, seq: number }[] }`, or two
  * logs share a session id.
  */
 export function createMemorySessionQuery(logs: readonly SessionLog[]): MemorySessionQuery {
-  if (!Array.isArray(logs)) throw invalidArgument(`logs must be an array of session logs, got ${describeValue(logs)}`);
-  const sessions = (logs as unknown[]).map(storeLog);
+  // Read once into a private plain copy (SPEC §10.4): later changes to the caller's logs, a
+  // framework's state or a revoked draft cannot reach the store.
+  const copied = copyCallerData(logs, 'logs');
+  if (!Array.isArray(copied)) throw invalidArgument(`logs must be an array of session logs, got ${describeValue(copied)}`);
+  const sessions = copied.map(storeLog);
   const byId = indexSessions(sessions);
   const ordered = sessions.slice().sort(newestFirst);
   return {
@@ -164,7 +165,7 @@ export function createMemorySessionQuery(logs: readonly SessionLog[]): MemorySes
     },
     async readTitleSnapshots(sessionIds: string[], signal?: AbortSignal) {
       enter(signal);
-      return checkSessionIds(sessionIds).map((sessionId) => titleRow(byId, sessionId));
+      return readSessionIds(sessionIds).map((sessionId) => titleRow(byId, sessionId));
     },
   };
 }

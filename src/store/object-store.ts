@@ -4,11 +4,13 @@
  * @module
  */
 import { raceAbort, throwIfAborted } from '../abort.js';
+import { readCallerOptions } from '../caller-data.js';
 import { describeValue, fail, SessionReferenceError } from '../errors.js';
 import type { SessionHeader, SessionQuery, SessionSurface, SessionTitleSnapshot } from '../types.js';
 import { pace } from '../pace.js';
-import { SizedSource, sizeMismatch, type ReadOptions } from './pipeline.js';
-import { checkReadOptions, enter, readSessionHeader, readSessionTitle, type SessionLogReadOptions } from './read.js';
+import { mapLimited } from './limit.js';
+import { PulledChunks, SizedSource, sizeMismatch, type ReadOptions, type ReadRequest } from './pipeline.js';
+import { checkReadOptions, enter, readSessionHeader, readSessionIds, readSessionTitle, type SessionLogReadOptions } from './read.js';
 import { checkBudget, firstThen, readSessionSurface, type SessionRead } from './surface-read.js';
 
 /** A byte range of an object: `length` bytes from `offset` (an R2 `R2Range`). */
@@ -127,6 +129,15 @@ interface Index {
  *   log, `rejected` (with the error as `reason`) for an unknown id or a failed read.
  * - `readHeader(id, signal?)`: one session's header, from the listing.
  *
+ * - Short reads fail (SPEC §11.2.4): a body ending before the object's `size` (reported on the
+ *   body or in the listing), a ranged get shorter than the length it asked for within that size, a
+ *   streamed `body` ending early, is `SESSION_REFERENCE_READ_FAILED` ("short read: 70 of 100
+ *   bytes"); a body longer than its size, or a size changing between the ranged gets of one header
+ *   read, too. Nothing partial is returned.
+ * - Listings follow `cursor` while `truncated`, and fail with `SESSION_REFERENCE_READ_FAILED` at a
+ *   cursor seen before or after {@link MAX_LIST_PAGES} (100,000) pages; they yield to the event loop
+ *   as they go, so an abort takes effect even with a bucket that answers at once (SPEC §10.3).
+ *
  * An instance lists the store once, on first use, and caches what it reads (the key of every id,
  * headers, each read surface and title, never whole logs): create one per request, as a Worker
  * does, to see new sessions.
@@ -226,7 +237,7 @@ export function createObjectStoreSessionQuery(
     },
     async readTitleSnapshots(sessionIds: string[], signal?: AbortSignal) {
       const checked = enter(signal);
-      const ids = checkSessionIds(sessionIds);
+      const ids = readSessionIds(sessionIds);
       const { byId } = await index(checked);
       return mapLimited(ids, concurrency, checked, async (sessionId): Promise<SessionTitleSnapshot> => {
         const entry = byId.get(sessionId);
@@ -259,15 +270,17 @@ function checkBucket(bucket: unknown): void {
 const OPTION_KEYS = ['prefix', 'rangeReads', 'concurrency', 'maxLogBytes', 'verifyChecksums'];
 
 function checkOptions(options: unknown): { prefix: string | undefined; rangeReads: boolean; concurrency: number; read: Required<SessionLogReadOptions> } {
-  if (typeof options !== 'object' || options === null) {
+  // Each option read once (SPEC §10.4).
+  const fields = readCallerOptions(options, 'options', 'INVALID_CONFIG');
+  if (fields === undefined) {
     throw fail('INVALID_CONFIG', `options must be an object, got ${describeValue(options)}`);
   }
-  for (const key of Object.keys(options)) {
+  for (const key of Object.keys(fields)) {
     if (!OPTION_KEYS.includes(key)) {
       throw fail('INVALID_CONFIG', `unknown option ${describeValue(key)}`);
     }
   }
-  const { prefix, rangeReads = true, concurrency = DEFAULT_CONCURRENCY } = options as ObjectStoreSessionQueryOptions;
+  const { prefix, rangeReads = true, concurrency = DEFAULT_CONCURRENCY } = fields as ObjectStoreSessionQueryOptions;
   if (prefix !== undefined && typeof prefix !== 'string') {
     throw fail('INVALID_CONFIG', `prefix must be a string, got ${describeValue(prefix)}`);
   }
@@ -277,7 +290,7 @@ function checkOptions(options: unknown): { prefix: string | undefined; rangeRead
   if (!Number.isSafeInteger(concurrency) || concurrency < 1) {
     throw fail('INVALID_CONFIG', `concurrency must be a positive safe integer, got ${describeValue(concurrency)}`);
   }
-  return { prefix, rangeReads, concurrency, read: checkReadOptions(options as Record<string, unknown>, 'INVALID_CONFIG') };
+  return { prefix, rangeReads, concurrency, read: checkReadOptions(fields, 'INVALID_CONFIG') };
 }
 
 function checkSessionId(sessionId: unknown): string {
@@ -285,13 +298,6 @@ function checkSessionId(sessionId: unknown): string {
     throw fail('INVALID_ARGUMENT', `sessionId must be a string, got ${describeValue(sessionId)}`);
   }
   return sessionId;
-}
-
-function checkSessionIds(sessionIds: unknown): string[] {
-  if (!Array.isArray(sessionIds) || !sessionIds.every((id) => typeof id === 'string')) {
-    throw fail('INVALID_ARGUMENT', `sessionIds must be an array of strings, got ${describeValue(sessionIds)}`);
-  }
-  return sessionIds as string[];
 }
 
 function notFound(sessionId: string) {
@@ -337,26 +343,6 @@ async function shared<T>(slot: Slot<T>, signal: AbortSignal | undefined, start: 
       throw error;
     }
   }
-}
-
-/** Runs `fn` over `items` with at most `limit` calls in flight; results in input order. Stops launching on abort. */
-async function mapLimited<T, R>(
-  items: readonly T[],
-  limit: number,
-  signal: AbortSignal | undefined,
-  fn: (item: T) => Promise<R>,
-): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      throwIfAborted(signal);
-      const i = next++;
-      results[i] = await fn(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -448,34 +434,45 @@ async function getWhole(bucket: ObjectStoreBucket, key: string): Promise<Uint8Ar
 }
 
 /**
- * The bytes of one object as a header read wants them: ranged reads of 4 KiB, then doubling, each
- * starting where the last one ended, for as long as the reader asks for more; or the whole object
- * at once (`rangeReads: false`, a store that ignores ranges, a first range refused). A whole
- * object of at most {@link KEEP_WHOLE_BYTES} is kept in `kept.bytes` for the later whole read.
+ * The bytes of one object as a header read wants them ({@link PulledChunks}, the first read
+ * done): ranged reads of 4 KiB, then doubling, each starting where the last one ended, for as
+ * long as the reader asks for more; or the whole object at once (`rangeReads: false`, a store
+ * that ignores ranges, a first range refused). A whole object of at most
+ * {@link KEEP_WHOLE_BYTES} is kept in `kept.bytes` for the later whole read. The reader's
+ * requests (SPEC §11.2.1.1) skip a skippable frame's content (the next read starts after it, 4
+ * KiB again) and cap each read at what a header read may still take.
  */
-async function* prefixChunks(
+async function headerChunks(
   bucket: ObjectStoreBucket,
   object: { key: string; size?: number },
   rangeReads: boolean,
   kept: { bytes?: Uint8Array | undefined; missing?: boolean },
-): AsyncGenerator<Uint8Array> {
+  signal: AbortSignal | undefined,
+): Promise<PulledChunks> {
   const { key } = object;
   /** The object's size: the listing's, then what the gets report. */
   let size = object.size;
   /** The size the first get that reported one reported: every later one must report the same. */
   let reported: number | undefined;
   let ranged = rangeReads && size !== 0;
-  for (let offset = 0; size === undefined || offset < size; ) {
+  let offset = 0;
+  /** Where the reads started doubling: the object's start, or the end of the last skip. */
+  let since = 0;
+  let ended = false;
+  const next = async (request?: ReadRequest): Promise<Uint8Array | undefined> => {
+    if (request !== undefined && request.skip > 0) {
+      offset += request.skip;
+      since = offset;
+    }
+    if (ended || (size !== undefined && offset >= size)) return undefined;
     if (!ranged) {
+      ended = true;
       const bytes = await getWhole(bucket, key);
       if (bytes === undefined) kept.missing = true;
-      else {
-        if (bytes.length <= KEEP_WHOLE_BYTES) kept.bytes = bytes;
-        yield bytes;
-      }
-      return;
+      else if (bytes.length <= KEEP_WHOLE_BYTES) kept.bytes = bytes;
+      return bytes;
     }
-    let want = Math.max(offset, FIRST_READ_BYTES);
+    let want = Math.max(1, Math.min(Math.max(offset - since, FIRST_READ_BYTES), request?.limit ?? Infinity));
     if (size !== undefined) want = Math.min(want, size - offset);
     const what = `get(${describeValue(key)}, { range: { offset: ${offset}, length: ${want} } })`;
     let body: ObjectStoreObjectBody | null;
@@ -486,11 +483,12 @@ async function* prefixChunks(
       // empty object): read the whole object instead.
       if (offset > 0 || size !== undefined) throw error;
       ranged = false;
-      continue;
+      return next();
     }
     if (body === null) {
       kept.missing = true;
-      return;
+      ended = true;
+      return undefined;
     }
     const { bytes: chunk, size: whole } = await bodyOf(body, what);
     if (whole !== undefined) {
@@ -501,18 +499,19 @@ async function* prefixChunks(
     }
     if (offset === 0 && (chunk.length > want || (whole !== undefined && chunk.length === whole))) {
       // The store ignored the range (or the range was the whole object).
+      ended = true;
       if (whole !== undefined && chunk.length !== whole) throw sizeMismatch(chunk.length, whole, what);
       if (chunk.length <= KEEP_WHOLE_BYTES) kept.bytes = chunk;
-      yield chunk;
-      return;
+      return chunk;
     }
     // What the range holds of an object of known size; of one of unknown size, fewer bytes than asked are its end.
     const expected = size === undefined ? undefined : Math.min(want, size - offset);
     if (chunk.length > want || (expected !== undefined && chunk.length !== expected)) throw sizeMismatch(chunk.length, expected ?? want, what);
     offset += chunk.length;
-    if (chunk.length > 0) yield chunk;
-    if (chunk.length < want) return;
-  }
+    if (chunk.length < want) ended = true;
+    return chunk.length > 0 ? chunk : undefined;
+  };
+  return new PulledChunks(await raceAbort(next(), signal), next);
 }
 
 /** Runs `read`, naming `key` in a `SESSION_REFERENCE_INVALID_LOG` error. */
@@ -536,7 +535,7 @@ async function readEntry(
   object: { key: string; size?: number },
 ): Promise<Entry | undefined> {
   const kept: { bytes?: Uint8Array | undefined; missing?: boolean } = {};
-  const header = await inObject(object.key, () => readSessionHeader(prefixChunks(bucket, object, rangeReads, kept), { ...read, signal }));
+  const header = await inObject(object.key, async () => readSessionHeader(await headerChunks(bucket, object, rangeReads, kept, signal), { ...read, signal }));
   if (header === undefined || kept.missing) return undefined;
   return { key: object.key, header, bytes: kept.bytes, surface: {}, title: {} };
 }

@@ -4,13 +4,14 @@
  * @module
  */
 import { checkSignal, throwIfAborted } from '../abort.js';
+import { copyCallerData, readCallerOptions } from '../caller-data.js';
 import { describeValue, fail, type ErrorCodeInput } from '../errors.js';
 import type { SessionEvent, SessionHeader } from '../types.js';
 import { LogCollector } from './collect.js';
 import type { SessionLog } from './log.js';
 import { collectLog, DEFAULT_MAX_LOG_BYTES, type ReadOptions, type SessionLogSource, type StoreSource } from './pipeline.js';
 
-export type { SessionLogSource } from './pipeline.js';
+export type { SessionLogChunk, SessionLogSource } from './pipeline.js';
 
 /** Options of {@link readSessionLog} and of the stores' log reads. */
 export interface SessionLogReadOptions {
@@ -35,6 +36,19 @@ export function enter(signal: unknown): AbortSignal | undefined {
 }
 
 /**
+ * The caller's list of session ids read once into a private copy (SPEC §10.4: a sparse array is
+ * the entries it holds), checked to hold strings only.
+ * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_ARGUMENT` otherwise.
+ */
+export function readSessionIds(sessionIds: unknown): string[] {
+  const ids = copyCallerData(sessionIds, 'sessionIds');
+  if (!Array.isArray(ids) || !ids.every((id) => typeof id === 'string')) {
+    throw fail('INVALID_ARGUMENT', `sessionIds must be an array of strings, got ${describeValue(ids)}`);
+  }
+  return ids;
+}
+
+/**
  * Checks read options (`maxLogBytes`, `verifyChecksums`) found among `options`.
  * @throws SessionReferenceError with `code` naming the bad key.
  */
@@ -54,26 +68,35 @@ export function checkReadOptions(options: Record<string, unknown>, code: ErrorCo
  * errors as `parseSessionLog`, but the input may be a `ReadableStream` or an async iterable of
  * `Uint8Array` chunks (or one buffer, or text), read chunk by chunk, and the zstd decoder is loaded
  * (dynamic `import()`) only when the bytes are zstd.
- * @param source The log: `string`, `Uint8Array`, `ArrayBuffer`, `ReadableStream<Uint8Array>` or `AsyncIterable<Uint8Array>`.
+ * Streams are read strictly (SPEC §11.2.3): each chunk is a `Uint8Array`, an `ArrayBuffer` or any
+ * other `ArrayBufferView` (read as the bytes it covers; empty chunks are fine), and memory does not
+ * depend on the chunking (the longest line plus one chunk plus a fixed overhead). A source that is
+ * always ready still lets an abort run (SPEC §10.3).
+ * @param source The log: `string`, `Uint8Array`, `ArrayBuffer`, or a `ReadableStream` or
+ *   `AsyncIterable` of byte chunks.
  * @param options `{ maxLogBytes?, verifyChecksums?, signal? }`.
  * @returns `{ header, events }` like `parseSessionLog`.
  * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_ARGUMENT` (bad source, options or
  * signal), `SESSION_REFERENCE_INVALID_LOG` (as `parseSessionLog`, and past `maxLogBytes`),
- * `SESSION_REFERENCE_READ_FAILED` (the stream failed or gave a chunk that is not bytes; cause kept),
+ * `SESSION_REFERENCE_READ_FAILED` (the stream failed, cause kept; or gave an item that is not
+ * bytes — `undefined`, `null`, a number, a string, an iterator result that is not
+ * `{ done: boolean, value }` — naming its index, never taken for the end),
  * `SESSION_REFERENCE_CANCELLED` (cause `signal.reason`; the stream is cancelled).
  */
 export async function readSessionLog(
   source: SessionLogSource | string,
   options: SessionLogReadOptions & { signal?: AbortSignal | undefined } = {},
 ): Promise<SessionLog> {
-  if (typeof options !== 'object' || options === null) {
+  // Each option read once, before anything is awaited (SPEC §10.4).
+  const fields = readCallerOptions(options, 'options');
+  if (fields === undefined) {
     throw fail('INVALID_ARGUMENT', `options must be an object like { maxLogBytes, verifyChecksums, signal }, got ${describeValue(options)}`);
   }
-  for (const key of Object.keys(options)) {
+  for (const key of Object.keys(fields)) {
     if (key !== 'maxLogBytes' && key !== 'verifyChecksums' && key !== 'signal') throw fail('INVALID_ARGUMENT', `unknown option ${describeValue(key)}`);
   }
-  const signal = checkSignal(options.signal);
-  const collector = await collectLog(source, (event) => event, { ...checkReadOptions(options as Record<string, unknown>, 'INVALID_ARGUMENT'), signal });
+  const signal = checkSignal(fields.signal);
+  const collector = await collectLog(source, (event) => event, { ...checkReadOptions(fields, 'INVALID_ARGUMENT'), signal });
   return { header: collector.finish(), events: collector.events };
 }
 

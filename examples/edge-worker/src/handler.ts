@@ -13,10 +13,14 @@
  * too large, 499 cancelled, 500 bad configuration, 502 the store failed or holds a broken log.
  *
  * Configuration (`[vars]` in wrangler.toml, all optional): `MAX_REFERENCE_BYTES`,
- * `MAX_REFERENCES`, `CANDIDATE_LIMIT` (SPEC §5) and `KEY_PREFIX` (read only keys under it).
+ * `MAX_REFERENCES`, `CANDIDATE_LIMIT` (SPEC §5), `KEY_PREFIX` (read only keys under it) and
+ * `MAX_LOG_BYTES` (decoded bytes one log read may pass, SPEC §11.2.1; default
+ * {@link WORKER_MAX_LOG_BYTES}). Numbers are read by `parsePositiveInteger` (decimal digits only),
+ * as the CLI reads its flags.
  */
 import {
   createSessionReferences,
+  parsePositiveInteger,
   parseSessionReferenceText,
   SessionReferenceError,
   type SessionReferenceConfig,
@@ -32,7 +36,21 @@ export interface Env {
   MAX_REFERENCES?: string | number;
   CANDIDATE_LIMIT?: string | number;
   KEY_PREFIX?: string;
+  MAX_LOG_BYTES?: string | number;
 }
+
+/**
+ * The Worker's default `maxLogBytes` (SPEC §11.2.1): 64 MiB of decoded log per read, where the
+ * library's own default is 4 GiB. Memory does not depend on it (logs are streamed: a Worker has
+ * 128 MB), CPU time does: reading a log costs CPU in proportion to its decoded bytes, and the worst
+ * valid object — a 16 KB zstd frame of blank lines decodes to 512 MiB — costs about 1 s of CPU per
+ * request that reads it whole at 64 MiB (bench row `store-worst`, `npm run bench -- --only
+ * store-worst`), against 10 ms of CPU per request on the Workers Free plan and 30 s by default on
+ * the Paid plan (up to 5 min with `limits.cpu_ms`). A log past the limit fails its read with
+ * `SESSION_REFERENCE_INVALID_LOG` (its title row falls back to its id); raise `MAX_LOG_BYTES`
+ * with the plan's CPU limit to cite longer logs.
+ */
+export const WORKER_MAX_LOG_BYTES = 64 * 1024 * 1024;
 
 /** Largest `POST /prepare` body accepted, in bytes. */
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -91,15 +109,12 @@ function errorResponse(error: unknown): Response {
   return json(body, STATUS[error.code] ?? 500);
 }
 
-/** An optional numeric `[vars]` entry. */
+/** An optional numeric `[vars]` entry: a number, or text read by `parsePositiveInteger` (500 `SESSION_REFERENCE_INVALID_CONFIG` otherwise). */
 function configNumber(env: Env, name: keyof Env): number | undefined {
   const value = env[name];
   if (value === undefined || value === '') return undefined;
-  const number = typeof value === 'number' ? value : Number(value);
-  if (typeof value === 'string' && !/^\s*\d+\s*$/.test(value)) {
-    throw new SessionReferenceError('SESSION_REFERENCE_INVALID_CONFIG', `${name} must be a positive integer, got ${JSON.stringify(value)}`);
-  }
-  return number;
+  if (typeof value === 'number') return value;
+  return parsePositiveInteger(String(value), name, 'SESSION_REFERENCE_INVALID_CONFIG');
 }
 
 function configOf(env: Env): SessionReferenceConfig {
@@ -119,7 +134,8 @@ function open(env: Env, matchTitles = false) {
     throw new SessionReferenceError('SESSION_REFERENCE_INVALID_CONFIG', 'the Worker has no R2 bucket bound as SESSIONS');
   }
   const prefix = env.KEY_PREFIX;
-  const sessionQuery = createObjectStoreSessionQuery(env.SESSIONS, prefix ? { prefix } : {});
+  const maxLogBytes = configNumber(env, 'MAX_LOG_BYTES') ?? WORKER_MAX_LOG_BYTES;
+  const sessionQuery = createObjectStoreSessionQuery(env.SESSIONS, prefix ? { prefix, maxLogBytes } : { maxLogBytes });
   const refs = createSessionReferences({ sessionQuery, config: { ...configOf(env), matchTitles } });
   return { sessionQuery, refs };
 }
@@ -141,11 +157,7 @@ async function candidates(url: URL, env: Env, signal: AbortSignal): Promise<Resp
   const as = url.searchParams.get('as');
   const query = url.searchParams.get('q') ?? undefined;
   const limitParam = url.searchParams.get('limit');
-  let limit: number | undefined;
-  if (limitParam !== null) {
-    if (!/^\d+$/.test(limitParam)) throw invalid(`limit must be a positive integer, got ${JSON.stringify(limitParam)}`);
-    limit = Number(limitParam);
-  }
+  const limit = limitParam === null ? undefined : parsePositiveInteger(limitParam, 'limit');
   // `titles=1` turns on title matching (SPEC §6.7): what people type after `@` is usually a title.
   const titles = url.searchParams.get('titles');
   if (titles !== null && titles !== '0' && titles !== '1') throw invalid(`titles must be 0 or 1, got ${JSON.stringify(titles)}`);
