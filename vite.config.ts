@@ -137,12 +137,22 @@ export default defineConfig({
           svelteRunes(),
           // The pool itself turns on nodejs_compat_v2 for its runner (so `Buffer` is visible
           // inside these tests); test/miniflare-smoke.node.test.ts covers plain workerd.
-          cloudflareTest({ miniflare: { compatibilityDate: WORKERD_COMPATIBILITY_DATE, compatibilityFlags: [] } }),
+          // A `.wasm` file is imported as a compiled `WebAssembly.Module`, as wrangler does for a
+          // Worker (libzstd's module: test/setup-workerd.ts).
+          cloudflareTest({
+            miniflare: {
+              compatibilityDate: WORKERD_COMPATIBILITY_DATE,
+              compatibilityFlags: [],
+              modulesRules: [{ type: 'CompiledWasm', include: ['**/*.wasm'] }],
+            },
+          }),
         ],
         test: {
           name: 'workerd',
           ...HANG_GUARDS,
           include: SHARED,
+          // libzstd's module, imported as a compiled module and given to the library.
+          setupFiles: ['test/setup-workerd.ts'],
           exclude: EXCLUDE_NODE_AND_BROWSER_ONLY,
           provide: { expectedRuntime: 'workerd' },
         },

@@ -151,7 +151,12 @@ async function preparedByWorker(persist: string, log: HugeLog): Promise<WorkerRu
   const before = workerdChildren();
   // The Worker's default MAX_LOG_BYTES (64 MiB, for Workers' CPU limits) would refuse the 1 GiB log.
   const bindings = { MAX_LOG_BYTES: String(4 * 1024 * MIB) };
-  const mf = await miniflare({ modules: true, scriptPath: WORKER, compatibilityDate: COMPATIBILITY_DATE, r2Buckets: ['SESSIONS'], r2Persist: persist, inspectorPort: 0, bindings });
+  // wrangler.toml's rules: the chunks are ES modules, libzstd.wasm a compiled module.
+  const modulesRules = [
+    { type: 'ESModule' as const, include: ['**/*.js'] },
+    { type: 'CompiledWasm' as const, include: ['**/*.wasm'] },
+  ];
+  const mf = await miniflare({ modules: true, scriptPath: WORKER, modulesRules, compatibilityDate: COMPATIBILITY_DATE, r2Buckets: ['SESSIONS'], r2Persist: persist, inspectorPort: 0, bindings });
   try {
     await mf.ready;
     const started = [...workerdChildren()].filter((pid) => !before.has(pid));

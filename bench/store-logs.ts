@@ -13,9 +13,12 @@ const COMPRESS = join(process.env.BENCH_DIR ?? 'bench', 'zstd-compress.ts');
 
 const WORDS = 'the a schema migration column numeric value test build deploy branch commit merge fix error günü çözüm 日本語 出力'.split(' ');
 
-function words(random: () => number, chars: number): string {
+/** Words of `WORDS`, and with `vocabulary` one word in four drawn from that many rarer ones (a real vocabulary's long tail, for search). */
+function words(random: () => number, chars: number, vocabulary = 0): string {
   let text = '';
-  while (text.length < chars) text += `${WORDS[Math.floor(random() * WORDS.length)]} `;
+  while (text.length < chars) {
+    text += vocabulary > 0 && random() < 0.25 ? `term${Math.floor(random() * vocabulary).toString(36)} ` : `${WORDS[Math.floor(random() * WORDS.length)]} `;
+  }
   return text;
 }
 
@@ -25,10 +28,10 @@ function words(random: () => number, chars: number): string {
  * real sessions), step events, a title now and then, and a compact checkpoint every 200 turns
  * replacing the whole surface before it (the previous checkpoint included), as dsh's compaction
  * does (SPEC §8.2). With `compacted: false` there are no checkpoints, and the surface keeps every
- * message of the log.
+ * message of the log. `vocabulary` > 0 mixes that many rare words into user and assistant texts.
  * @returns The number of events written.
  */
-export function writeLog(path: string, bytes: number, seed: number, id: string, cwd = '/work/bench', compacted = true): number {
+export function writeLog(path: string, bytes: number, seed: number, id: string, cwd = '/work/bench', compacted = true, vocabulary = 0): number {
   const random = rng(seed);
   const fd = openSync(path, 'w');
   /** Bytes of the lines emitted so far, written or still in the batch. */
@@ -61,14 +64,14 @@ export function writeLog(path: string, bytes: number, seed: number, id: string, 
   const output = words(random, 64 * 1024);
   for (let turn = 1; written < bytes; turn++) {
     emit({ type: 'turn/start', data: { turn } });
-    emit({ type: 'user/message', surfaceOp: 'append', data: { id: `u${turn}`, role: 'user', content: [{ type: 'text', text: words(random, 200) }], source: { kind: 'user' } } });
+    emit({ type: 'user/message', surfaceOp: 'append', data: { id: `u${turn}`, role: 'user', content: [{ type: 'text', text: words(random, 200, vocabulary) }], source: { kind: 'user' } } });
     for (let step = 1; step <= 3; step++) {
       emit({ type: 'step/start', data: { turn, step } });
       const reasoning = output.slice(step * 100, step * 100 + 1500);
       emit({
         type: 'assistant/message',
         surfaceOp: 'append',
-        data: { turn, step, message: { role: 'assistant', content: [{ type: 'reasoning', text: reasoning }, { type: 'text', text: words(random, 150) }, { type: 'tool-call', id: `c${seq}`, name: 'shell', input: { cmd: 'ls' } }] } },
+        data: { turn, step, message: { role: 'assistant', content: [{ type: 'reasoning', text: reasoning }, { type: 'text', text: words(random, 150, vocabulary) }, { type: 'tool-call', id: `c${seq}`, name: 'shell', input: { cmd: 'ls' } }] } },
       });
       emit({ type: 'tool/call', data: { id: `c${seq}`, name: 'shell' } });
       const from = Math.floor(random() * 32 * 1024);

@@ -9,9 +9,7 @@
  * one frame; `dsh` writes the header line as the first frame and then one frame per 8 lines.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { xxh64 } from '../src/store/xxhash64.js';
-
-declare const Bun: { zstdCompressSync(data: Uint8Array, options: { level: number }): Uint8Array };
+declare const Bun: { zstdCompressSync(data: Uint8Array, options: { level: number }): Uint8Array; hash: { xxHash64(data: Uint8Array): bigint } };
 
 /** One frame of `content`, with the checksum flag set and the XXH64 checksum appended. */
 function frame(content: Uint8Array): Uint8Array {
@@ -19,7 +17,7 @@ function frame(content: Uint8Array): Uint8Array {
   const out = new Uint8Array(compressed.length + 4);
   out.set(compressed);
   out[4] = out[4]! | 0x04; // Content_Checksum_flag
-  new DataView(out.buffer).setUint32(compressed.length, xxh64(content)[1], true);
+  new DataView(out.buffer).setUint32(compressed.length, Number(Bun.hash.xxHash64(content) & 0xffffffffn), true);
   return out;
 }
 

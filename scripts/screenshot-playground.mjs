@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Regenerates docs/playground.png, the playground screenshot shown in the README: builds the
+// Regenerates docs/playground.png, the playground screenshot shown in docs/playground.md: builds the
 // playground (playground/dist), serves it on 127.0.0.1, drives the project's Chromium through
 // Playwright (a prompt citing two sample sessions, a lowered budget, the @ candidates open) and
 // saves the viewport.

@@ -37,96 +37,99 @@ import { describeValue, fail, isInstance, type ErrorCodeInput } from './errors.j
 export const MAX_CALLER_DATA_DEPTH = 1000;
 
 /** Type tags of the binary objects copied byte for byte. */
-const BINARY = /^\[object (?:ArrayBuffer|DataView|(?:Ui|I)nt(?:8|16|32)Array|Uint8ClampedArray|Float(?:16|32|64)Array|Big(?:Ui|I)nt64Array)\]$/;
+const BINARY = /^(?:ArrayBuffer|DataView|(?:Ui|I)nt(?:8|16|32)Array|Uint8ClampedArray|Float(?:16|32|64)Array|Big(?:Ui|I)nt64Array)$/;
 
 /** Where a read is: the argument's name, then keys and indices. */
 type Path = Array<string | number>;
 
-/** `message.content[2].text` for `['message', 'content', 2, 'text']`; odd keys as `["a b"]`. */
+/**
+ * `message.content[2].text` for `['message', 'content', 2, 'text']`; odd keys as `["a b"]`. A path
+ * longer than 120 code units keeps its first and last 60, joined by `…` (error messages stay short).
+ */
 function formatPath([name, ...keys]: Path): string {
   let out = String(name);
   for (const key of keys) out += typeof key === 'number' ? `[${key}]` : /^[A-Za-z_$][\w$]*$/.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`;
-  return out;
+  return out.length > 120 ? `${out.slice(0, 60)}…${out.slice(-60)}` : out;
 }
 
-/** One copy in progress: the objects copied so far, where it is, and the code its errors carry. */
-class Copier {
-  private readonly copies = new Map<object, unknown>();
+/**
+ * `step()`; what it throws (a getter, a revoked proxy) becomes `code` naming `path` (then `key`,
+ * when given), the cause kept. The path is formatted only then: reads that succeed cost no string.
+ */
+function attempt<T>(step: () => T, path: Path, code: ErrorCodeInput, key?: string | number): T {
+  try {
+    return step();
+  } catch (error) {
+    throw isInstance(error) ? error : fail(code, `${formatPath(key === undefined ? path : [...path, key])} cannot be read: ${describeValue(error)}`, error);
+  }
+}
 
-  /** @param deep Copy what the argument holds too; otherwise its entries or values are kept as they are. */
-  constructor(
-    private readonly path: Path,
-    private readonly code: ErrorCodeInput,
-    private readonly deep = true,
-  ) {}
-
-  /** `step()`, with a failure of it turned into this copy's error naming the path (plus `key`). */
-  read<T>(step: () => T, key?: string | number): T {
+/**
+ * The copy of `value` (see the module comment); with `deep` false, an array's entries are kept as
+ * they are. One walk: `path` grows and shrinks as it goes down and back, `copies` maps each object
+ * met to its copy.
+ */
+function copyData(value: unknown, name: string, code: ErrorCodeInput, deep: boolean): unknown {
+  const copies = new Map<object, unknown>();
+  const path: Path = [name];
+  const read = <T>(step: () => T, key: string | number): T => attempt(step, path, code, key);
+  const refuse = (what: string): never => {
+    throw fail(code, `${formatPath(path)} is ${what}, not data that can be copied (SPEC §10.4)`);
+  };
+  /** The copy of `entry`, found at `key` below the current path. */
+  const child = (key: string | number, entry: unknown): unknown => {
+    if (!deep || (typeof entry !== 'object' && typeof entry !== 'function' && typeof entry !== 'symbol')) return entry;
+    path.push(key);
     try {
-      return step();
-    } catch (error) {
-      if (isInstance(error)) throw error;
-      throw fail(this.code, `${formatPath(key === undefined ? this.path : [...this.path, key])} cannot be read: ${describeValue(error)}`, error);
-    }
-  }
-
-  refuse(what: string): never {
-    throw fail(this.code, `${formatPath(this.path)} is ${what}, not data that can be copied (SPEC §10.4)`);
-  }
-
-  copy(value: unknown): unknown {
-    if (typeof value === 'function' || typeof value === 'symbol') this.refuse(typeof value === 'symbol' ? 'a symbol' : 'a function');
-    if (typeof value !== 'object' || value === null) return value;
-    const known = this.copies.get(value);
-    if (known !== undefined) return known;
-    if (this.path.length > MAX_CALLER_DATA_DEPTH) this.refuse(`nested deeper than ${MAX_CALLER_DATA_DEPTH} levels`);
-    if (this.read(() => Array.isArray(value))) return this.copyArray(value as unknown[]);
-    const tag = this.read(() => Object.prototype.toString.call(value));
-    if (tag === '[object Object]') return this.copyObject(value as Record<string, unknown>);
-    if (BINARY.test(tag)) return this.read(() => copyBinary(value as ArrayBuffer | ArrayBufferView, tag.slice(8, -1)));
-    return this.refuse(`a ${tag.slice(8, -1)}`);
-  }
-
-  /** A dense copy of the entries `array` holds, each index read once (see the module comment). */
-  copyArray(array: unknown[]): unknown[] {
-    const out: unknown[] = [];
-    this.copies.set(array, out);
-    const length = this.read(() => Number(array.length));
-    for (let index = 0; index < length; index++) {
-      const entry = this.read(() => array[index], index);
-      // Holes read as undefined: from the first one on, only the indices the array has are visited.
-      if (entry === undefined && !this.read(() => Object.hasOwn(array, index), index)) {
-        for (const held of this.read(() => ownIndices(array, length)).filter((i) => i > index)) out.push(this.child(held, this.read(() => array[held], held)));
-        return out;
-      }
-      out.push(this.child(index, entry));
-    }
-    return out;
-  }
-
-  /** A plain object of the own enumerable string keys of `object`, each read once. */
-  private copyObject(object: Record<string, unknown>): Record<string, unknown> {
-    const out: Record<string, unknown> = {};
-    this.copies.set(object, out);
-    for (const key of this.read(() => Object.keys(object))) {
-      const value = this.child(key, this.read(() => object[key], key));
-      // An own `__proto__` key (JSON.parse makes one) stays a key, not the copy's prototype.
-      if (key === '__proto__') Object.defineProperty(out, key, { value, writable: true, enumerable: true, configurable: true });
-      else out[key] = value;
-    }
-    return out;
-  }
-
-  /** The copy of `value`, found at `key` below the current path. */
-  private child(key: string | number, value: unknown): unknown {
-    if (!this.deep || (typeof value !== 'object' && typeof value !== 'function' && typeof value !== 'symbol')) return value;
-    this.path.push(key);
-    try {
-      return this.copy(value);
+      return copy(entry);
     } finally {
-      this.path.pop();
+      path.pop();
     }
-  }
+  };
+  const copy = (source: unknown): unknown => {
+    if (typeof source === 'function' || typeof source === 'symbol') refuse(`a ${typeof source}`);
+    if (typeof source !== 'object' || source === null) return source;
+    if (copies.has(source)) return copies.get(source);
+    if (path.length > MAX_CALLER_DATA_DEPTH) refuse(`nested deeper than ${MAX_CALLER_DATA_DEPTH} levels`);
+    const tag = attempt(() => (Array.isArray(source) ? 'Array' : isPlain(source) ? 'Object' : Object.prototype.toString.call(source).slice(8, -1)), path, code);
+    if (tag === 'Array') {
+      // The entries the array holds, each index read once: a dense walk until the first hole (a
+      // hole reads as undefined), then only the indices the array has (SPEC §10.3).
+      const array = source as unknown[];
+      const out: unknown[] = [];
+      copies.set(array, out);
+      const length = read(() => Number(array.length), 'length');
+      for (let index = 0; index < length; index++) {
+        const entry = read(() => array[index], index);
+        if (entry === undefined && !read(() => Object.hasOwn(array, index), index)) {
+          for (const held of read(() => ownIndices(array, length), index)) if (held > index) out.push(child(held, read(() => array[held], held)));
+          break;
+        }
+        out.push(child(index, entry));
+      }
+      return out;
+    }
+    if (tag === 'Object') {
+      const object = source as Record<string, unknown>;
+      const out: Record<string, unknown> = {};
+      copies.set(object, out);
+      for (const key of attempt(() => Object.keys(object), path, code)) {
+        const entry = child(key, read(() => object[key], key));
+        // An own `__proto__` key (JSON.parse makes one) stays a key, not the copy's prototype.
+        if (key === '__proto__') Object.defineProperty(out, key, { value: entry, writable: true, enumerable: true, configurable: true });
+        else out[key] = entry;
+      }
+      return out;
+    }
+    return BINARY.test(tag) ? attempt(() => copyBinary(source as ArrayBuffer | ArrayBufferView, tag), path, code) : refuse(`a ${tag}`);
+  };
+  return copy(value);
+}
+
+/** True for an object whose prototype is `Object.prototype` or `null`: the usual data, tagged `Object` without asking. */
+function isPlain(value: object): boolean {
+  const prototype: unknown = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
 }
 
 /**
@@ -147,7 +150,7 @@ function copyBinary(value: ArrayBuffer | ArrayBufferView, type: string): ArrayBu
  * path, for a read that throws or a value that cannot be copied.
  */
 export function copyCallerData(value: unknown, name: string, code: ErrorCodeInput = 'INVALID_ARGUMENT'): unknown {
-  return new Copier([name], code).copy(value);
+  return copyData(value, name, code, true);
 }
 
 /**
@@ -158,8 +161,7 @@ export function copyCallerData(value: unknown, name: string, code: ErrorCodeInpu
  * @throws SessionReferenceError `code` naming the index whose read throws.
  */
 export function readCallerArray(value: unknown, name: string, code: ErrorCodeInput = 'INVALID_ARGUMENT'): unknown[] | undefined {
-  const copier = new Copier([name], code, false);
-  return copier.read(() => Array.isArray(value)) ? copier.copyArray(value as unknown[]) : undefined;
+  return attempt(() => Array.isArray(value), [name], code) ? (copyData(value, name, code, false) as unknown[]) : undefined;
 }
 
 /**
@@ -170,10 +172,10 @@ export function readCallerArray(value: unknown, name: string, code: ErrorCodeInp
  * @throws SessionReferenceError `code` naming the field whose read throws.
  */
 export function readCallerFields<K extends string>(value: unknown, keys: readonly K[], name: string, code: ErrorCodeInput = 'INVALID_ARGUMENT'): Record<K, unknown> {
-  const copier = new Copier([name], code);
   const fields = {} as Record<K, unknown>;
-  if (typeof value !== 'object' && typeof value !== 'function') return fields;
-  for (const key of keys) fields[key] = copier.read(() => (value as Record<K, unknown> | null)?.[key], key);
+  if (typeof value === 'object' || typeof value === 'function') {
+    for (const key of keys) fields[key] = attempt(() => (value as Record<K, unknown> | null)?.[key], [name], code, key);
+  }
   return fields;
 }
 
@@ -186,9 +188,8 @@ export function readCallerFields<K extends string>(value: unknown, keys: readonl
  */
 export function readCallerOptions(value: unknown, name: string, code: ErrorCodeInput = 'INVALID_ARGUMENT'): Record<string, unknown> | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
-  const copier = new Copier([name], code);
-  const keys = copier.read(() => Object.keys(value));
-  return Object.fromEntries(keys.map((key) => [key, copier.read(() => (value as Record<string, unknown>)[key], key)]));
+  const keys = attempt(() => Object.keys(value), [name], code);
+  return Object.fromEntries(keys.map((key) => [key, attempt(() => (value as Record<string, unknown>)[key], [name], code, key)]));
 }
 
 /** The array indices below `length` among the own keys of `array`, ascending (a proxy's keys come in any order). */

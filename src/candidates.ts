@@ -107,10 +107,15 @@ function rankRecords(records: unknown, agentId: string, ownCwd: unknown, accept:
       record,
     );
     if (id === agentId) continue;
-    const group = groups[isNonEmptyString(ownCwd) && cwd === ownCwd ? 0 : cwd == null || cwd === '' ? 1 : 2]!;
+    const group = groups[cwdGroup(ownCwd, cwd)]!;
     if (group.length < cap && accept(id, cwd)) group.push({ id, createdAt: createdAt as number, cwd: cwd as string | null | undefined });
   }
   return groups.flat().slice(0, cap);
+}
+
+/** The group of SPEC §6.3 a session of `cwd` falls in: 0 same cwd as the agent's, 1 no cwd, 2 other cwd. */
+export function cwdGroup(ownCwd: unknown, cwd: unknown): 0 | 1 | 2 {
+  return isNonEmptyString(ownCwd) && cwd === ownCwd ? 0 : cwd == null || cwd === '' ? 1 : 2;
 }
 
 /** True when the id or the cwd contains `needle` (already lowercased), lowercased with `toLowerCase()` (SPEC §6.2). */
@@ -153,7 +158,7 @@ async function selectByTitle(
  * abort; rows are matched by `sessionId`, not position, and a row that cannot be read is skipped
  * (SPEC §6.4, §10.1).
  */
-async function readTitleLabels(sessionQuery: SessionQuery, headers: readonly SessionHeader[], signal: AbortSignal | undefined): Promise<Map<string, string>> {
+export async function readTitleLabels(sessionQuery: SessionQuery, headers: readonly SessionHeader[], signal: AbortSignal | undefined): Promise<Map<string, string>> {
   const labels = new Map<string, string>();
   if (headers.length === 0 || typeof sessionQuery.readTitleSnapshots !== 'function') return labels;
   const ids = headers.map((header) => header.id);

@@ -18,10 +18,22 @@ export interface SessionReferenceConfig {
    * label, SPEC §6.6–§6.7), reading titles in batches in rank order. Default `false`.
    */
   matchTitles?: boolean | undefined;
+  /**
+   * UTF-8 bytes of one session's conversation text that `searchSessions` indexes, the newest kept
+   * (SPEC §16.3); positive safe integer. Default 262144 (256 KiB).
+   */
+  maxIndexBytes?: number | undefined;
+  /**
+   * Bytes of an earlier `exportSearchIndex()` to start searching from (SPEC §16.4); copied once.
+   * Bytes of another version or damaged ones are ignored (the index is rebuilt), never an error.
+   */
+  searchIndex?: Uint8Array | undefined;
 }
 
-/** A validated configuration with every default filled in. */
-export type ResolvedSessionReferenceConfig = { [K in keyof SessionReferenceConfig]-?: Exclude<SessionReferenceConfig[K], undefined> };
+/** A validated configuration with every default filled in (`searchIndex` has none). */
+export type ResolvedSessionReferenceConfig = {
+  [K in Exclude<keyof SessionReferenceConfig, 'searchIndex'>]-?: Exclude<SessionReferenceConfig[K], undefined>;
+} & { searchIndex?: Uint8Array };
 
 /** The defaults of SPEC §5. */
 export const DEFAULT_SESSION_REFERENCE_CONFIG: Readonly<ResolvedSessionReferenceConfig> = Object.freeze({
@@ -29,6 +41,7 @@ export const DEFAULT_SESSION_REFERENCE_CONFIG: Readonly<ResolvedSessionReference
   candidateLimit: 50,
   maxReferenceBytes: 65536,
   matchTitles: false,
+  maxIndexBytes: 262144,
 });
 
 /**
@@ -43,8 +56,13 @@ export function resolveConfig(config: unknown): ResolvedSessionReferenceConfig {
   // A key set to undefined takes its default, which the checks below accept (SPEC §5).
   // Each key read once (SPEC §10.4).
   for (const [key, value = resolved[key as keyof ResolvedSessionReferenceConfig]] of Object.entries(readCallerOptions(config, 'config', 'INVALID_CONFIG') ?? {})) {
-    check(Object.hasOwn(resolved, key), 'INVALID_CONFIG', 'unknown config key', key);
-    if (key === 'matchTitles') {
+    check(Object.hasOwn(resolved, key) || key === 'searchIndex', 'INVALID_CONFIG', 'unknown config key', key);
+    if (key === 'searchIndex') {
+      check(value === undefined || value instanceof Uint8Array, 'INVALID_CONFIG', 'config.searchIndex must be a Uint8Array', value);
+      // A private copy: the caller's bytes are read once, here.
+      if (value !== undefined) resolved.searchIndex = new Uint8Array(value as Uint8Array);
+      continue;
+    } else if (key === 'matchTitles') {
       check(typeof value === 'boolean', 'INVALID_CONFIG', 'config.matchTitles must be a boolean', value);
     } else {
       // The default of maxReferences is also its hard upper bound (SPEC §5).

@@ -1,7 +1,7 @@
 /**
  * dsh-session-reference: cite other dsh sessions in a prompt as bounded, read-only, tag-safe
  * snapshots (SPEC §1–§10). Web APIs only: runs unchanged in Node, Deno, Bun, workerd and browsers.
- * @module
+ * @module dsh-session-reference
  */
 export { SESSION_REFERENCE_SCHEME, encodeSessionReferenceUri, decodeSessionReferenceUri } from './uri.js';
 export {
@@ -39,5 +39,7 @@ export {
   type SessionReferencesOptions,
   type SessionCandidate,
   type PreparedSessionReferences,
+  type SessionSearchHit,
+  type SessionSearchSnippet,
 } from './service.js';
 export type * from './types.js';

@@ -18,13 +18,23 @@ export const MAX_LABEL_CODE_POINTS = 120;
 const INVISIBLE = /(?![\t-\r])[\p{Cc}\p{Cf}]/gu;
 
 /**
+ * Untrusted text made safe to show on one line (SPEC §6.6), without trimming or cutting: the
+ * controls and invisible formatting characters are removed, then every run of whitespace becomes
+ * one space. Labels (below) and search snippets (SPEC §16.2) are cleaned with it. Linear.
+ */
+export function collapseUntrustedText(text: string): string {
+  return text.replace(INVISIBLE, '').replace(/\s+/g, ' ');
+}
+
+/**
  * A title made safe to stand in the user's own request as `@label` (SPEC §6.6): every control
- * and format character (`/[\p{Cc}\p{Cf}]/u`, whitespace controls aside) is removed, then every run of whitespace (JavaScript `\s`:
- * line breaks, U+2028/U+2029 and the other Unicode spaces included) becomes one space, and the
- * result is trimmed. A result longer than {@link MAX_LABEL_CODE_POINTS} code points keeps its
- * first 119 code points (a lone surrogate counts as one), without trailing spaces, then `…`: at
- * most 120 code points in all. So a label never contains a line break, a control or an
- * invisible formatting character, and cleaning a label again changes nothing.
+ * and format character (`/[\p{Cc}\p{Cf}]/u`: bidi marks, zero-width characters, U+061C, tag
+ * characters, …; the whitespace controls `\t \n \v \f \r` become spaces instead) is removed, then
+ * every run of whitespace (JavaScript `\s`: line breaks, U+2028/U+2029 and the other Unicode
+ * spaces included) becomes one space, and the result is trimmed. A result longer than
+ * {@link MAX_LABEL_CODE_POINTS} code points keeps its first 119 code points (a lone surrogate
+ * counts as one), without trailing spaces, then `…`: at most 120 code points in all. So a label
+ * never contains a line break or any Cc or Cf character, and cleaning a label again changes nothing.
  *
  * Returns `''` when nothing is left; the caller falls back to the session id. Linear in the
  * title's length.
@@ -34,7 +44,7 @@ const INVISIBLE = /(?![\t-\r])[\p{Cc}\p{Cf}]/gu;
  */
 export function cleanTitleLabel(title: string): string {
   check(typeof title === 'string', 'INVALID_ARGUMENT', 'title must be a string', title);
-  const clean = title.replace(INVISIBLE, '').replace(/\s+/g, ' ').trim();
+  const clean = collapseUntrustedText(title).trim();
   // A string has at most as many code points as code units: short ones need no count.
   if (clean.length <= MAX_LABEL_CODE_POINTS) return clean;
   // Count code points until the 121st: the first 119 (`keep` code units) and `…` are the label.

@@ -48,7 +48,11 @@ export interface MalformedSessionReferenceToken extends SessionReferenceTokenBas
   sessionId?: undefined;
   /** The unescaped label of an explicit mention; absent for a bare URI. */
   label?: string | undefined;
-  /** Why this match is not a valid reference (`SESSION_REFERENCE_INVALID_REFERENCE`). */
+  /**
+   * Why this match is not a valid reference (`SESSION_REFERENCE_INVALID_REFERENCE`, naming the
+   * URI). Kept, not thrown, so it is made without a stack trace (`stack` is absent): a paste of
+   * many malformed URIs costs no stack per token.
+   */
   error: SessionReferenceError;
 }
 

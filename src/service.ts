@@ -15,9 +15,20 @@ import { projectSurface, type ConversationItem } from './projection.js';
 import { buildHookContext, serializeReference } from './render.js';
 import { retainConversation } from './retention.js';
 import { foldSurface } from './surface.js';
+import * as kit from './search/kit.js';
+import type { SearchState, SessionSearchHit } from './search/search.js';
 import type { ContentBlock, HookContext, PromptEnvelopeMention, SessionQuery, SessionReferenceMetadataEntry, TargetAgent, UserMessage } from './types.js';
 
 export type { SessionCandidate } from './candidates.js';
+export type { SessionSearchHit, SessionSearchSnippet } from './search/search.js';
+
+/** The search chunk (SPEC §16.5), imported on the first `searchSessions` or `exportSearchIndex`. */
+let searchChunk: Promise<typeof import('./search/search.js')> | undefined;
+const loadSearch = () =>
+  (searchChunk ??= import('./search/search.js').then((chunk) => {
+    chunk.useRoot(kit);
+    return chunk;
+  }));
 
 /** Options of {@link createSessionReferences}. */
 export interface SessionReferencesOptions {
@@ -52,7 +63,11 @@ export interface SessionReferences {
   listCandidates(agent: TargetAgent, query?: string, limit?: number, signal?: AbortSignal): Promise<SessionCandidate[]>;
   /**
    * Reads, projects, bounds and renders the cited sessions (SPEC §7–§9). Atomic: any failure
-   * rejects the whole call and no partial context is returned.
+   * rejects the whole call and no partial context is returned. The arguments are read once, before
+   * the call returns its promise, into private plain copies (SPEC §10.4): framework state works, a
+   * sparse `content` or `references` is the entries it holds, and the returned `content` is that
+   * copy of `content`. A throwing getter or revoked proxy among them is `INVALID_ARGUMENT` naming
+   * the path (`content[2].text`).
    * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_ARGUMENT`, `SESSION_REFERENCE_INVALID_REFERENCE`,
    * `SESSION_REFERENCE_SELF_REFERENCE`, `SESSION_REFERENCE_TOO_MANY`, `SESSION_REFERENCE_READ_FAILED`,
    * `SESSION_REFERENCE_CANCELLED`, `SESSION_REFERENCE_BUDGET_EXCEEDED`.
@@ -67,11 +82,32 @@ export interface SessionReferences {
    * Parses mentions in every text block, prepares them and composes the message in one call: what
    * a host calls before `followup()`/`steer()` (SPEC §9.5). The envelope's `mentions` say where
    * each mention or bare URI stands in the readable content, in the order typed (SPEC §9.4), found
-   * in the same pass that writes the readable text.
+   * in the same pass that writes the readable text. The agent and message are read once, before
+   * the call returns its promise, into private plain copies (SPEC §10.4), as `prepare` says.
    * @throws SessionReferenceError every code of `prepare`, plus `SESSION_REFERENCE_INVALID_ARGUMENT`
    * for a message that is not a user message with a content array or already carries an envelope.
    */
   referenceUserMessage(agent: TargetAgent, message: UserMessage, signal?: AbortSignal): Promise<UserMessage>;
+  /**
+   * Sessions found by what was said in them (SPEC §16): every word of `query` (AND) matched by
+   * prefix, or with one edit from 5 code points on, against each session's projected conversation
+   * (never tool output, reasoning, context or plugin messages), latest title (boosted) and cwd;
+   * BM25+ ranked, ties in §6.3's groups then listing order; the agent's own session never a hit.
+   * The first call loads the engine and builds the index (or starts from `config.searchIndex`);
+   * later calls list once and re-read only sessions added or changed (file identity, else
+   * `capturedThroughSeq`). An empty query gives `listCandidates`' rows with `score: 0`.
+   * @param options `limit` (default `candidateLimit`), `signal`.
+   * @returns hits: the §6.5 row, `score` and up to 3 `snippets` (≤ 240 code points, cleaned as
+   * §6.6, untrusted: render as text) with `highlights` (UTF-16 `[start, end)` of whole matched words).
+   * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_ARGUMENT` (agent, query, options),
+   * `SESSION_REFERENCE_READ_FAILED` (host failures; cause kept), `SESSION_REFERENCE_CANCELLED`.
+   */
+  searchSessions(agent: TargetAgent, query: string, options?: { limit?: number | undefined; signal?: AbortSignal | undefined }): Promise<SessionSearchHit[]>;
+  /**
+   * The search index as versioned, checksummed bytes, to pass back as `config.searchIndex` in a
+   * later run (SPEC §16.4). Before any search: the `searchIndex` given (if usable) or an empty index.
+   */
+  exportSearchIndex(): Promise<Uint8Array>;
 }
 
 /**
@@ -101,6 +137,7 @@ export function createSessionReferences(options: SessionReferencesOptions): Sess
     const [unknown] = Object.keys(rest);
     check(unknown === undefined, 'INVALID_CONFIG', 'unknown option', unknown);
     const resolved = Object.freeze(resolveConfig(config));
+    const search: SearchState = { sessionQuery: sessionQuery!, config: resolved, queue: Promise.resolve() };
     return Object.freeze({
       config: resolved,
       // Every method reads its arguments once, before its first await (SPEC §10.4).
@@ -121,6 +158,13 @@ export function createSessionReferences(options: SessionReferencesOptions): Sess
         const prepared = await prepare(sessionQuery!, resolved, agentId, readable, references, signal);
         return composeMessage({ ...message, content: prepared.content }, prepared.context, mentions);
       }),
+      searchSessions: guarded(async (agent: unknown, query: unknown, options: unknown) => {
+        const target = readAgent(agent);
+        check(options === undefined || (typeof options === 'object' && options !== null), 'INVALID_ARGUMENT', 'options must be an object { limit?, signal? }', options);
+        const read = readCallerOptions(options, 'options') ?? {};
+        return (await loadSearch()).searchSessions(search, target, query, read);
+      }),
+      exportSearchIndex: guarded(async () => (await loadSearch()).exportSearchIndex(search)),
     });
   } catch (error) {
     throw argumentError(error, 'INVALID_CONFIG');
@@ -228,7 +272,7 @@ function normalizeReferences(references: unknown, agentId: string, maxReferences
 }
 
 /** What one source's snapshot contributes, read out of the host's answer (SPEC §7.2). */
-interface Snapshot {
+export interface Snapshot {
   cwd: string | null;
   capturedThroughSeq: number | null;
   items: ConversationItem[];
@@ -242,11 +286,12 @@ interface Snapshot {
  * conversation read out of it once, inside `callHost`, so anything wrong in there is
  * `SESSION_REFERENCE_READ_FAILED` (SPEC §10.1).
  */
-function readSnapshot(sessionQuery: SessionQuery, sessionId: string, budget: number, signal: AbortSignal | undefined): Promise<Snapshot> {
+export function readSnapshot(sessionQuery: SessionQuery, sessionId: string, budget: number, signal: AbortSignal | undefined): Promise<Snapshot> {
   // A query with `readRetainedSurface` (this package's stores) reads only the texts retention can
   // keep at `budget` (SPEC §11.2.2). Messages name `readSurface`, of which it is the budget-aware form.
   const what = `sessionQuery.readSurface(${describeValue(sessionId)})`;
-  const read = () => ('readRetainedSurface' in sessionQuery ? sessionQuery.readRetainedSurface!(sessionId, budget, signal) : sessionQuery.readSurface(sessionId, signal));
+  // A method, not a key: a host object may carry `readRetainedSurface: undefined` (SPEC §4.2's optional methods).
+  const read = () => (typeof sessionQuery.readRetainedSurface === 'function' ? sessionQuery.readRetainedSurface(sessionId, budget, signal) : sessionQuery.readSurface(sessionId, signal));
   return callHost(read, signal, what, (surface) => {
     // Object(): null and primitives read as a snapshot without fields.
     const { session, capturedThroughSeq, events, withheld } = Object(surface) as Record<string, unknown>;

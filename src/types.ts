@@ -160,8 +160,13 @@ export interface SessionSurface {
 
 /** The host's session store, `ctx.sessionQuery` (SPEC §4.2). */
 export interface SessionQuery {
-  /** All sessions, newest first. */
-  listSessions(signal?: AbortSignal): Promise<Array<{ header: SessionHeader }>>;
+  /**
+   * All sessions, newest first. A record may carry the log's `identity` (this package's stores
+   * do: size and mtime of a file, an object's etag): a string that changes whenever the log does,
+   * so search re-reads only logs whose identity moved (SPEC §16.4). Without it, search reads the
+   * session and compares `capturedThroughSeq`.
+   */
+  listSessions(signal?: AbortSignal): Promise<Array<{ header: SessionHeader; identity?: string | undefined }>>;
   /** The current (folded or raw) surface of one session. */
   readSurface(sessionId: string, signal?: AbortSignal): Promise<SessionSurface>;
   /**

@@ -226,6 +226,22 @@ describe('a throwing getter or a revoked proxy is INVALID_ARGUMENT naming the pa
     );
   });
 
+  it('a long path is shortened in the message: nesting past the limit, a 10 MB key', () => {
+    let deep: unknown = [];
+    for (let i = 0; i < 2000; i++) deep = [deep];
+    expect(() => composePromptMessage({ ...message(), content: [deep] } as never)).toThrow(/^message\.content(\[0\])+…(\[0\])+ is nested deeper than 1000 levels/);
+    const key = 'k '.repeat(5_000_000);
+    const error = (() => {
+      try {
+        composePromptMessage({ ...message(), [key]: revokedProxy() } as never);
+      } catch (caught) {
+        return caught as Error;
+      }
+    })();
+    expect(error?.message.length).toBeLessThan(600);
+    expect(error?.message).toMatch(/^message\["[k ]+…[k ]+"\] cannot be read/);
+  });
+
   it('in the store and editor entries too', async () => {
     const logs = [log(ALPHA), { header: throwingGetter('id', undefined, { createdAt: 1 }), events: [] }];
     expect(() => createMemorySessionQuery(logs as never)).toThrow(/logs\[1\]\.header\.id cannot be read/);

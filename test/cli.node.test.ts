@@ -202,6 +202,15 @@ describe('candidates', () => {
     await expectUsage(['candidates', '--demo', '--limit', '0'], /--limit must be a positive integer/);
   });
 
+  it('errors quote a number past 2^53 − 1 as it was typed, not as it would be rounded (a usage error, exit 2)', async () => {
+    for (const args of [['candidates', '--demo', '--limit', '9007199254740993'], ['prepare', 'x', '--demo', '--as', TARGET, '--max-reference-bytes', '9007199254740993']]) {
+      const result = await cli(args);
+      expect(result.code, JSON.stringify(result)).toBe(2);
+      expect(result.stderr).toContain('"9007199254740993"');
+      expect(result.stderr).not.toContain('9007199254740992');
+    }
+  });
+
   it('--store DIR and the default store ($DSH_HOME/sessions) are read', async () => {
     const dshHome = join(TMP, 'dsh-home');
     const dir = join(dshHome, 'sessions', 'proj', 'folder');

@@ -45,7 +45,7 @@ describe('the ./dsh entry (SPEC §14.2)', () => {
     const { host } = await scene();
     expect(host.resolver).toBeDefined();
     expect(typeof host.resolver.prepare).toBe('function');
-    expect(host.resolver.config).toEqual({ maxReferences: 3, candidateLimit: 50, maxReferenceBytes: 65536, matchTitles: true });
+    expect(host.resolver.config).toEqual({ maxReferences: 3, candidateLimit: 50, maxReferenceBytes: 65536, matchTitles: true, maxIndexBytes: 262144, matchContent: false });
   });
 
   it('re-exports the wire functions and SessionReferenceError of the root entry, and the host package limits', () => {
@@ -59,6 +59,7 @@ describe('the ./dsh entry (SPEC §14.2)', () => {
     ['maxReferences 4', { maxReferences: 4 }, 'maxReferences'],
     ['candidateLimit 0', { candidateLimit: 0 }, 'candidateLimit'],
     ['matchTitles "yes"', { matchTitles: 'yes' }, 'matchTitles'],
+    ['matchContent "yes"', { matchContent: 'yes' }, 'matchContent'],
     ['an unknown key', { maxBytes: 1 }, 'maxBytes'],
     ['a config that is not an object', 'big', 'config'],
   ])('rejects %s with INVALID_CONFIG naming the key, and provides nothing', (_, config, key) => {
@@ -349,6 +350,23 @@ describe('the service methods (SPEC §14.3)', () => {
     const t2 = new Conversation(off);
     new Conversation(off).say('a', 'b').title('Ledger');
     expect(await off.resolver.listCandidates(t2.agent, 'ledger')).toEqual([]);
+  });
+
+  it('matchContent: the @ menu answers a non-empty query from search, best first, with the same rows (SPEC §16.6)', async () => {
+    for (const matchContent of [true, false]) {
+      const { host, source, target } = await scene({ matchContent } as root.SessionReferenceConfig);
+      const other = new Conversation(host, '/elsewhere').say('We talked about numbers.', 'Numeric types everywhere.').title('Numbers');
+      const rows = await host.resolver.remoteExportCandidates(target.agent, 'numeric', new AbortController().signal);
+      if (!matchContent) {
+        expect(rows).toEqual([]);
+        continue;
+      }
+      expect(rows.map((row: { sessionId: string }) => row.sessionId).sort()).toEqual([source.id, other.id].sort());
+      const listed = await host.resolver.remoteExportCandidates(target.agent, '', new AbortController().signal);
+      for (const row of rows) expect(listed).toContainEqual(row);
+      // A blank query is today's listing; the agent's own session is never a hit.
+      expect((await host.resolver.remoteExportCandidates(other.agent, 'numeric', new AbortController().signal)).map((row: { sessionId: string }) => row.sessionId)).toEqual([source.id]);
+    }
   });
 
   it('remoteExportCandidates: the same rows with their mention, at most candidateLimit', async () => {

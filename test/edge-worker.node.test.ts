@@ -8,7 +8,7 @@
  * `Request` whose signal aborts while R2 reads are slow.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Miniflare } from 'miniflare';
@@ -93,10 +93,26 @@ interface ErrorBody {
 
 const miniflares: Miniflare[] = [];
 
+/** wrangler.toml's rules: the chunks are ES modules, libzstd.wasm a compiled module. */
+const WORKER_MODULE_RULES = [
+  { type: 'ESModule' as const, include: ['**/*.js'] },
+  { type: 'CompiledWasm' as const, include: ['**/*.wasm'] },
+];
+
+/** The built Worker's modules (worker.js, its chunks, libzstd.wasm), for a Miniflare given modules one by one. */
+function workerModules(): Array<{ type: 'ESModule' | 'CompiledWasm'; path: string; contents: string | Uint8Array }> {
+  return readdirSync(dirname(WORKER)).map((file) =>
+    file.endsWith('.wasm')
+      ? { type: 'CompiledWasm' as const, path: file, contents: readFileSync(join(dirname(WORKER), file)) }
+      : { type: 'ESModule' as const, path: file, contents: readFileSync(join(dirname(WORKER), file), 'utf8') },
+  );
+}
+
 function plainWorker(bindings?: Record<string, string>): Miniflare {
   const mf = new Miniflare({
     modules: true,
     scriptPath: WORKER,
+    modulesRules: WORKER_MODULE_RULES,
     compatibilityDate: COMPATIBILITY_DATE,
     r2Buckets: ['SESSIONS'],
     ...(bindings ? { bindings } : {}),
@@ -114,11 +130,14 @@ afterAll(async () => {
 });
 
 describe('npm run build:edge', () => {
-  it('writes one self-contained ESM file without Node imports', () => {
+  it('writes worker.js, its chunks and libzstd.wasm, importing nothing else and nothing of Node', () => {
     expect(existsSync(WORKER)).toBe(true);
     const code = readFileSync(WORKER, 'utf8');
-    expect(code).not.toMatch(/\bimport\s*[^;]*from\s*["']/);
-    expect(code).not.toMatch(/\brequire\(|["']node:/);
+    // Static imports: the shared chunks and libzstd's module (a compiled module in workerd).
+    const imported = [...code.matchAll(/\bimport\s*[^;()]*?from\s*["']([^"']+)["']/g)].map((match) => match[1]);
+    expect(imported).toContain('./libzstd.wasm');
+    for (const specifier of imported) expect(specifier).toMatch(/^\.\/(chunk-[\w-]+\.js|libzstd\.wasm)$/);
+    for (const file of readdirSync(dirname(WORKER))) expect(readFileSync(join(dirname(WORKER), file), 'latin1')).not.toMatch(/\brequire\(|["']node:/);
     expect(code).toMatch(/export\s*\{[^}]*as default\s*\}/);
     const config = readFileSync(join(ROOT, 'examples/edge-worker/wrangler.toml'), 'utf8');
     expect(config).toMatch(/binding\s*=\s*"SESSIONS"/);
@@ -287,6 +306,7 @@ describe('the built Worker configured through [vars]', () => {
         name,
         modules: true,
         scriptPath: WORKER,
+        modulesRules: WORKER_MODULE_RULES,
         compatibilityDate: COMPATIBILITY_DATE,
         r2Buckets: { SESSIONS: `sessions-${name}` },
         bindings,
@@ -337,6 +357,7 @@ describe('the built Worker configured through [vars]', () => {
  * a `Request` whose signal a controller aborts, an R2 binding made slow, or other `env` values.
  */
 const HARNESS = `
+import { wasmInstances } from './spy.mjs';
 import worker from './worker.js';
 
 export default {
@@ -372,8 +393,18 @@ export default {
     // The held gets answer now; whatever they lead to runs before this timer (microtasks first).
     answerHeld();
     await new Promise((resolve) => setTimeout(resolve, 0));
-    return Response.json({ status: response.status, body, getsAtResponse, getsLater: gets.length });
+    return Response.json({ status: response.status, body, getsAtResponse, getsLater: gets.length, wasmInstances });
   },
+};
+`;
+
+/** Evaluated before worker.js: records the exports of every WebAssembly module instantiated. */
+const SPY = `
+export const wasmInstances = [];
+const Instance = WebAssembly.Instance;
+WebAssembly.Instance = function (module, imports) {
+  wasmInstances.push(WebAssembly.Module.exports(module).map((entry) => entry.name));
+  return new Instance(module, imports);
 };
 `;
 
@@ -384,6 +415,7 @@ describe('cancellation and store failures, the built Worker inside workerd', () 
     body: ErrorBody & { message: unknown };
     getsAtResponse: number;
     getsLater: number;
+    wasmInstances: string[][];
   }
   const harness = async (spec: Record<string, unknown>): Promise<HarnessResult> =>
     (await (await mf.dispatchFetch('https://harness.test/', { method: 'POST', body: JSON.stringify(spec) })).json()) as HarnessResult;
@@ -392,7 +424,8 @@ describe('cancellation and store failures, the built Worker inside workerd', () 
     mf = new Miniflare({
       modules: [
         { type: 'ESModule', path: 'harness.mjs', contents: HARNESS },
-        { type: 'ESModule', path: 'worker.js', contents: readFileSync(WORKER, 'utf8') },
+        { type: 'ESModule', path: 'spy.mjs', contents: SPY },
+        ...workerModules(),
       ],
       compatibilityDate: COMPATIBILITY_DATE,
       r2Buckets: ['SESSIONS'],
@@ -407,6 +440,13 @@ describe('cancellation and store failures, the built Worker inside workerd', () 
     const result = await harness({ path: '/candidates?as=target&q=notes' });
     expect(result.status).toBe(200);
     expect((result.body as unknown as SessionCandidate[]).map((row) => row.sessionId)).toEqual(['notes-42']);
+  });
+
+  it('decodes zstd logs with libzstd in WebAssembly: the module worker.js imports, instantiated once (SPEC §11.2)', async () => {
+    const result = await harness({ path: '/candidates?as=target' });
+    expect(result.status).toBe(200);
+    // The bucket holds zstd logs: their headers were decoded by one instance of libzstd's module.
+    expect(result.wasmInstances.filter((names) => names.includes('ZSTD_decompressStream'))).toHaveLength(1);
   });
 
   it('a request whose client went away while R2 reads were held answers 499 CANCELLED without waiting for them, and stops reading', async () => {
@@ -480,5 +520,14 @@ describe('cancellation and store failures, the built Worker inside workerd', () 
     } finally {
       await bucket.delete('hostile/blank.jsonl.zstd');
     }
+  });
+
+  it('a number past 2^53 − 1 is quoted as given, not as it would be rounded', async () => {
+    const config = await harness({ path: '/candidates?as=target', env: { MAX_REFERENCE_BYTES: '9007199254740993' } });
+    expect([config.status, config.body.code]).toEqual([500, 'SESSION_REFERENCE_INVALID_CONFIG']);
+    expect(config.body.message).toContain('"9007199254740993"');
+    const limit = await harness({ path: '/candidates?as=target&limit=9007199254740993' });
+    expect([limit.status, limit.body.code]).toEqual([400, 'SESSION_REFERENCE_INVALID_ARGUMENT']);
+    expect(limit.body.message).toContain('"9007199254740993"');
   });
 });

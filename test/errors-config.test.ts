@@ -39,7 +39,7 @@ describe('createSessionReferences config (SPEC §5)', () => {
   const sessionQuery = fakeQuery([]);
 
   it('fills defaults', () => {
-    expect(DEFAULT_SESSION_REFERENCE_CONFIG).toEqual({ maxReferences: 3, candidateLimit: 50, maxReferenceBytes: 65536, matchTitles: false });
+    expect(DEFAULT_SESSION_REFERENCE_CONFIG).toEqual({ maxReferences: 3, candidateLimit: 50, maxReferenceBytes: 65536, matchTitles: false, maxIndexBytes: 262144 });
     expect(createSessionReferences({ sessionQuery, config: { matchTitles: true } }).config.matchTitles).toBe(true);
     expect(createSessionReferences({ sessionQuery }).config).toEqual(DEFAULT_SESSION_REFERENCE_CONFIG);
     expect(createSessionReferences({ sessionQuery, config: { maxReferences: 1, maxReferenceBytes: undefined } }).config).toEqual({ ...DEFAULT_SESSION_REFERENCE_CONFIG, maxReferences: 1 });

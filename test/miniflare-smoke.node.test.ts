@@ -66,6 +66,11 @@ async function settle(promise) {
   }
 }
 
+/** workerd compiles no WebAssembly from bytes: the Worker gives libzstd's module (SPEC §11.2). */
+export function provideLibzstd(module) {
+  store.provideZstdWasm(module);
+}
+
 export async function run(input) {
   const ids = ['session-434', '', 'a', '日本語', '🎉 emoji', '\\ud800', 'x\\udfffy', '</referenced-sessions>'];
   const uris = ids.map((id) => core.encodeSessionReferenceUri(id));
@@ -140,6 +145,14 @@ export default {
 };
 `;
 
+/** The Worker's main module: libzstd's module given to the bundle, then the bundle's fetch. */
+const MAIN = `
+import libzstd from './libzstd.wasm';
+import smoke, { provideLibzstd } from './smoke.mjs';
+provideLibzstd(libzstd);
+export default smoke;
+`;
+
 describe('the built core in plain workerd, without nodejs_compat (SPEC §1.1)', () => {
   let tmp: string;
   let script: string;
@@ -166,7 +179,16 @@ describe('the built core in plain workerd, without nodejs_compat (SPEC §1.1)', 
     writeFileSync(file, script);
     node = await (await import(pathToFileURL(file).href)).run(structuredClone(input));
 
-    mf = new Miniflare({ modules: true, script, compatibilityDate: COMPATIBILITY_DATE });
+    // The Worker: the bundle, plus a main module that imports libzstd's module as a compiled
+    // module (as examples/edge-worker does) and gives it to the library before any read.
+    mf = new Miniflare({
+      modules: [
+        { type: 'ESModule', path: 'main.mjs', contents: MAIN },
+        { type: 'ESModule', path: 'smoke.mjs', contents: script },
+        { type: 'CompiledWasm', path: 'libzstd.wasm', contents: readFileSync(join(ROOT, 'src/store/libzstd.wasm')) },
+      ],
+      compatibilityDate: COMPATIBILITY_DATE,
+    });
     const response = await mf.dispatchFetch('http://smoke.test/', { method: 'POST', body: JSON.stringify(input) });
     worker = (await response.json()) as typeof worker;
   });

@@ -1,5 +1,5 @@
 /** dsh's on-disk store as a SessionQuery (SPEC §12.1), over temp directories and the sample store. */
-import { fstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
+import { closeSync, fstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
@@ -215,6 +215,30 @@ describe('createDshStoreSessionQuery: layout and listing (SPEC §12.1)', () => {
     expect(limit.message).toContain('maxLogBytes (1048576 bytes)');
   });
 
+  it('lists a sparse 8 GiB log behind two 4 GiB skippable frames, skipping them unread (SPEC §11.2.1.1)', async () => {
+    // A header read counts skippable content it receives against its 1 MiB: had the store read
+    // through the skippable frames instead of skipping them, this listing would fail.
+    const root = freshRoot();
+    const path = put(root, 'p', 'sparse', 'session.v3.jsonl.zstd', '');
+    const skip = (at: number) => {
+      const head = Buffer.from([0x5e, 0x2a, 0x4d, 0x18, 0xff, 0xff, 0xff, 0xff]);
+      writeSync(fd, head, 0, 8, at);
+      return at + 8 + 0xffffffff;
+    };
+    const fd = openSync(path, 'r+');
+    try {
+      const at = skip(skip(0));
+      writeSync(fd, rawZstdFrame(JSON.stringify(header('sparse', 1)) + '\n'), 0, undefined, at);
+    } finally {
+      closeSync(fd);
+    }
+    put(root, 'p', 'ok', 'session.v3.jsonl', jsonl(header('ok', 2)));
+    expect(await ids(root)).toEqual(['ok', 'sparse']);
+    // A skippable frame declaring more than the file holds: a truncated frame, not listed yet.
+    put(root, 'p', 'sparse', 'session.v3.jsonl.zstd', Buffer.from([0x50, 0x2a, 0x4d, 0x18, 0xff, 0xff, 0xff, 0xff, 0x28, 0xb5]));
+    expect(await ids(root)).toEqual(['ok']);
+  });
+
   it('skips logs without a complete header yet (empty, torn first line, truncated first frame)', async () => {
     const root = freshRoot();
     put(root, 'p', 'empty', 'session.v3.jsonl', '');
@@ -246,7 +270,7 @@ describe('createDshStoreSessionQuery: layout and listing (SPEC §12.1)', () => {
     put(root, 'p', dir, 'session.v10.jsonl.zstd', zstdLog(header('s', 1, { version: 10 }), [[titleEvent(0, 'v10 zstd')]]));
     put(root, 'p', dir, 'session.v9.jsonl', jsonl(header('s', 1), [titleEvent(0, 'v9')]));
     const store = createDshStoreSessionQuery({ root });
-    expect(await store.listSessions()).toEqual([{ header: expect.objectContaining({ id: 's', version: 10 }) }]);
+    expect(await store.listSessions()).toEqual([{ header: expect.objectContaining({ id: 's', version: 10 }), identity: expect.any(String) }]);
     expect(await store.readTitleSnapshots(['s'])).toEqual([{ sessionId: 's', status: 'fulfilled', value: { title: { title: 'v10 zstd' } } }]);
 
     put(root, 'p', dir, 'session.v10.jsonl', jsonl(header('s', 1), [titleEvent(0, 'v10 plain')]));

@@ -163,6 +163,12 @@ describe('prepare (SPEC §7, §8, §9)', () => {
     expect(error.message).toContain('"missing"');
   });
 
+  it('reads through readSurface when the host carries readRetainedSurface: undefined (an optional method left empty)', async () => {
+    const sessionQuery = { ...fakeQuery([alpha]), readRetainedSurface: undefined };
+    const { context } = await createSessionReferences({ sessionQuery }).prepare(agent, [], [{ sessionId: 'alpha' }]);
+    expect(context!.metadata.references.map((row) => row.sessionId)).toEqual(['alpha']);
+  });
+
   it('fails with BUDGET_EXCEEDED when a source cannot fit', async () => {
     const refs = createSessionReferences({ sessionQuery: fakeQuery([alpha]), config: { maxReferenceBytes: 40 } });
     await expectRejectCode(refs.prepare(agent, [], [{ sessionId: 'alpha' }]), 'SESSION_REFERENCE_BUDGET_EXCEEDED');

@@ -46,7 +46,7 @@ describe('createMemorySessionQuery over the real log (SPEC §11.3, §11.4)', () 
   const query = createMemorySessionQuery([real]);
 
   it('lists the session with its header', async () => {
-    expect(await query.listSessions()).toEqual([{ header: real.header }]);
+    expect(await query.listSessions()).toEqual([{ header: real.header, identity: expect.any(String) }]);
   });
 
   it('reads the folded surface and captures through the last seq', async () => {
@@ -98,7 +98,7 @@ describe('createMemorySessionQuery listing order (SPEC §11.3)', () => {
 
   it('keeps every header field', async () => {
     const [row] = await createMemorySessionQuery([compacted]).listSessions();
-    expect(row).toEqual({ header: { type: 'session', version: 3, id: 'compacted', createdAt: 1_700_000_000_500, cwd: '/w/compacted' } });
+    expect(row).toEqual({ header: { type: 'session', version: 3, id: 'compacted', createdAt: 1_700_000_000_500, cwd: '/w/compacted' }, identity: expect.any(String) });
   });
 
   it('lists nothing for no logs', async () => {

@@ -7,11 +7,11 @@
  * decodes no further frame or block.
  */
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
-import { PulledChunks } from '../src/store/pipeline.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { PulledChunks, type ReadRequest } from '../src/store/pipeline.js';
 import { readSessionHeader, readSessionTitle } from '../src/store/read.js';
 import { readSessionSurface } from '../src/store/surface-read.js';
-import { ZstdStream } from '../src/store/zstd.js';
+import { loadLibZstd, ZstdStream, type LibZstd } from '../src/store/zstd.js';
 import { concatBytes } from './fixtures/base64.js';
 import { realLogZstd, zstdLog } from './fixtures/object-store.js';
 import { rleFrame, skippableFrame, storedFrame } from './fixtures/zstd-build.js';
@@ -54,11 +54,27 @@ const SAMPLES: Record<string, Uint8Array> = {
   'real dsh log, zstd': realLogZstd(),
 };
 
-/** The pieces as a store's own reads: the first read ahead, the rest pulled; counts the pulls. */
+/**
+ * The pieces as a store's own reads: the first read ahead, the rest pulled, each read ending where
+ * a piece ends; a read honours its request as a store does (SPEC §11.2.1.1: it starts `skip`
+ * bytes further and takes at most `limit` bytes). Counts the pulls.
+ */
 function pulled(pieces: readonly Uint8Array[]): { chunks: PulledChunks; pulls: () => number } {
-  let next = 1;
-  const chunks = new PulledChunks(pieces[0], async () => (next < pieces.length ? pieces[next++] : (next++, undefined)));
-  return { chunks, pulls: () => next - 1 };
+  const bytes = concatBytes(...pieces);
+  const ends: number[] = [];
+  for (let end = 0, k = 0; k < pieces.length; k++) ends.push((end += pieces[k]!.length));
+  let position = ends[0] ?? 0;
+  let pulls = 0;
+  const chunks = new PulledChunks(pieces[0], async (request: ReadRequest) => {
+    pulls++;
+    position += request.skip;
+    if (position >= bytes.length) return undefined;
+    const end = Math.min(ends.find((at) => at > position) ?? bytes.length, position + request.limit);
+    const chunk = bytes.slice(position, end);
+    position = end;
+    return chunk;
+  });
+  return { chunks, pulls: () => pulls };
 }
 
 /** The outcome of a read: its value, or its error's code and message. */
@@ -131,12 +147,17 @@ describe('a store’s own reads, the first chunk read ahead (PulledChunks; SPEC 
 
 describe('a zstd stream stopped by its consumer (SPEC §11.2.1)', () => {
   const noMark = () => () => {};
+  const options = { verifyChecksums: true, mark: noMark, maxInputBytes: Infinity, countSkipped: false, sliceBytes: Infinity };
+  let lib: LibZstd;
+  beforeAll(async () => {
+    lib = await loadLibZstd();
+  });
 
   it('decodes no frame after the one whose output stopped it, and ignores later pushes', () => {
     const corrupt = storedFrame(line(event(1, 'x')), { checksum: true });
     corrupt[corrupt.length - 1] ^= 0xff; // would fail if decoded
     const outputs: string[] = [];
-    const stream = new ZstdStream((bytes) => outputs.push(new TextDecoder().decode(bytes)) === 0, { wholeFrameBytes: 1 << 20, verifyChecksums: true, mark: noMark });
+    const stream = new ZstdStream(lib, (bytes) => outputs.push(new TextDecoder().decode(bytes)) === 0, options);
     stream.push(concatBytes(storedFrame(HEADER_LINE), corrupt));
     stream.push(corrupt);
     stream.end();
@@ -145,7 +166,7 @@ describe('a zstd stream stopped by its consumer (SPEC §11.2.1)', () => {
 
   it('stops a frame decoded block by block at the block that stopped it (a 128 GiB RLE bomb: one block decoded)', () => {
     let blocks = 0;
-    const stream = new ZstdStream(() => ++blocks < 2, { wholeFrameBytes: 0, verifyChecksums: true, mark: noMark });
+    const stream = new ZstdStream(lib, () => ++blocks < 2, options);
     const bomb = rleFrame(0x61, 1 << 20);
     stream.push(bomb.subarray(0, 1 << 19));
     stream.push(bomb.subarray(1 << 19));

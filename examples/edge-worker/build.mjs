@@ -1,17 +1,23 @@
 #!/usr/bin/env node
-// Builds examples/edge-worker/dist/worker.js: the Worker and the library it imports
+// Builds examples/edge-worker/dist/: worker.js, the Worker and the library it imports
 // (`dsh-session-reference`, `dsh-session-reference/store`, taken from this repository's src/),
-// bundled by esbuild into one ESM file for workerd without nodejs_compat.
+// bundled by esbuild as ESM for workerd without nodejs_compat, and libzstd.wasm, libzstd's decoder
+// module, which worker.js imports (`dsh-session-reference/libzstd.wasm`) and workerd compiles at
+// deploy time (wrangler.toml's CompiledWasm rule). Code splitting keeps the library's other forms
+// of libzstd (compiled from bytes, or in JavaScript: lazy chunks, never loaded in workerd once
+// the module is provided) out of worker.js, in chunk files beside it.
 //
 // Usage: npm run build:edge   (or: node examples/edge-worker/build.mjs [--no-minify])
 import { build } from 'esbuild';
-import { mkdirSync, readFileSync, statSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, '..', '..');
-const OUT = join(HERE, 'dist', 'worker.js');
+const OUT_DIR = join(HERE, 'dist');
+const OUT = join(OUT_DIR, 'worker.js');
+const LIBZSTD = join(ROOT, 'src', 'store', 'libzstd.wasm');
 
 /** The package's entries, resolved to their sources. */
 const ENTRIES = {
@@ -23,6 +29,8 @@ const ENTRIES = {
 const packageFromSource = {
   name: 'dsh-session-reference-from-source',
   setup(b) {
+    // The compiled module stays a module of its own, beside worker.js.
+    b.onResolve({ filter: /^dsh-session-reference\/libzstd\.wasm$/ }, () => ({ path: './libzstd.wasm', external: true }));
     b.onResolve({ filter: /^dsh-session-reference(\/.*)?$/ }, (args) => {
       const path = ENTRIES[args.path];
       if (!path) return { errors: [{ text: `${args.path} is not an entry of dsh-session-reference (use ${Object.keys(ENTRIES).join(' or ')})` }] };
@@ -36,10 +44,13 @@ const packageFromSource = {
 };
 
 const minify = !process.argv.includes('--no-minify');
-mkdirSync(dirname(OUT), { recursive: true });
+rmSync(OUT_DIR, { recursive: true, force: true });
+mkdirSync(OUT_DIR, { recursive: true });
 await build({
-  entryPoints: [join(HERE, 'src', 'worker.ts')],
-  outfile: OUT,
+  entryPoints: { worker: join(HERE, 'src', 'worker.ts') },
+  outdir: OUT_DIR,
+  splitting: true,
+  chunkNames: 'chunk-[hash]',
   bundle: true,
   format: 'esm',
   platform: 'neutral',
@@ -52,11 +63,16 @@ await build({
   logLevel: 'warning',
 });
 
-const code = readFileSync(OUT, 'utf8');
-for (const forbidden of [/\brequire\(/, /from\s*["']node:/, /\bimport\(\s*["']node:/]) {
-  if (forbidden.test(code)) {
-    console.error(`${relative(ROOT, OUT)} contains ${forbidden}: the Worker must not depend on Node`);
-    process.exit(1);
+copyFileSync(LIBZSTD, join(OUT_DIR, 'libzstd.wasm'));
+
+for (const file of readdirSync(OUT_DIR).filter((name) => name.endsWith('.js'))) {
+  const code = readFileSync(join(OUT_DIR, file), 'utf8');
+  for (const forbidden of [/\brequire\(/, /from\s*["']node:/, /\bimport\(\s*["']node:/]) {
+    if (forbidden.test(code)) {
+      console.error(`${relative(ROOT, join(OUT_DIR, file))} contains ${forbidden}: the Worker must not depend on Node`);
+      process.exit(1);
+    }
   }
 }
-console.log(`wrote ${relative(ROOT, OUT)} (${statSync(OUT).size} bytes${minify ? ', minified' : ''})`);
+const sizes = readdirSync(OUT_DIR).map((name) => `${name} ${statSync(join(OUT_DIR, name)).size} B`);
+console.log(`wrote ${relative(ROOT, OUT_DIR)}/: ${sizes.join(', ')}${minify ? ' (minified)' : ''}`);

@@ -4,7 +4,7 @@
  * imports written against that package (the wire functions, `SessionReferenceError`, the limits)
  * keep working from here. Needs the optional peer dependencies `@deepseek-ai/cordis`,
  * `@deepseek-ai/dsh-llm` and `@deepseek-ai/dsh-typert-protocol`, which every dsh host has.
- * @module
+ * @module dsh-session-reference/dsh
  */
 import { SessionReferenceResolver } from './resolver.js';
 import { DEFAULT_SESSION_REFERENCE_CONFIG } from '../config.js';
@@ -25,6 +25,7 @@ export { SESSION_REFERENCE_SCHEME, encodeSessionReferenceUri, decodeSessionRefer
 export { formatSessionReferenceMention, parseSessionReferenceText } from '../mention.js';
 export { SessionReferenceError, isSessionReferenceError, type SessionReferenceErrorCode } from '../errors.js';
 export type { SessionReferenceConfig } from '../config.js';
+export type { SessionReferencePluginConfig } from './resolver.js';
 export type { SessionCandidate } from '../candidates.js';
 
 /** Most distinct sessions one message may reference (SPEC §5), as the host's package exports it. */

@@ -66,16 +66,27 @@ interface HostContext {
   on(name: string, listener: (payload: PreStepPayload, next: () => Promise<PreStepDecision>) => Promise<PreStepDecision>, options: { prepend: boolean }): unknown;
 }
 
+/** The plugin's configuration: SPEC §5's keys and `matchContent` (SPEC §16.6). */
+export interface SessionReferencePluginConfig extends SessionReferenceConfig {
+  /**
+   * When `true`, the web `@` menu's `candidates` answers a non-empty query from `searchSessions`
+   * (what was said in each session), best first, with the same rows. Default `false`.
+   */
+  matchContent?: boolean | undefined;
+}
+
 /**
- * The plugin's configuration: SPEC §5's keys, `matchTitles` on unless set to `false` (§14.2).
+ * The plugin's configuration: SPEC §5's keys, `matchTitles` on unless set to `false` (§14.2),
+ * `matchContent` off unless `true` (§16.6).
  * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_CONFIG` naming the key.
  */
-function resolvePluginConfig(config: unknown): ResolvedSessionReferenceConfig {
+function resolvePluginConfig(config: unknown): ResolvedSessionReferenceConfig & { matchContent: boolean } {
   try {
     check(config == null || (typeof config === 'object' && !Array.isArray(config)), 'INVALID_CONFIG', 'config must be an object', config);
     // Read once (SPEC §10.4).
-    const { matchTitles = true, ...rest } = (readCallerOptions(config, 'config', 'INVALID_CONFIG') ?? {}) as SessionReferenceConfig;
-    return Object.freeze(resolveConfig({ ...rest, matchTitles }));
+    const { matchTitles = true, matchContent = false, ...rest } = (readCallerOptions(config, 'config', 'INVALID_CONFIG') ?? {}) as SessionReferencePluginConfig;
+    check(typeof matchContent === 'boolean', 'INVALID_CONFIG', 'config.matchContent must be a boolean', matchContent);
+    return Object.freeze({ ...resolveConfig({ ...rest, matchTitles }), matchContent });
   } catch (error) {
     throw argumentError(error, 'INVALID_CONFIG');
   }
@@ -91,7 +102,7 @@ function resolvePluginConfig(config: unknown): ResolvedSessionReferenceConfig {
  * The remote method `candidates` (the dsh web `@` menu) is `remoteExportCandidates`, exposed
  * through dsh's Typert gateway like the host's own plugin (`TypertRemoteService`, `@Remote`).
  * @example
- * // ~/.dsh/profiles/web/cordis.patch.yml: see the README section "dsh hosts".
+ * // ~/.dsh/profiles/web/cordis.patch.yml: see docs/dsh-hosts.md, "Mount it".
  * ctx.plugin(SessionReferenceResolver, { maxReferenceBytes: 32768 });
  * const { content, additionalContext } = await ctx.sessionReferenceResolver.prepare(agent, content, references, signal);
  */
@@ -99,15 +110,19 @@ export class SessionReferenceResolver extends TypertRemoteService {
   /** Cordis services the plugin needs before it starts. */
   static inject = ['sessionQuery'];
 
-  /** The validated configuration (SPEC §5; `matchTitles` defaults to `true` here). */
-  readonly config: Readonly<ResolvedSessionReferenceConfig>;
+  /** The validated configuration (SPEC §5; `matchTitles` defaults to `true` here; `matchContent`, §16.6). */
+  readonly config: Readonly<ResolvedSessionReferenceConfig & { matchContent: boolean }>;
+
+  /** The service over the last `ctx.sessionQuery` seen: kept, so that its search index is too (SPEC §16.4). */
+  private service: { sessionQuery: SessionQuery | undefined; references: SessionReferences } | undefined;
 
   /**
    * @param ctx The Cordis context (dsh's), providing `sessionQuery`.
-   * @param config SPEC §5's keys; `matchTitles` defaults to `true`.
+   * @param config SPEC §5's keys; `matchTitles` defaults to `true`; `matchContent` (default
+   *   `false`) answers the `@` menu from search (SPEC §16.6).
    * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_CONFIG` naming the bad key.
    */
-  constructor(ctx: Context, config?: SessionReferenceConfig) {
+  constructor(ctx: Context, config?: SessionReferencePluginConfig) {
     // Validated before the service is provided: a bad config registers nothing.
     const resolved = resolvePluginConfig(config);
     super(ctx, SESSION_REFERENCE_RESOLVER_SERVICE);
@@ -135,12 +150,16 @@ export class SessionReferenceResolver extends TypertRemoteService {
    * The remote method `candidates` of the dsh web `@` menu (SPEC §14.3): at most
    * `candidateLimit` candidates, each with its canonical `mention`. The parameters are plain
    * names on purpose: dsh's gateway reads them to bind `agent` (from the wire's `agentId`),
-   * `query` and the cancellation `signal`.
-   * @throws SessionReferenceError as the core `listCandidates`.
+   * `query` and the cancellation `signal`. With `matchContent`, a query that is not blank is
+   * answered by `searchSessions` (SPEC §16.6): best first, the same rows without score or snippets.
+   * @throws SessionReferenceError as the core `listCandidates` (or `searchSessions`).
    */
   @Remote('candidates')
   async remoteExportCandidates(agent: TargetAgent, query: string, signal: AbortSignal): Promise<SessionCandidate[]> {
-    return this.references().listCandidates(agent, query, this.config.candidateLimit, signal);
+    const limit = this.config.candidateLimit;
+    if (!this.config.matchContent || typeof query !== 'string' || query.trim() === '') return this.references().listCandidates(agent, query, limit, signal);
+    const hits = await this.references().searchSessions(agent, query, { limit, signal });
+    return hits.map(({ score: _score, snippets: _snippets, ...row }) => row);
   }
 
   /**
@@ -206,10 +225,15 @@ export class SessionReferenceResolver extends TypertRemoteService {
     return [freezeMessage(copy as never), prepared.additionalContext!];
   }
 
-  /** The core service over the host's current `ctx.sessionQuery`. */
+  /** The core service over the host's current `ctx.sessionQuery` (the same one while that does not change). */
   private references(): SessionReferences {
     const { sessionQuery } = this.ctx as unknown as HostContext;
-    return createSessionReferences({ sessionQuery: sessionQuery!, config: this.config });
+    const kept = this.service;
+    if (kept !== undefined && kept.sessionQuery === sessionQuery) return kept.references;
+    const { matchContent: _matchContent, ...config } = this.config;
+    const references = createSessionReferences({ sessionQuery: sessionQuery!, config });
+    this.service = { sessionQuery, references };
+    return references;
   }
 }
 

@@ -3,7 +3,8 @@
  * composer does on typing, paste, Backspace/Delete and arrow keys, without a DOM.
  * @module
  */
-import { argumentError, check } from '../errors.js';
+import { readCallerFields } from '../caller-data.js';
+import { check } from '../errors.js';
 import { scanSessionReferenceText, type SessionReferenceToken } from '../mention.js';
 import { checkOffset, checkText } from './offsets.js';
 import { unitEndAfter, unitStartBefore, type EditUnit } from './units.js';
@@ -137,25 +138,15 @@ export function moveCaret(text: string, selection: MentionSelection, direction: 
 function open(text: string, selection: MentionSelection): { doc: Doc; selection: Normalized } {
   checkText(text);
   check(typeof selection === 'object' && selection !== null, 'INVALID_ARGUMENT', 'selection must be { anchor, focus }', selection);
-  let anchor: unknown;
-  let focus: unknown;
-  try {
-    ({ anchor, focus } = selection);
-  } catch (error) {
-    throw argumentError(error);
-  }
+  // Each field read once (SPEC §10.4).
+  const { anchor, focus } = readCallerFields(selection, ['anchor', 'focus'], 'selection');
   const doc = { text, chips: scanSessionReferenceText(text).tokens };
   return { doc, selection: normalize(doc, checkOffset(text, anchor, 'selection.anchor'), checkOffset(text, focus, 'selection.focus')) };
 }
 
 /** `options.unit`, read once: `'character'` when absent. */
 function readUnit(options: EditUnitOptions | undefined): EditUnit {
-  let unit: unknown;
-  try {
-    unit = options === undefined ? undefined : (Object(options) as EditUnitOptions).unit;
-  } catch (error) {
-    throw argumentError(error);
-  }
+  const { unit } = readCallerFields(options, ['unit'], 'options');
   check(unit === undefined || unit === 'character' || unit === 'word', 'INVALID_ARGUMENT', "options.unit must be 'character' or 'word'", unit);
   return unit ?? 'character';
 }

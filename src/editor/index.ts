@@ -3,7 +3,7 @@
  * sessions with `@` chips, and replay what was sent (SPEC §15). Strings in, strings out: no DOM,
  * no framework; Web APIs only, like the core. The DOM composer built on them is the separate
  * entry `dsh-session-reference/editor/dom` (SPEC §15.8).
- * @module
+ * @module dsh-session-reference/editor
  */
 export {
   findMentionTrigger,

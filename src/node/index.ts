@@ -1,7 +1,7 @@
 /**
  * Node entry `dsh-session-reference/node` (SPEC §1.2, §12): dsh's on-disk session store as a
  * `SessionQuery`, and the bundled sample store. Node only; the core never imports this entry.
- * @module
+ * @module dsh-session-reference/node
  */
 export {
   createDshStoreSessionQuery,

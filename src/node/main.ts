@@ -12,6 +12,7 @@ import { decodeSessionReferenceUri, encodeSessionReferenceUri } from '../uri.js'
 import { parseSessionReferenceText } from '../mention.js';
 import type { SessionQuery, TargetAgent, UserMessage } from '../types.js';
 import { sampleStoreRoot } from './samples.js';
+import { readSearchCache, searchCacheDirectory, searchCacheFile, writeSearchCache } from './search-cache.js';
 import { createDshStoreSessionQuery, defaultSessionStoreRoot } from './store.js';
 import { escapeControls } from './terminal.js';
 
@@ -30,7 +31,7 @@ export interface CliIO {
 
 /** The one-line synopsis printed with every usage error. */
 export const USAGE =
-  'Usage: dsh-session-reference <candidates [QUERY] | prepare MESSAGE | encode ID | decode URI | parse TEXT> [--store DIR | --demo] [--as SESSION_ID] [--limit N] [--match-titles] [--max-reference-bytes N] [--json]';
+  'Usage: dsh-session-reference <candidates [QUERY] | search QUERY | prepare MESSAGE | encode ID | decode URI | parse TEXT> [--store DIR | --demo] [--as SESSION_ID] [--limit N] [--match-titles] [--no-cache] [--max-reference-bytes N] [--json]';
 
 const HELP = `dsh-session-reference — cite other dsh sessions in a prompt (SPEC §12.2)
 
@@ -41,6 +42,10 @@ Commands
                       others. QUERY filters by a case-insensitive substring of id or cwd
                       (with --match-titles, also of the title).
                       One line per session: label, id, created (UTC), cwd, mention.
+  search QUERY        Sessions by what was said in them (every word, by prefix; one typo allowed
+                      in words of 5+ letters), best first. One line per session: label, cwd,
+                      score, first snippet. The index is kept in $XDG_CACHE_HOME/
+                      dsh-session-reference/ (else ~/.cache/…) and follows the store.
   prepare MESSAGE     Parse the @[label](dsh-session:…) mentions in MESSAGE, read the cited
                       sessions and print the prompt the model sees. Needs --as.
   encode ID           Print the dsh-session: URI of a session id.
@@ -55,6 +60,7 @@ Options
   --limit N                  candidates: at most N rows (default 50)
   --match-titles             candidates: QUERY also matches session titles (the words people
                              type after @); titles are read in batches, best-ranked first
+  --no-cache                 search: neither read nor write the cached index
   --max-reference-bytes N    prepare: byte budget per cited session (default 65536)
   --json                     machine-readable output
   -h, --help                 this help
@@ -74,6 +80,7 @@ interface Flags {
   as?: string;
   limit?: string;
   'match-titles'?: boolean;
+  'no-cache'?: boolean;
   'max-reference-bytes'?: string;
   json?: boolean;
   help?: boolean;
@@ -82,6 +89,7 @@ interface Flags {
 /** Which flags each command takes, beyond `--json` and `--help`. */
 const COMMAND_FLAGS: Record<string, { positionals: [min: number, max: number, name: string]; flags: ReadonlyArray<keyof Flags> }> = {
   candidates: { positionals: [0, 1, 'QUERY'], flags: ['store', 'demo', 'as', 'limit', 'match-titles'] },
+  search: { positionals: [1, 1, 'QUERY'], flags: ['store', 'demo', 'as', 'limit', 'no-cache'] },
   prepare: { positionals: [1, 1, 'MESSAGE'], flags: ['store', 'demo', 'as', 'max-reference-bytes'] },
   encode: { positionals: [1, 1, 'ID'], flags: [] },
   decode: { positionals: [1, 1, 'URI'], flags: [] },
@@ -152,6 +160,7 @@ function parseCommandLine(argv: readonly string[]): Command | 'help' {
         as: { type: 'string' },
         limit: { type: 'string' },
         'match-titles': { type: 'boolean' },
+        'no-cache': { type: 'boolean' },
         'max-reference-bytes': { type: 'string' },
         json: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
@@ -170,7 +179,7 @@ function parseCommandLine(argv: readonly string[]): Command | 'help' {
   if (args.length > max) {
     throw new UsageError(`${name} takes ${max === 0 ? 'no arguments' : `one ${argName}`}; quote it if it has spaces (got ${args.length} arguments)`);
   }
-  for (const flag of ['store', 'demo', 'as', 'limit', 'match-titles', 'max-reference-bytes'] as const) {
+  for (const flag of ['store', 'demo', 'as', 'limit', 'match-titles', 'no-cache', 'max-reference-bytes'] as const) {
     if (values[flag] !== undefined && !spec.flags.includes(flag)) throw new UsageError(`--${flag} does not apply to ${name}`);
   }
   if (values.store !== undefined && values.demo) throw new UsageError('--store and --demo exclude each other');
@@ -239,6 +248,8 @@ async function run(command: Command, io: CliIO, out: (text: string) => void): Pr
     }
     case 'candidates':
       return candidates(args[0], flags, io, out);
+    case 'search':
+      return search(args[0]!, flags, io, out);
     case 'prepare':
       return prepare(args[0]!, flags, io, out);
   }
@@ -248,7 +259,7 @@ async function run(command: Command, io: CliIO, out: (text: string) => void): Pr
  * The store, listed once; the target agent from `--as`. The service is handed the listing it was
  * given here (no second scan of the store).
  */
-async function openStore(flags: Flags, io: CliIO): Promise<{ sessionQuery: SessionQuery; agent: TargetAgent }> {
+async function openStore(flags: Flags, io: CliIO): Promise<{ sessionQuery: SessionQuery; agent: TargetAgent; root: string }> {
   const root = flags.demo ? sampleStoreRoot() : (flags.store ?? defaultSessionStoreRoot(io.env ?? process.env));
   const store = createDshStoreSessionQuery({ root });
   const records = await store.listSessions();
@@ -267,13 +278,13 @@ async function openStore(flags: Flags, io: CliIO): Promise<{ sessionQuery: Sessi
     }
     const agent: TargetAgent = { id: target.header.id };
     if (typeof target.header.cwd === 'string') agent.cwd = target.header.cwd;
-    return { sessionQuery, agent };
+    return { sessionQuery, agent, root: store.root };
   }
   // Without --as nothing is excluded: an id no listed session carries.
   const ids = new Set(records.map((record) => record.header.id));
   let id = '\u0000dsh-session-reference-cli';
   while (ids.has(id)) id += '\u0000';
-  return { sessionQuery, agent: { id } };
+  return { sessionQuery, agent: { id }, root: store.root };
 }
 
 async function candidates(query: string | undefined, flags: Flags, io: CliIO, out: (text: string) => void): Promise<void> {
@@ -309,6 +320,33 @@ async function prepare(text: string, flags: Flags, io: CliIO, out: (text: string
   let visible = '';
   for (const block of composed.content) if (block.type === 'text' && typeof block.text === 'string') visible += block.text;
   out(escapeControls(visible, true));
+}
+
+/**
+ * `search QUERY` (SPEC §16.6): hits as a table of label, cwd, score and first snippet, or JSON.
+ * The index starts from the cache file of this store (unless `--no-cache`) and is written back
+ * after the search; a cache that cannot be written is a note on stderr, not a failure.
+ */
+async function search(query: string, flags: Flags, io: CliIO, out: (text: string) => void): Promise<void> {
+  const limit = integerFlag('limit', flags.limit);
+  const { sessionQuery, agent, root } = await openStore(flags, io);
+  const cache = flags['no-cache'] ? undefined : searchCacheFile(searchCacheDirectory(io.env ?? process.env), root);
+  const searchIndex = cache === undefined ? undefined : await readSearchCache(cache);
+  const refs = createSessionReferences({ sessionQuery, config: { searchIndex } });
+  const hits = await refs.searchSessions(agent, query, { limit });
+  if (cache !== undefined) {
+    await writeSearchCache(cache, await refs.exportSearchIndex()).catch((error: unknown) =>
+      io.stderr.write(`note: search index not cached at ${printJson(cache)}: ${escapeControls(describeValue(error))}\n`),
+    );
+  }
+  if (flags.json) {
+    out(printJson(hits, 2));
+    return;
+  }
+  for (const hit of hits) {
+    const snippet = hit.snippets[0]?.text ?? '';
+    out([field(hit.label), hit.cwd === undefined ? '(no cwd)' : field(hit.cwd), hit.score.toFixed(2), field(snippet)].join('\t'));
+  }
 }
 
 /** A table field on one line: JSON-quoted, controls escaped, when it holds control characters (tabs, newlines, ESC, …). */

@@ -10,7 +10,7 @@ import { homedir } from 'node:os';
 import { join, resolve, sep } from 'node:path';
 import { raceAbort, throwIfAborted } from '../abort.js';
 import { check, describeValue, fail, SessionReferenceError } from '../errors.js';
-import { PulledChunks, SizedSource, type ReadOptions } from '../store/pipeline.js';
+import { PulledChunks, SizedSource, type ReadOptions, type ReadRequest } from '../store/pipeline.js';
 import { checkReadOptions, enter, readSessionHeader, readSessionTitle, type SessionLogReadOptions } from '../store/read.js';
 import { Limiter, mapLimited } from '../store/limit.js';
 import { checkBudget, firstThen, readSessionSurface, type SessionRead } from '../store/surface-read.js';
@@ -43,6 +43,8 @@ interface IndexedSession {
   path: string;
   /** The directory entry is a regular file (else a symlink, followed when opened). */
   regular: boolean;
+  /** The identity of the log file when its header was read (SPEC §16.4). */
+  identity: string;
 }
 
 /** A log chosen in a session directory. */
@@ -119,7 +121,8 @@ export function defaultSessionStoreRoot(
  *   each session's log — the first line, decoding at most 1 MiB of it (SPEC §11.2.1) — never
  *   whole logs. Records are newest first (`createdAt` descending, then id ascending by UTF-16 code
  *   units). The session id is the header's `id`, never a folder name. A missing root lists no
- *   sessions.
+ *   sessions. Each record's `identity` is the log file's device, inode, size and mtime when its
+ *   header was read (search re-reads a log only when it moved, SPEC §16.4).
  * - Only regular files (or symlinks to them) are logs: a FIFO, socket or device named like a log
  *   is skipped without being opened.
  * - Several logs in one session directory: the highest `v<N>` wins (`session.jsonl` ranks below
@@ -234,11 +237,11 @@ export function createDshStoreSessionQuery(options: DshStoreOptions = {}): DshSt
 
   return Object.freeze({
     root,
-    async listSessions(signal?: AbortSignal): Promise<Array<{ header: SessionHeader }>> {
+    async listSessions(signal?: AbortSignal): Promise<Array<{ header: SessionHeader; identity: string }>> {
       enter(signal);
       const sessions = await scan(signal);
       sessions.sort(newestFirst);
-      return sessions.map((session) => ({ header: session.header }));
+      return sessions.map((session) => ({ header: session.header, identity: session.identity }));
     },
     async readSurface(sessionId: string, signal?: AbortSignal): Promise<SessionSurface> {
       enter(signal);
@@ -312,8 +315,8 @@ async function scanStore(root: string, reads: LogReads, signal: AbortSignal | un
     const log = await chooseLog(dir, signal);
     if (log === undefined) return undefined;
     logs.add(log.path);
-    const header = await reads.header(log, signal);
-    return header === undefined ? undefined : { header, dir, path: log.path, regular: log.regular };
+    const read = await reads.header(log, signal);
+    return read?.header === undefined ? undefined : { header: read.header, identity: read.identity, dir, path: log.path, regular: log.regular };
   });
   reads.retain(logs, new Set(sessionDirs));
   const sessions = found.filter((session): session is IndexedSession => session !== undefined);
@@ -482,16 +485,23 @@ function headerBuffer(): Uint8Array {
  * end is known without one more read. A short read before `size` (a file system that returns them
  * mid-file) reads on; the end of the file before `size` (a file truncated while it is read) ends
  * the chunks early, which the pipeline, given `size`, reports as a short read. Each chunk costs
- * one `read` and one promise.
+ * one `read` and one promise. A request (SPEC §11.2.1.1) moves the position past a skippable
+ * frame's content, never read (the next read is `first` bytes again), and caps the read at its
+ * limit.
  */
-function fileReads(fd: number, path: string, first: number, size: number): () => Promise<Uint8Array | undefined> {
+function fileReads(fd: number, path: string, first: number, size: number): (request?: ReadRequest) => Promise<Uint8Array | undefined> {
   let position = 0;
   let length = first;
   let ended = size === 0;
-  return () =>
+  return (request) =>
     new Promise((resolve, reject) => {
+      if (request !== undefined && request.skip > 0) {
+        position += request.skip;
+        length = first;
+        ended = position >= size;
+      }
       if (ended) return resolve(undefined);
-      const asked = Math.min(length, size - position);
+      const asked = Math.max(1, Math.min(length, size - position, request?.limit ?? Infinity));
       const buffer = asked <= HEADER_CHUNK ? headerBuffer().subarray(0, asked) : new Uint8Array(asked);
       readFd(fd, buffer, 0, asked, position, (error, bytesRead) => {
         if (error) return reject(readFailed(error, path));
@@ -503,14 +513,18 @@ function fileReads(fd: number, path: string, first: number, size: number): () =>
     });
 }
 
+/** A header read (`undefined`: no complete header yet) and the identity of the file it was read from. */
+interface HeaderRead {
+  identity: string;
+  header: SessionHeader | undefined;
+}
+
 /**
  * Reads of log files through the store pipeline (SPEC §11.2.2), with the header and title caches
  * keyed by file identity.
  */
 class LogReads {
-  private readonly headers = new LruCache<{ identity: string; header: SessionHeader | undefined }>(CACHE_ENTRIES, CACHE_BYTES, (path, entry) =>
-    entryBytes(path, entry.identity, entry.header),
-  );
+  private readonly headers = new LruCache<HeaderRead>(CACHE_ENTRIES, CACHE_BYTES, (path, entry) => entryBytes(path, entry.identity, entry.header));
   /** Whole reads in flight (each may hold up to a chunk and its longest line). */
   private readonly whole = new Limiter(READ_CONCURRENCY);
   /** The log chosen in a session directory, by the directory's identity (an entry added, removed or renamed changes it). */
@@ -565,23 +579,24 @@ class LogReads {
    * log has no complete header yet (empty, torn first line, truncated first frame), vanished, or
    * is not a regular file.
    */
-  header(log: LogEntry, signal: AbortSignal | undefined): Promise<SessionHeader | undefined> {
+  header(log: LogEntry, signal: AbortSignal | undefined): Promise<HeaderRead | undefined> {
     // No await of its own without a cache entry: a first listing goes straight to the read.
     return this.headers.has(log.path) ? this.cachedHeader(log, signal) : this.readHeader(log, signal);
   }
 
   /** {@link LogReads.header} of a log read before: from the cache while the file is unchanged. */
-  private async cachedHeader(log: LogEntry, signal: AbortSignal | undefined): Promise<SessionHeader | undefined> {
+  private async cachedHeader(log: LogEntry, signal: AbortSignal | undefined): Promise<HeaderRead | undefined> {
     const cached = await this.unchanged(this.headers, log.path);
-    return cached !== undefined ? cached.header : this.readHeader(log, signal);
+    return cached !== undefined ? cached : this.readHeader(log, signal);
   }
 
   /** Reads the header of the log at `path` and caches it by the identity of the file read. */
-  private readHeader(log: LogEntry, signal: AbortSignal | undefined): Promise<SessionHeader | undefined> {
+  private readHeader(log: LogEntry, signal: AbortSignal | undefined): Promise<HeaderRead | undefined> {
     return this.read(log, signal, () => HEADER_CHUNK, (source, _reopen, options) => readSessionHeader(source, options)).then((read) => {
       if (read === undefined) return undefined;
-      this.headers.set(log.path, { identity: read.identity, header: read.value });
-      return read.value;
+      const entry = { identity: read.identity, header: read.value };
+      this.headers.set(log.path, entry);
+      return entry;
     });
   }
 

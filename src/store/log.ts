@@ -7,8 +7,10 @@
 import { describeValue, fail } from '../errors.js';
 import type { SessionEvent, SessionHeader } from '../types.js';
 import { LogCollector } from './collect.js';
-import { asBytes, collectSync } from './pipeline.js';
-import * as zstd from './zstd.js';
+import { LIBZSTD_WASM_BASE64URL } from './libzstd-wasm.js';
+import { asBytes, collectSync, type ZstdCodec } from './pipeline.js';
+import { isZstd } from './magic.js';
+import { libZstdSync, ZstdStream } from './zstd.js';
 
 /** What `parseSessionLog` accepts: the log's text, or its bytes (UTF-8 JSON Lines or zstd frames). */
 export type SessionLogInput = string | Uint8Array | ArrayBuffer;
@@ -28,6 +30,24 @@ function inputOf(input: unknown): string | Uint8Array {
   const bytes = asBytes(input);
   if (bytes !== undefined) return bytes;
   throw fail('INVALID_ARGUMENT', `a dsh session log must be a string, a Uint8Array or an ArrayBuffer, got ${describeValue(input)}`);
+}
+
+/**
+ * libzstd for a synchronous parse (see src/store/libzstd.ts): compiled from its bytes on first
+ * use, or the module given to `provideZstdWasm`, or its JavaScript form once an asynchronous read
+ * has loaded it.
+ * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_ARGUMENT` where none of them is at hand.
+ */
+function zstdCodec(input: string | Uint8Array): ZstdCodec | undefined {
+  if (typeof input === 'string' || !isZstd(input)) return undefined;
+  const lib = libZstdSync(LIBZSTD_WASM_BASE64URL);
+  if (lib === undefined) {
+    throw fail(
+      'INVALID_ARGUMENT',
+      'zstd bytes need libzstd, and WebAssembly cannot be compiled here (a Content-Security-Policy without \'wasm-unsafe-eval\', or workerd without provideZstdWasm): read them once with readSessionLog, which loads libzstd in JavaScript, or call provideZstdWasm',
+    );
+  }
+  return { lib, ZstdStream };
 }
 
 /**
@@ -53,7 +73,8 @@ function inputOf(input: unknown): string | Uint8Array {
  */
 export function parseSessionLog(input: SessionLogInput): SessionLog {
   const collector = new LogCollector((event) => event);
-  collectSync(inputOf(input), collector, zstd);
+  const given = inputOf(input);
+  collectSync(given, collector, zstdCodec(given));
   return { header: collector.finish(), events: collector.events };
 }
 
@@ -70,6 +91,7 @@ export function parseSessionLog(input: SessionLogInput): SessionLog {
  */
 export function parseSessionLogHeader(input: SessionLogInput): SessionHeader {
   const collector = new LogCollector('header');
-  collectSync(inputOf(input), collector, zstd);
+  const given = inputOf(input);
+  collectSync(given, collector, zstdCodec(given));
   return collector.finish();
 }

@@ -119,8 +119,8 @@ function enter(signal: unknown): void {
  * workers, tests (SPEC §11.3, §4.2). Everything is computed once at creation except each
  * session's folded surface, folded on its first `readSurface` and cached.
  *
- * - `listSessions(signal?)` → `{ header }[]`, newest first: `createdAt` descending, then id
- *   ascending by UTF-16 code units.
+ * - `listSessions(signal?)` → `{ header, identity }[]`, newest first: `createdAt` descending, then id
+ *   ascending by UTF-16 code units; `identity` is unique to this store and session (SPEC §16.4).
  * - `readSurface(sessionId, signal?)` → `{ session: header, capturedThroughSeq, events }`:
  *   `events` is the folded surface of the log (SPEC §8.2); `capturedThroughSeq` is the `seq` of
  *   the log's last event (`null` for a log without events).
@@ -151,10 +151,13 @@ export function createMemorySessionQuery(logs: readonly SessionLog[]): MemorySes
   const sessions = copied.map(storeLog);
   const byId = indexSessions(sessions);
   const ordered = sessions.slice().sort(newestFirst);
+  // Logs never change within a store, and another store (another run) never shares its identities
+  // (SPEC §16.4): a search index exported from one is read again in full by the other.
+  const identity = `memory:${Math.random().toString(36).slice(2)}:${Date.now().toString(36)}`;
   return {
     async listSessions(signal?: AbortSignal) {
       enter(signal);
-      return ordered.map((session) => ({ header: { ...session.header } }));
+      return ordered.map((session) => ({ header: { ...session.header }, identity: `${identity}:${session.header.id}` }));
     },
     async readSurface(sessionId: string, signal?: AbortSignal): Promise<SessionSurface> {
       enter(signal);

@@ -9,7 +9,7 @@ import { describeValue, fail, SessionReferenceError } from '../errors.js';
 import type { SessionHeader, SessionQuery, SessionSurface, SessionTitleSnapshot } from '../types.js';
 import { pace } from '../pace.js';
 import { mapLimited } from './limit.js';
-import { SizedSource, sizeMismatch, type ReadOptions } from './pipeline.js';
+import { PulledChunks, SizedSource, sizeMismatch, type ReadOptions, type ReadRequest } from './pipeline.js';
 import { checkReadOptions, enter, readSessionHeader, readSessionIds, readSessionTitle, type SessionLogReadOptions } from './read.js';
 import { checkBudget, firstThen, readSessionSurface, type SessionRead } from './surface-read.js';
 
@@ -31,7 +31,8 @@ export interface ObjectStoreObjectBody {
 
 /** One page of `list` (an R2 `R2Objects` fits). */
 export interface ObjectStoreListing {
-  objects: ReadonlyArray<{ key: string; size?: number }>;
+  /** `etag` (R2 gives it): the object's version, which search uses as the log's identity (SPEC §16.4). */
+  objects: ReadonlyArray<{ key: string; size?: number; etag?: string }>;
   /** More keys follow; fetch them with `cursor`. */
   truncated: boolean;
   cursor?: string;
@@ -85,6 +86,8 @@ export const MAX_LIST_PAGES = 100_000;
 interface Entry {
   readonly key: string;
   readonly header: SessionHeader;
+  /** `key#etag` when the listing gave an etag (SPEC §16.4). */
+  readonly identity: string | undefined;
   /** The whole object, when the header read already fetched it (a store without ranges). */
   bytes?: Uint8Array | undefined;
   /** The log's surface and title, read on first use. */
@@ -128,6 +131,15 @@ interface Index {
  * - `readTitleSnapshots(ids, signal?)`: one row per id from the last `session/title` event of its
  *   log, `rejected` (with the error as `reason`) for an unknown id or a failed read.
  * - `readHeader(id, signal?)`: one session's header, from the listing.
+ *
+ * - Short reads fail (SPEC §11.2.4): a body ending before the object's `size` (reported on the
+ *   body or in the listing), a ranged get shorter than the length it asked for within that size, a
+ *   streamed `body` ending early, is `SESSION_REFERENCE_READ_FAILED` ("short read: 70 of 100
+ *   bytes"); a body longer than its size, or a size changing between the ranged gets of one header
+ *   read, too. Nothing partial is returned.
+ * - Listings follow `cursor` while `truncated`, and fail with `SESSION_REFERENCE_READ_FAILED` at a
+ *   cursor seen before or after {@link MAX_LIST_PAGES} (100,000) pages; they yield to the event loop
+ *   as they go, so an abort takes effect even with a bucket that answers at once (SPEC §10.3).
  *
  * An instance lists the store once, on first use, and caches what it reads (the key of every id,
  * headers, each read surface and title, never whole logs): create one per request, as a Worker
@@ -205,7 +217,7 @@ export function createObjectStoreSessionQuery(
     async listSessions(signal?: AbortSignal) {
       const checked = enter(signal);
       const { ordered } = await index(checked);
-      return ordered.map((entry) => ({ header: { ...entry.header } }));
+      return ordered.map((entry) => ({ header: { ...entry.header }, ...(entry.identity !== undefined && { identity: entry.identity }) }));
     },
     async readHeader(sessionId: string, signal?: AbortSignal) {
       const checked = enter(signal);
@@ -353,6 +365,13 @@ function malformed(what: string, value: unknown) {
   return fail('READ_FAILED', `object store ${what} answered ${describeValue(value)}`);
 }
 
+/** A listed object. */
+interface Listed {
+  key: string;
+  size?: number;
+  etag?: string;
+}
+
 /**
  * Every object under `prefix`, following cursors: at most {@link MAX_LIST_PAGES} pages, no cursor
  * twice (SPEC §10.3), yielding to the event loop as {@link pace} says so that a bucket answering
@@ -362,8 +381,8 @@ async function listObjects(
   bucket: ObjectStoreBucket,
   prefix: string | undefined,
   signal: AbortSignal | undefined,
-): Promise<Array<{ key: string; size?: number }>> {
-  const objects: Array<{ key: string; size?: number }> = [];
+): Promise<Listed[]> {
+  const objects: Listed[] = [];
   const seen = new Set<string>();
   let cursor: string | undefined;
   for (let pages = 1; ; pages++) {
@@ -374,9 +393,9 @@ async function listObjects(
     const page = await storeCall('list()', () => bucket.list(options));
     if (typeof page !== 'object' || page === null || !Array.isArray(page.objects)) throw malformed('list()', page);
     for (const object of page.objects as unknown[]) {
-      const { key, size } = (object ?? {}) as { key?: unknown; size?: unknown };
+      const { key, size, etag } = (object ?? {}) as { key?: unknown; size?: unknown; etag?: unknown };
       if (typeof key !== 'string') throw malformed('list() object', object);
-      objects.push(typeof size === 'number' ? { key, size } : { key });
+      objects.push({ key, ...(typeof size === 'number' && { size }), ...(typeof etag === 'string' && { etag }) });
     }
     if (!page.truncated) return objects;
     cursor = page.cursor;
@@ -425,34 +444,45 @@ async function getWhole(bucket: ObjectStoreBucket, key: string): Promise<Uint8Ar
 }
 
 /**
- * The bytes of one object as a header read wants them: ranged reads of 4 KiB, then doubling, each
- * starting where the last one ended, for as long as the reader asks for more; or the whole object
- * at once (`rangeReads: false`, a store that ignores ranges, a first range refused). A whole
- * object of at most {@link KEEP_WHOLE_BYTES} is kept in `kept.bytes` for the later whole read.
+ * The bytes of one object as a header read wants them ({@link PulledChunks}, the first read
+ * done): ranged reads of 4 KiB, then doubling, each starting where the last one ended, for as
+ * long as the reader asks for more; or the whole object at once (`rangeReads: false`, a store
+ * that ignores ranges, a first range refused). A whole object of at most
+ * {@link KEEP_WHOLE_BYTES} is kept in `kept.bytes` for the later whole read. The reader's
+ * requests (SPEC §11.2.1.1) skip a skippable frame's content (the next read starts after it, 4
+ * KiB again) and cap each read at what a header read may still take.
  */
-async function* prefixChunks(
+async function headerChunks(
   bucket: ObjectStoreBucket,
-  object: { key: string; size?: number },
+  object: Listed,
   rangeReads: boolean,
   kept: { bytes?: Uint8Array | undefined; missing?: boolean },
-): AsyncGenerator<Uint8Array> {
+  signal: AbortSignal | undefined,
+): Promise<PulledChunks> {
   const { key } = object;
   /** The object's size: the listing's, then what the gets report. */
   let size = object.size;
   /** The size the first get that reported one reported: every later one must report the same. */
   let reported: number | undefined;
   let ranged = rangeReads && size !== 0;
-  for (let offset = 0; size === undefined || offset < size; ) {
+  let offset = 0;
+  /** Where the reads started doubling: the object's start, or the end of the last skip. */
+  let since = 0;
+  let ended = false;
+  const next = async (request?: ReadRequest): Promise<Uint8Array | undefined> => {
+    if (request !== undefined && request.skip > 0) {
+      offset += request.skip;
+      since = offset;
+    }
+    if (ended || (size !== undefined && offset >= size)) return undefined;
     if (!ranged) {
+      ended = true;
       const bytes = await getWhole(bucket, key);
       if (bytes === undefined) kept.missing = true;
-      else {
-        if (bytes.length <= KEEP_WHOLE_BYTES) kept.bytes = bytes;
-        yield bytes;
-      }
-      return;
+      else if (bytes.length <= KEEP_WHOLE_BYTES) kept.bytes = bytes;
+      return bytes;
     }
-    let want = Math.max(offset, FIRST_READ_BYTES);
+    let want = Math.max(1, Math.min(Math.max(offset - since, FIRST_READ_BYTES), request?.limit ?? Infinity));
     if (size !== undefined) want = Math.min(want, size - offset);
     const what = `get(${describeValue(key)}, { range: { offset: ${offset}, length: ${want} } })`;
     let body: ObjectStoreObjectBody | null;
@@ -463,11 +493,12 @@ async function* prefixChunks(
       // empty object): read the whole object instead.
       if (offset > 0 || size !== undefined) throw error;
       ranged = false;
-      continue;
+      return next();
     }
     if (body === null) {
       kept.missing = true;
-      return;
+      ended = true;
+      return undefined;
     }
     const { bytes: chunk, size: whole } = await bodyOf(body, what);
     if (whole !== undefined) {
@@ -478,18 +509,19 @@ async function* prefixChunks(
     }
     if (offset === 0 && (chunk.length > want || (whole !== undefined && chunk.length === whole))) {
       // The store ignored the range (or the range was the whole object).
+      ended = true;
       if (whole !== undefined && chunk.length !== whole) throw sizeMismatch(chunk.length, whole, what);
       if (chunk.length <= KEEP_WHOLE_BYTES) kept.bytes = chunk;
-      yield chunk;
-      return;
+      return chunk;
     }
     // What the range holds of an object of known size; of one of unknown size, fewer bytes than asked are its end.
     const expected = size === undefined ? undefined : Math.min(want, size - offset);
     if (chunk.length > want || (expected !== undefined && chunk.length !== expected)) throw sizeMismatch(chunk.length, expected ?? want, what);
     offset += chunk.length;
-    if (chunk.length > 0) yield chunk;
-    if (chunk.length < want) return;
-  }
+    if (chunk.length < want) ended = true;
+    return chunk.length > 0 ? chunk : undefined;
+  };
+  return new PulledChunks(await raceAbort(next(), signal), next);
 }
 
 /** Runs `read`, naming `key` in a `SESSION_REFERENCE_INVALID_LOG` error. */
@@ -510,12 +542,13 @@ async function inObject<T>(key: string, read: () => T | Promise<T>): Promise<T> 
  */
 async function readEntry(
   { bucket, rangeReads, signal, read }: { bucket: ObjectStoreBucket; rangeReads: boolean; signal: AbortSignal | undefined; read: Required<SessionLogReadOptions> },
-  object: { key: string; size?: number },
+  object: Listed,
 ): Promise<Entry | undefined> {
   const kept: { bytes?: Uint8Array | undefined; missing?: boolean } = {};
-  const header = await inObject(object.key, () => readSessionHeader(prefixChunks(bucket, object, rangeReads, kept), { ...read, signal }));
+  const header = await inObject(object.key, async () => readSessionHeader(await headerChunks(bucket, object, rangeReads, kept, signal), { ...read, signal }));
   if (header === undefined || kept.missing) return undefined;
-  return { key: object.key, header, bytes: kept.bytes, surface: {}, title: {} };
+  const identity = object.etag === undefined ? undefined : `${object.key}#${object.etag}`;
+  return { key: object.key, header, identity, bytes: kept.bytes, surface: {}, title: {} };
 }
 
 /**

@@ -12,9 +12,9 @@ import { describeValue, fail, SessionReferenceError } from '../errors.js';
 import type { SessionEvent } from '../types.js';
 import { LogCollector, type KeepEvent } from './collect.js';
 import { concat, LineSplitter, splitTextLines, type LineLimits } from './lines.js';
-import type { ZstdStream, ZstdStreamOptions } from './zstd.js';
+import type { LibZstd, ZstdStream, ZstdStreamOptions } from './zstd.js';
 import { isZstd } from './magic.js';
-import { chunkWork, pace } from '../pace.js';
+import { chunkWork, pace, PACE_WORK } from '../pace.js';
 
 /** One item of a streamed log: a `Uint8Array`, an `ArrayBuffer` or any other `ArrayBufferView`, read as its bytes (SPEC §11.2.3). */
 export type SessionLogChunk = Uint8Array | ArrayBuffer | ArrayBufferView;
@@ -37,24 +37,37 @@ export interface ReadOptions {
   signal?: AbortSignal | undefined;
 }
 
-/** What the zstd module gives the pipeline. */
+/** What the zstd module gives the pipeline: libzstd, loaded, and the stream over it. */
 export interface ZstdCodec {
-  ZstdStream: new (out: (bytes: Uint8Array) => boolean, options: ZstdStreamOptions) => ZstdStream;
-  /** Compiles the WebAssembly decoder of small frames where the runtime allows it; never rejects. */
-  ready(): Promise<void>;
+  lib: LibZstd;
+  ZstdStream: new (lib: LibZstd, out: (bytes: Uint8Array) => boolean, options: ZstdStreamOptions) => ZstdStream;
 }
 
 let zstdModule: Promise<ZstdCodec> | undefined;
 /** The zstd decoder module once loaded, given to every later read at once. */
 let loadedZstd: ZstdCodec | undefined;
 
-/** The zstd decoder module, loaded on first use. */
+/** The zstd decoder module and libzstd, loaded on first use. */
 function loadZstd(): Promise<ZstdCodec> {
-  zstdModule ??= import('./zstd.js').then(async (codec) => {
-    await codec.ready();
-    return (loadedZstd = codec);
-  });
+  zstdModule ??= import('./zstd.js').then(async ({ ZstdStream, loadLibZstd }) => (loadedZstd = { lib: await loadLibZstd(), ZstdStream }));
   return zstdModule;
+}
+
+/**
+ * Work of one slice of zstd decoding (compressed plus decoded bytes) in an asynchronous read:
+ * between slices the read lets the event loop run and checks its signal (SPEC §11.2.1.1: a
+ * cancelled read stops within 50 ms). 4 MiB is a few ms of libzstd in WebAssembly plus the line
+ * splitting and parsing of its output; libzstd's JavaScript form (wasm2js) is a few hundred times
+ * slower, so there a slice is one block (a call yields at most 128 KiB).
+ */
+const SLICE_BYTES = { wasm: 4 * 1024 * 1024, js: 128 * 1024 };
+
+/** What the next read of a store's own source should be (see {@link PulledChunks}). */
+export interface ReadRequest {
+  /** Bytes to skip after the end of the last chunk (a skippable frame's content). */
+  skip: number;
+  /** Bytes the read may still take (a header read's allowance); `Infinity` for whole reads. */
+  limit: number;
 }
 
 /** No bytes: the sniffed prefix before any chunk (never written to). */
@@ -63,7 +76,8 @@ const NO_BYTES = new Uint8Array(0);
 /**
  * Pushes a log's bytes, in chunks of any size, through zstd decoding (when the bytes start with
  * a zstd magic) and line splitting into a collector. Synchronous: a zstd log needs the codec,
- * given at construction or later through {@link LogFeed.provide}.
+ * given at construction or later through {@link LogFeed.provide}. Zstd work is done in slices
+ * ({@link LogFeed.busy}, {@link LogFeed.resume}) when `sliced`, else all at once.
  */
 export class LogFeed {
   private readonly lines: LineSplitter;
@@ -71,13 +85,22 @@ export class LogFeed {
   private sniffed: Uint8Array | undefined = NO_BYTES;
   /** The zstd decoder the bytes go through, once they turned out to be zstd (else straight to the lines). */
   private zstd: ZstdStream | undefined;
+  /** Bytes pushed so far. */
+  private received = 0;
   /** The log is zstd and the codec is missing: {@link LogFeed.provide} it before pushing more. */
   needsZstd = false;
 
+  /**
+   * @param pulled The chunks come from a store's own reads, which honour {@link LogFeed.nextRead}:
+   *   skippable content that still arrives in them counts as read (SPEC §11.2.1.1).
+   * @param sliced Decode zstd in slices (an asynchronous read), else all at once.
+   */
   constructor(
     private readonly collector: LogCollector,
     private readonly options: Required<Omit<ReadOptions, 'signal'>>,
     private codec?: ZstdCodec,
+    private readonly pulled = false,
+    private readonly sliced = false,
   ) {
     const header = collector.headerOnly;
     const limits: LineLimits = { maxLogBytes: options.maxLogBytes, maxHeaderBytes: header ? MAX_HEADER_BYTES : Infinity };
@@ -87,6 +110,33 @@ export class LogFeed {
   /** The collector has what it wants: nothing more needs to be pushed. */
   get done(): boolean {
     return this.lines.stopped;
+  }
+
+  /** Zstd work is left from the last push: {@link LogFeed.resume} it before pushing more. */
+  get busy(): boolean {
+    return this.zstd !== undefined && !this.lines.stopped && this.zstd.busy;
+  }
+
+  /** Decodes the next slice of zstd work. */
+  resume(): void {
+    this.zstd!.resume();
+  }
+
+  /**
+   * What the next read of the source should be (SPEC §11.2.1.1): skip the rest of a skippable
+   * frame; a header read takes at most 1 MiB of compressed input (plus the 8-byte headers of
+   * skippable frames), or 1 MiB and one byte of text.
+   * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_LOG` when a header read may read no more.
+   */
+  nextRead(): ReadRequest {
+    if (this.zstd !== undefined) return { skip: this.zstd.pendingSkip, limit: this.zstd.readLimit() };
+    if (!this.collector.headerOnly) return { skip: 0, limit: Infinity };
+    return { skip: 0, limit: Math.max(1, MAX_HEADER_BYTES + 1 - this.received) };
+  }
+
+  /** The source skipped `count` bytes, as {@link LogFeed.nextRead} asked. */
+  skipped(count: number): void {
+    if (count > 0) this.zstd!.skipped(count);
   }
 
   provide(codec: ZstdCodec): void {
@@ -99,6 +149,7 @@ export class LogFeed {
   }
 
   push(chunk: Uint8Array): void {
+    this.received += chunk.length;
     if (this.sniffed !== undefined) {
       const held = this.sniffed.length === 0 ? chunk : concat([this.sniffed, chunk]);
       if (held.length < 4 || this.needsZstd) {
@@ -126,22 +177,28 @@ export class LogFeed {
       this.start(false);
       this.lines.push(held);
     }
-    if (this.lines.stopped) return;
+    if (this.lines.stopped) return this.close();
     this.zstd?.end();
     this.lines.end();
+  }
+
+  /** Frees the zstd decoder's memory (a read that stops early or fails); idempotent. */
+  close(): void {
+    this.zstd?.close();
   }
 
   /** Routes the bytes from here on: through a zstd decoder (`zstd`) or straight to the lines. */
   private start(zstd: boolean): void {
     if (!zstd) return;
     const { lines, collector } = this;
-    this.zstd = new this.codec!.ZstdStream(
+    const { lib, ZstdStream } = this.codec!;
+    this.zstd = new ZstdStream(
+      lib,
       (bytes) => {
         lines.push(bytes);
         return !lines.stopped;
       },
       {
-        wholeFrameBytes: collector.headerOnly ? 2 * MAX_HEADER_BYTES : 8 * MAX_HEADER_BYTES,
         verifyChecksums: this.options.verifyChecksums,
         mark: () => {
           const restoreLines = lines.mark();
@@ -151,6 +208,9 @@ export class LogFeed {
             restoreCollector();
           };
         },
+        maxInputBytes: collector.headerOnly ? MAX_HEADER_BYTES : Infinity,
+        countSkipped: this.pulled,
+        sliceBytes: this.sliced ? SLICE_BYTES[lib.kind] : Infinity,
       },
     );
   }
@@ -165,19 +225,24 @@ function settled(options: ReadOptions): Required<Omit<ReadOptions, 'signal'>> {
  * Runs a log given whole (text or bytes) through a collector, synchronously, with the zstd codec
  * at hand.
  */
-export function collectSync(input: string | Uint8Array, collector: LogCollector, codec: ZstdCodec, options: ReadOptions = {}): void {
+export function collectSync(input: string | Uint8Array, collector: LogCollector, codec: ZstdCodec | undefined, options: ReadOptions = {}): void {
   if (typeof input === 'string') {
     splitTextLines(input, collector);
     return;
   }
   const feed = new LogFeed(collector, settled(options), codec);
-  feed.push(input);
-  if (!feed.done) feed.end();
+  try {
+    feed.push(input);
+    if (!feed.done) feed.end();
+  } finally {
+    feed.close();
+  }
 }
 
 /** Chunks of a byte source, one at a time (`undefined` at the end, checked bytes else), and a way to stop early. */
 interface ChunkReader {
-  next(): Promise<Uint8Array | undefined>;
+  /** The next chunk; a {@link PulledChunks} reader honours `request`, any other ignores it. */
+  next(request?: ReadRequest): Promise<Uint8Array | undefined>;
   /** Stops the source early (none: nothing to stop). */
   cancel?(): Promise<void>;
 }
@@ -190,12 +255,14 @@ const noop = () => {};
  * no async iterator and no stream between the store's reads and the feed. When `first` holds
  * what the collector wants (a header in the first read: the usual listing), the read ends
  * synchronously (see {@link collect}). Stopping early only stops calling `next`; the store
- * releases what it read from.
+ * releases what it read from. `next(request)` reads from `request.skip` bytes after the end of
+ * the last chunk, and at most `request.limit` bytes (SPEC §11.2.1.1: a header read skips
+ * skippable frames without reading them, and reads at most 1 MiB); it may read fewer.
  */
 export class PulledChunks implements ChunkReader {
   constructor(
     readonly first: Uint8Array | undefined,
-    readonly next: () => Promise<Uint8Array | undefined>,
+    readonly next: (request: ReadRequest) => Promise<Uint8Array | undefined>,
   ) {}
 }
 
@@ -304,8 +371,8 @@ function chunkReader(source: unknown): ChunkReader {
 function pulledReader(source: PulledChunks): ChunkReader {
   let index = 1;
   return {
-    next: async () => {
-      const value = await source.next();
+    next: async (request = { skip: 0, limit: Infinity }) => {
+      const value = await source.next(request);
       const at = index++;
       return value === undefined ? undefined : itemBytes(value, at);
     },
@@ -349,14 +416,20 @@ export function collect(given: StoreSource | string, collector: LogCollector, op
     return undefined;
   }
   const reader = chunkReader(source);
-  const feed = new LogFeed(collector, settled(options), loadedZstd);
+  const pulled = source instanceof PulledChunks;
+  const feed = new LogFeed(collector, settled(options), loadedZstd, pulled, true);
   let read = 0;
   if (source instanceof PulledChunks && source.first !== undefined) {
     read = source.first.length;
-    feed.push(source.first);
+    try {
+      feed.push(source.first);
+    } catch (error) {
+      feed.close();
+      throw error;
+    }
     if (feed.done) return undefined;
   }
-  return feedChunks(feed, reader, { signal, size, read });
+  return feedChunks(feed, reader, { signal, size, read, pulled });
 }
 
 /**
@@ -365,22 +438,33 @@ export function collect(given: StoreSource | string, collector: LogCollector, op
  * counted). Yields to the event loop as {@link pace} says, so an always-ready source cannot keep
  * an abort from running (SPEC §10.3).
  */
-async function feedChunks(feed: LogFeed, reader: ChunkReader, at: { signal: AbortSignal | undefined; size: number | undefined; read: number }): Promise<void> {
-  const { signal, size } = at;
+async function feedChunks(
+  feed: LogFeed,
+  reader: ChunkReader,
+  at: { signal: AbortSignal | undefined; size: number | undefined; read: number; pulled: boolean },
+): Promise<void> {
+  const { signal, size, pulled } = at;
   let { read } = at;
   let finished = false;
   try {
     for (;;) {
       if (feed.needsZstd) feed.provide(await loadZstd());
+      await slices(feed, signal);
       if (feed.done) return;
-      // The next chunk (`undefined` at the end), checked, cancellable by `signal`.
+      // The next chunk (`undefined` at the end), checked, cancellable by `signal`. A store's own
+      // reads skip what the feed asks them to skip (a skippable frame's content), unread.
+      const request = feed.nextRead();
       let chunk: Uint8Array | undefined;
       try {
-        chunk = await raceAbort(reader.next(), signal);
+        chunk = await raceAbort(reader.next(request), signal);
       } catch (error) {
         throw readFailure(error);
       }
       throwIfAborted(signal);
+      if (pulled && request.skip > 0) {
+        feed.skipped(request.skip);
+        read += request.skip;
+      }
       if (chunk === undefined) break;
       read += chunk.length;
       if (size !== undefined && read > size) throw sizeMismatch(read, size);
@@ -394,9 +478,23 @@ async function feedChunks(feed: LogFeed, reader: ChunkReader, at: { signal: Abor
     if (size !== undefined && read < size) throw sizeMismatch(read, size);
     finished = true;
     if (feed.needsZstd) feed.provide(await loadZstd());
+    await slices(feed, signal);
     feed.end();
   } finally {
+    feed.close();
     if (!finished && reader.cancel) await reader.cancel();
+  }
+}
+
+/**
+ * Decodes the zstd work left in `feed` one slice at a time, with a turn of the event loop and a
+ * look at `signal` before each (SPEC §11.2.1.1: a cancelled read stops between slices).
+ */
+async function slices(feed: LogFeed, signal: AbortSignal | undefined): Promise<void> {
+  while (feed.busy) {
+    await pace(PACE_WORK); // a whole quota of work: always a turn
+    throwIfAborted(signal);
+    feed.resume();
   }
 }
 

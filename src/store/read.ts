@@ -11,7 +11,7 @@ import { LogCollector } from './collect.js';
 import type { SessionLog } from './log.js';
 import { collectLog, DEFAULT_MAX_LOG_BYTES, type ReadOptions, type SessionLogSource, type StoreSource } from './pipeline.js';
 
-export type { SessionLogSource } from './pipeline.js';
+export type { SessionLogChunk, SessionLogSource } from './pipeline.js';
 
 /** Options of {@link readSessionLog} and of the stores' log reads. */
 export interface SessionLogReadOptions {
@@ -68,12 +68,19 @@ export function checkReadOptions(options: Record<string, unknown>, code: ErrorCo
  * errors as `parseSessionLog`, but the input may be a `ReadableStream` or an async iterable of
  * `Uint8Array` chunks (or one buffer, or text), read chunk by chunk, and the zstd decoder is loaded
  * (dynamic `import()`) only when the bytes are zstd.
- * @param source The log: `string`, `Uint8Array`, `ArrayBuffer`, `ReadableStream<Uint8Array>` or `AsyncIterable<Uint8Array>`.
+ * Streams are read strictly (SPEC §11.2.3): each chunk is a `Uint8Array`, an `ArrayBuffer` or any
+ * other `ArrayBufferView` (read as the bytes it covers; empty chunks are fine), and memory does not
+ * depend on the chunking (the longest line plus one chunk plus a fixed overhead). A source that is
+ * always ready still lets an abort run (SPEC §10.3).
+ * @param source The log: `string`, `Uint8Array`, `ArrayBuffer`, or a `ReadableStream` or
+ *   `AsyncIterable` of byte chunks.
  * @param options `{ maxLogBytes?, verifyChecksums?, signal? }`.
  * @returns `{ header, events }` like `parseSessionLog`.
  * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_ARGUMENT` (bad source, options or
  * signal), `SESSION_REFERENCE_INVALID_LOG` (as `parseSessionLog`, and past `maxLogBytes`),
- * `SESSION_REFERENCE_READ_FAILED` (the stream failed or gave a chunk that is not bytes; cause kept),
+ * `SESSION_REFERENCE_READ_FAILED` (the stream failed, cause kept; or gave an item that is not
+ * bytes — `undefined`, `null`, a number, a string, an iterator result that is not
+ * `{ done: boolean, value }` — naming its index, never taken for the end),
  * `SESSION_REFERENCE_CANCELLED` (cause `signal.reason`; the stream is cancelled).
  */
 export async function readSessionLog(

@@ -1,113 +1,380 @@
 /**
- * Decoding zstd-compressed session logs (SPEC §11.2, §11.2.1): a sequence of zstd frames (dsh
- * writes one frame for the header line and one per write batch), decoded with the pure-JS `fzstd`
- * as the compressed bytes stream in.
+ * Decoding zstd-compressed session logs (SPEC §11.2, §11.2.1, §11.2.1.1): a sequence of zstd
+ * frames (dsh writes one frame for the header line and one per write batch), decoded by libzstd
+ * (src/store/libzstd.ts) as the compressed bytes stream in.
  *
- * Small complete frames are decoded in one call. A frame that may expand past `wholeFrameBytes`
- * is decoded block by block (`fzstd`'s `Decompress`), so neither a long single-frame log nor a
- * decompression bomb is ever held whole; the consumer's limits stop it as the bytes go by. A
- * truncated final frame (a crash mid-write) is ignored like a torn line, also when it was being
- * streamed: its output is taken back through the consumer's restore point. `fzstd` verifies no
- * checksum, so a frame's content checksum is verified here (when `verifyChecksums`), and a
- * declared content size is checked against the output.
+ * libzstd validates each data frame, checks its declared content size and content checksum, and
+ * never lets a block yield more than 128 KiB: none of that is done again here. What is done here
+ * is the framing libzstd's streaming API leaves to its caller:
+ * - skippable frames are skipped by their declared length, without handing their content to the
+ *   decoder (a store's reader is asked to skip them: see {@link ZstdStream.pendingSkip});
+ * - a truncated final frame (a crash mid-write) is ignored like a torn line: its output is taken
+ *   back through the consumer's restore point;
+ * - header reads stop once they have read 1 MiB of compressed input (SPEC §11.2.1.1);
+ * - work is cut into slices of at most {@link ZstdStreamOptions.sliceBytes}, so an asynchronous
+ *   read can let the event loop run, and see its signal, between them.
+ * Errors are this module's own messages, naming libzstd's error code: the same in every runtime,
+ * since every runtime runs the same libzstd.
  *
  * Loaded lazily by the streaming reader, so plain-text apps never ship it.
  * @module
  */
-import { Decompress, decompress } from 'fzstd';
-import { describeValue, SessionReferenceError } from '../errors.js';
-import { concat } from './lines.js';
-import { Xxh64, xxh64 } from './xxhash64.js';
-import { isSkippableMagic, readU32 } from './magic.js';
-import { corrupt, MAX_BLOCK_BYTES, MAX_WINDOW_BYTES, readBlockHeader, readFrameHeader, scanZstdFrame, type ZstdFrameExtent } from './zstd-format.js';
-import { loadWasmZstd, wasmZstd } from './zstd-wasm.js';
+import { fail } from '../errors.js';
+import { LibZstdError, STEP_BYTES, type LibZstd, type ZstdDecoder } from './libzstd.js';
+import { isSkippableMagic, readU32, ZSTD_MAGIC } from './magic.js';
 
-export { isZstd, scanZstdFrame, type ZstdFrameExtent } from './zstd-format.js';
-
-/**
- * Compiles the WebAssembly decoder of complete frames, where the runtime allows it (see
- * src/store/zstd-wasm.ts); frames decode with `fzstd` until then, and everywhere else. Never rejects.
- */
-export const ready: () => Promise<void> = loadWasmZstd;
-
-/** Whether complete frames decode in WebAssembly here (once {@link ready} has settled). */
-export function zstdUsesWasm(): boolean {
-  return wasmZstd() !== undefined;
-}
+export { isZstd } from './magic.js';
+export { libZstdSync, loadLibZstd, type LibZstd } from './libzstd.js';
 
 /** Options of a {@link ZstdStream}. */
 export interface ZstdStreamOptions {
-  /** A complete frame whose output may exceed this many bytes is decoded block by block. */
-  wholeFrameBytes: number;
-  /** Verify frame content checksums (XXH64). */
+  /** Verify frame content checksums (XXH64, by libzstd). */
   verifyChecksums: boolean;
-  /** Called when a frame starts streaming: returns a function that takes back the output since. */
+  /** Called when a data frame starts: returns a function that takes back the output since. */
   mark(): () => void;
+  /**
+   * Compressed bytes the read may take (SPEC §11.2.1.1: 1 MiB for a header read, else
+   * `Infinity`): data-frame bytes, plus skippable frames' content when {@link countSkipped}.
+   * Skippable frames' 8-byte headers are never counted.
+   */
+  maxInputBytes: number;
+  /**
+   * Skippable content that arrived in the chunks counts as read (a store's own reads, which were
+   * asked to skip it); content skipped inside a buffer given whole does not.
+   */
+  countSkipped: boolean;
+  /** Work of one slice (compressed plus decoded bytes); a push or resume stops after it. */
+  sliceBytes: number;
+}
+
+/** The error of a header read that took its whole input allowance without finding line 1's end. */
+export function headerInputOver(limit: number) {
+  return fail('INVALID_LOG', `dsh session log: no header line in the first ${limit} bytes of compressed input (header line over ${limit / 1048576} MiB)`);
+}
+
+function corrupt(at: number, what: string) {
+  return fail('INVALID_LOG', `dsh session log: corrupt zstd frame at byte ${at}: ${what}`);
+}
+
+/** `ZSTD_ErrorCode` names (zstd_errors.h) of the errors a decoder can report. */
+const ERROR_NAMES: Record<number, string> = {
+  1: 'generic error',
+  10: 'unknown frame descriptor',
+  12: 'version not supported',
+  14: 'unsupported frame parameter',
+  16: 'frame requires too much memory for decoding (window over 128 MiB)',
+  20: 'data corruption detected',
+  22: 'content checksum mismatch',
+  24: 'header of literals is wrong',
+  30: 'dictionary is corrupted',
+  32: 'dictionary mismatch (dsh logs use none)',
+  44: 'table log too large',
+  46: 'max symbol value too large',
+  48: 'max symbol value too small',
+  64: 'allocation error: not enough memory',
+  70: 'destination buffer is too small',
+  72: 'source size is wrong',
+};
+
+function libzstdError(at: number, code: number) {
+  return corrupt(at, `${ERROR_NAMES[code] ?? 'error'} (libzstd error ${code})`);
+}
+
+/** True when `bytes` (fewer than 4) are a proper prefix of a frame magic: a torn start. */
+function isMagicPrefix(bytes: Uint8Array): boolean {
+  const zstd = [0x28, 0xb5, 0x2f, 0xfd];
+  const skippable = [0x50, 0x2a, 0x4d, 0x18];
+  return bytes.every((byte, i) => byte === zstd[i] || (i === 0 ? (byte & 0xf0) === 0x50 : byte === skippable[i]));
+}
+
+const NO_BYTES = new Uint8Array(0);
+
+/** Compressed bytes waiting for the decoder: chunks consumed from the front. */
+class ChunkQueue {
+  private chunks: Uint8Array[] = [];
+  /** How many of the first chunks are copies of the queue's own (the rest are the caller's). */
+  private owned = 0;
+  length = 0;
+
+  push(chunk: Uint8Array): void {
+    if (chunk.length === 0) return;
+    this.chunks.push(chunk);
+    this.length += chunk.length;
+  }
+
+  /** Puts `bytes` (the queue's own) back in front. */
+  unshift(bytes: Uint8Array): void {
+    this.chunks.unshift(bytes);
+    this.owned++;
+    this.length += bytes.length;
+  }
+
+  first(): Uint8Array {
+    return this.chunks[0]!;
+  }
+
+  /** The first `count` bytes (at most {@link ChunkQueue.length}), as one array. */
+  peek(count: number): Uint8Array {
+    const first = this.chunks[0]!;
+    if (first.length >= count) return first.subarray(0, count);
+    const out = new Uint8Array(count);
+    let at = 0;
+    for (const chunk of this.chunks) {
+      const take = Math.min(chunk.length, count - at);
+      out.set(chunk.subarray(0, take), at);
+      at += take;
+      if (at === count) break;
+    }
+    return out;
+  }
+
+  advance(count: number): void {
+    this.length -= count;
+    while (count > 0) {
+      const first = this.chunks[0]!;
+      if (first.length > count) {
+        this.chunks[0] = first.subarray(count);
+        return;
+      }
+      count -= first.length;
+      this.chunks.shift();
+      if (this.owned > 0) this.owned--;
+    }
+  }
+
+  /** Copies the caller's chunks still held (once), so their owners may reuse them. */
+  own(): void {
+    if (this.owned === this.chunks.length) return;
+    const all = this.peek(this.length).slice();
+    this.chunks = [all];
+    this.owned = 1;
+  }
+
+  clear(): void {
+    this.chunks = [];
+    this.owned = 0;
+    this.length = 0;
+  }
 }
 
 /**
- * An incomplete frame is decoded block by block once this many of its compressed bytes are held,
- * or once the blocks seen so far may expand past `wholeFrameBytes`.
+ * Decodes a sequence of zstd frames pushed in chunks of any size, passing the decoded bytes on in
+ * order (SPEC §11.2): skippable frames skipped, a truncated final frame ignored (see the module).
+ * Call {@link ZstdStream.close} (or {@link ZstdStream.end}) when done with it: it frees libzstd's
+ * memory.
  */
-const STREAM_AFTER_BYTES = 1 << 20;
+export class ZstdStream {
+  private readonly queue = new ChunkQueue();
+  private readonly decoder: ZstdDecoder;
+  /** Offset in the log of the queue's first byte. */
+  private offset = 0;
+  /** Offset of the data frame being decoded; `undefined` between frames. */
+  private frameStart: number | undefined;
+  /** Takes back the output of the frame being decoded. */
+  private restore: (() => void) | undefined;
+  /** The frame being decoded has a checksum that libzstd is not to check: its 4 bytes are skipped at its end. */
+  private checksumSkipped = false;
+  /** Bytes still to skip (a skippable frame's content, an unchecked checksum). */
+  private skip = 0;
+  /** The bytes being skipped are a skippable frame's content. */
+  private skippingContent = false;
+  /** The last call filled the output: libzstd may hold more output to flush. */
+  private flushing = false;
+  /** Compressed bytes counted against {@link ZstdStreamOptions.maxInputBytes}. */
+  private counted = 0;
+  /** The consumer wants no more bytes, or the stream was closed. */
+  private stopped = false;
+  /** libzstd took none of the bytes held and wrote nothing: it waits for more input. */
+  private waiting = false;
 
-/**
- * Decodes one complete data frame found by {@link scanZstdFrame}, verifying its declared content
- * size and (with `verifyChecksum`, the default) its checksum when present. A frame with a declared
- * size is decoded in WebAssembly where that is loaded (`useWasm`, default `true`: see
- * {@link ready}), which verifies its checksum either way; else, and when that fails, by `fzstd`.
- * @returns The decoded bytes.
- * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_LOG` (cause: the decoder's error) when
- * the frame does not decode, or decodes to the wrong size or checksum.
- */
-export function decodeZstdFrame(bytes: Uint8Array, frame: ZstdFrameExtent, verifyChecksum = true, useWasm = true): Uint8Array {
-  const wasm = useWasm ? wasmZstd() : undefined;
-  if (wasm !== undefined && frame.contentSize !== undefined) {
-    // libzstd checks the declared size and the checksum (when the frame has one); on any error
-    // fzstd decodes the frame below and names the fault.
-    const out = wasm(bytes.subarray(frame.start, frame.end), frame.contentSize);
-    if (out !== undefined) return out;
+  /**
+   * @param out Receives the decoded bytes, in order (a view valid during the call only); returns
+   *   `false` once it wants no more (a header read): the stream then decodes nothing further.
+   */
+  constructor(
+    lib: LibZstd,
+    private readonly out: (bytes: Uint8Array) => boolean,
+    private readonly options: ZstdStreamOptions,
+  ) {
+    this.decoder = lib.open();
   }
-  let out: Uint8Array;
-  try {
-    out = decompress(frameForDecoder(bytes, frame));
-  } catch (error) {
-    throw corrupt(frame.start, `it does not decode (${describeValue(error)})`, error);
-  }
-  if (frame.contentSize !== undefined && out.length !== frame.contentSize) {
-    throw corrupt(frame.start, `decoded ${out.length} bytes, the header declares ${frame.contentSize}`);
-  }
-  if (verifyChecksum && frame.hasChecksum) {
-    if (xxh64(out)[1] !== readU32(bytes, frame.end - 4)) throw corrupt(frame.start, 'content checksum mismatch');
-  }
-  return out;
-}
 
-/**
- * The window descriptor to give `fzstd` for a frame sized by its window alone. Such a frame makes
- * `fzstd` allocate, and slide per block, a buffer of the declared window (often 8 MiB for a batch
- * of a few lines). No match can reach further back than the frame's own output, at most 128 KiB
- * per block, so declaring the smallest window that covers that bound decodes identically, and
- * much faster.
- * @param descriptor The declared window descriptor byte.
- * @returns The descriptor to use (never a larger window than declared).
- */
-function boundedWindow(descriptor: number, blockCount: number): number {
-  let exponent = 0;
-  while (2 ** (10 + exponent) < blockCount * MAX_BLOCK_BYTES) exponent++;
-  return Math.min(descriptor, exponent << 3); // window 2^(10 + exponent), mantissa 0
-}
+  /** Work is left from the last push (call {@link ZstdStream.resume}). */
+  get busy(): boolean {
+    return !this.stopped && !this.waiting && (this.flushing || (this.queue.length > 0 && this.canProgress()));
+  }
 
-/** The frame's bytes for `fzstd`, a copy with a {@link boundedWindow} when that is smaller. */
-function frameForDecoder(bytes: Uint8Array, frame: ZstdFrameExtent): Uint8Array {
-  const data = bytes.subarray(frame.start, frame.end);
-  const at = frame.windowDescriptorAt;
-  if (at === undefined) return data;
-  const descriptor = boundedWindow(bytes[at]!, frame.blockCount);
-  if (descriptor === bytes[at]) return data;
-  const copy = data.slice();
-  copy[at - frame.start] = descriptor;
-  return copy;
+  /** Bytes of the log the stream will skip once they arrive (a skippable frame's content): a reader may skip them instead. */
+  get pendingSkip(): number {
+    return this.stopped || !this.skippingContent ? 0 : Math.max(0, this.skip - this.queue.length);
+  }
+
+  /** The reader skipped `count` bytes of {@link ZstdStream.pendingSkip}: they will not arrive. */
+  skipped(count: number): void {
+    this.skip -= count;
+    this.offset += count;
+  }
+
+  /** Compressed bytes the stream may still take in (`Infinity` unless a header read). */
+  private get allowance(): number {
+    return this.options.maxInputBytes - this.counted;
+  }
+
+  /**
+   * Compressed bytes a reader may still read for this stream: its allowance less what it holds
+   * (`Infinity` unless a header read).
+   * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_LOG` ("header line over 1 MiB") when
+   * nothing more may be read.
+   */
+  readLimit(): number {
+    const limit = this.allowance - this.queue.length;
+    if (limit <= 0 && !this.stopped) throw headerInputOver(this.options.maxInputBytes);
+    return limit;
+  }
+
+  /**
+   * Feeds the next compressed bytes and decodes one slice of work; more may be left
+   * ({@link ZstdStream.busy}). The caller must not change the bytes during the call; what is left
+   * of them afterwards is copied.
+   * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_LOG` for a corrupt frame, bytes that
+   * are not frames, or a header read past its input allowance.
+   */
+  push(chunk: Uint8Array): void {
+    if (this.stopped) return;
+    this.queue.push(chunk);
+    this.waiting = false;
+    this.resume();
+  }
+
+  /** Decodes one more slice of work (see {@link ZstdStream.push}). */
+  resume(): void {
+    try {
+      this.run(this.options.sliceBytes);
+    } catch (error) {
+      this.close();
+      throw error;
+    }
+    if (this.stopped) this.close();
+    else this.queue.own();
+  }
+
+  /**
+   * Ends the input: decodes what is left, then a frame still incomplete is a truncated final frame,
+   * ignored (its output taken back); bytes that cannot start a frame are an error.
+   * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_LOG`, as {@link ZstdStream.push}.
+   */
+  end(): void {
+    try {
+      if (!this.stopped) this.run(Infinity);
+      if (!this.stopped && this.frameStart === undefined && this.skip === 0 && this.queue.length > 0 && this.queue.length < 4) {
+        if (!isMagicPrefix(this.queue.peek(this.queue.length))) throw corrupt(this.offset, 'trailing bytes are not a frame');
+      }
+      if (this.frameStart !== undefined) this.restore?.();
+    } finally {
+      this.close();
+    }
+  }
+
+  /** Frees libzstd's memory; the stream decodes nothing more. Idempotent. */
+  close(): void {
+    this.stopped = true;
+    this.queue.clear();
+    this.decoder.close();
+  }
+
+  /** Whether the bytes held can be worked on now (else they wait for more). */
+  private canProgress(): boolean {
+    if (this.skip > 0 || this.frameStart !== undefined) return true;
+    if (this.queue.length < 4) return false;
+    const magic = readU32(this.queue.peek(4), 0);
+    if (isSkippableMagic(magic)) return this.queue.length >= 8;
+    return magic !== ZSTD_MAGIC || this.queue.length >= 5;
+  }
+
+  private run(budget: number): void {
+    let work = 0;
+    while (!this.stopped && !this.waiting && work < budget && (this.flushing || (this.queue.length > 0 && this.canProgress()))) {
+      if (this.skip > 0 && !this.flushing) {
+        const count = Math.min(this.skip, this.queue.length);
+        if (!this.skippingContent || this.options.countSkipped) this.count(count);
+        this.queue.advance(count);
+        this.offset += count;
+        this.skip -= count;
+        work += count >> 4;
+        continue;
+      }
+      if (this.frameStart === undefined && !this.flushing) {
+        this.startFrame();
+        continue;
+      }
+      work += this.step();
+    }
+  }
+
+  /** At a frame boundary: skips a skippable frame's header, or starts a data frame. */
+  private startFrame(): void {
+    const magic = readU32(this.queue.peek(4), 0);
+    if (isSkippableMagic(magic)) {
+      if (this.queue.length < 8) return;
+      this.skip = readU32(this.queue.peek(8), 4);
+      this.skippingContent = true;
+      this.queue.advance(8);
+      this.offset += 8;
+      return;
+    }
+    if (magic !== ZSTD_MAGIC) throw corrupt(this.offset, `unknown magic number 0x${magic.toString(16)}`);
+    this.frameStart = this.offset;
+    this.restore = this.options.mark();
+    this.skippingContent = false;
+    const header = this.queue.peek(5);
+    this.checksumSkipped = !this.options.verifyChecksums && (header[4]! & 4) !== 0;
+    if (this.checksumSkipped) {
+      // libzstd checks a frame's checksum whenever the frame header says it has one: clear the
+      // flag, and skip the 4 checksum bytes once the frame ends.
+      const copy = header.slice();
+      copy[4] = header[4]! & ~4;
+      this.queue.advance(5);
+      this.queue.unshift(copy);
+    }
+  }
+
+  /** One decoder call over the bytes held; returns its work. */
+  private step(): number {
+    const allowance = this.allowance;
+    if (allowance <= 0 && !this.flushing) throw headerInputOver(this.options.maxInputBytes);
+    const input = this.queue.length === 0 ? NO_BYTES : this.queue.first();
+    let result;
+    try {
+      result = this.decoder.step(input.subarray(0, Math.max(0, Math.min(input.length, STEP_BYTES, allowance))));
+    } catch (error) {
+      if (error instanceof LibZstdError) throw libzstdError(this.frameStart ?? this.offset, error.code);
+      throw error;
+    }
+    const { consumed, output, frameEnded } = result;
+    this.queue.advance(consumed);
+    this.offset += consumed;
+    this.count(consumed);
+    this.flushing = output.length === STEP_BYTES;
+    if (output.length > 0 && !this.out(output)) {
+      this.stopped = true;
+      return 0;
+    }
+    if (frameEnded) {
+      this.frameStart = undefined;
+      this.restore = undefined;
+      this.flushing = false;
+      if (this.checksumSkipped) this.skip = 4;
+    } else if (consumed === 0 && output.length === 0) {
+      // Everything given was taken in earlier: libzstd waits for more input.
+      this.flushing = false;
+      this.waiting = true;
+    }
+    return consumed + output.length + 64;
+  }
+
+  private count(bytes: number): void {
+    this.counted += bytes;
+  }
 }
 
 /**
@@ -115,313 +382,34 @@ function frameForDecoder(bytes: Uint8Array, frame: ZstdFrameExtent): Uint8Array 
  * order, concatenated; skippable frames skipped; a truncated final frame ignored.
  * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_LOG` for a corrupt frame or bytes that are not frames.
  */
-export function decodeZstdFrames(bytes: Uint8Array): Uint8Array {
+export function decodeZstdFrames(lib: LibZstd, bytes: Uint8Array, verifyChecksums = true): Uint8Array {
   const chunks: Uint8Array[] = [];
-  const keep = (chunk: Uint8Array) => {
-    chunks.push(chunk.slice());
-    return true; // every frame
-  };
-  const stream = new ZstdStream(keep, {
-    wholeFrameBytes: Infinity,
-    verifyChecksums: true,
-    mark: () => {
-      const length = chunks.length;
-      return () => void (chunks.length = length);
+  const stream = new ZstdStream(
+    lib,
+    (chunk) => {
+      chunks.push(chunk.slice());
+      return true;
     },
-  });
+    {
+      verifyChecksums,
+      mark: () => {
+        const length = chunks.length;
+        return () => void (chunks.length = length);
+      },
+      maxInputBytes: Infinity,
+      countSkipped: false,
+      sliceBytes: Infinity,
+    },
+  );
   stream.push(bytes);
   stream.end();
-  return concat(chunks);
-}
-
-/** Thrown through `fzstd`'s streaming decoder to stop it once the consumer wants no more (not an error). */
-const STOPPED: object = Object.freeze({ stopped: true });
-
-/** No bytes: an empty queue's buffer (never written to). */
-const NO_BYTES = new Uint8Array(0);
-
-/**
- * A growable byte buffer consumed from the front. A chunk appended to an empty queue is held as
- * it is, not copied (most chunks hold whole frames, consumed at once), until {@link ByteQueue.own}
- * copies what is left of it; the queue writes only into buffers of its own.
- */
-class ByteQueue {
-  private buffer: Uint8Array = NO_BYTES;
-  private start = 0;
-  private end = 0;
-  /** `buffer` is the caller's chunk: read only. */
-  private borrowed = false;
-
-  get length(): number {
-    return this.end - this.start;
+  let total = 0;
+  for (const chunk of chunks) total += chunk.length;
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.length;
   }
-
-  view(): Uint8Array {
-    if (this.start === 0 && this.end === this.buffer.length) return this.buffer; // a borrowed chunk, whole
-    return this.buffer.subarray(this.start, this.end);
-  }
-
-  append(chunk: Uint8Array): void {
-    if (this.length === 0) {
-      this.buffer = chunk;
-      this.start = 0;
-      this.end = chunk.length;
-      this.borrowed = true;
-      return;
-    }
-    if (this.borrowed || this.end + chunk.length > this.buffer.length) {
-      const held = this.view();
-      const grown = new Uint8Array(Math.max(held.length + chunk.length, 2 * this.buffer.length, 4096));
-      grown.set(held);
-      this.buffer = grown;
-      this.start = 0;
-      this.end = held.length;
-      this.borrowed = false;
-    }
-    this.buffer.set(chunk, this.end);
-    this.end += chunk.length;
-  }
-
-  /** Copies what is left of a chunk held as it is, so the caller may reuse it. */
-  own(): void {
-    if (!this.borrowed) return;
-    this.buffer = this.view().slice();
-    this.start = 0;
-    this.end = this.buffer.length;
-    this.borrowed = false;
-  }
-
-  consume(count: number): void {
-    this.start += count;
-    if (this.start === this.end) this.start = this.end = 0;
-  }
-
-  /** Everything held, as a fresh array (the queue is emptied). */
-  takeAll(): Uint8Array {
-    const bytes = this.view().slice();
-    this.start = this.end = 0;
-    return bytes;
-  }
-}
-
-/**
- * A frame decoded (or, for a skippable frame, skipped) as its bytes arrive. Block headers are
- * followed as the bytes go by, so the frame's end is known exactly: the decoder is given this
- * frame's bytes only.
- */
-class StreamedFrame {
-  /** Bytes of this frame seen so far. */
-  private pos = 0;
-  /** Frame-relative offset of the next block header. */
-  private nextHeader = 0;
-  private readonly headerBytes = [0, 0, 0];
-  private headerLength = 0;
-  /** Frame-relative end, once the last block header has been read. */
-  private end = Infinity;
-  private readonly decoder: Decompress | undefined;
-  private readonly hash: Xxh64 | undefined;
-  private readonly checksum = new Uint8Array(4);
-  private readonly contentSize: number | undefined;
-  private readonly hasChecksum: boolean;
-  private produced = 0;
-
-  /**
-   * @param first The frame's first bytes (at least its whole frame header).
-   * @param start Its offset in the log, for error messages.
-   * @param out Receives the decoded bytes.
-   * @param restore Takes back this frame's output (a truncated frame).
-   */
-  constructor(
-    first: Uint8Array,
-    private readonly start: number,
-    private readonly out: (bytes: Uint8Array) => void,
-    verifyChecksums: boolean,
-    readonly restore: (() => void) | undefined,
-  ) {
-    if (isSkippableMagic(readU32(first, 0))) {
-      this.end = 8 + readU32(first, 4);
-      this.contentSize = undefined;
-      this.hasChecksum = false;
-      return;
-    }
-    const header = readFrameHeader(first, 0)!;
-    if (header.singleSegment && header.contentSize !== undefined && header.contentSize > MAX_WINDOW_BYTES) {
-      throw corrupt(start, `window of ${header.contentSize} bytes exceeds ${MAX_WINDOW_BYTES}`);
-    }
-    this.nextHeader = header.blocksAt;
-    this.contentSize = header.contentSize;
-    this.hasChecksum = header.hasChecksum;
-    this.hash = header.hasChecksum && verifyChecksums ? new Xxh64() : undefined;
-    this.decoder = new Decompress((block) => this.output(block));
-  }
-
-  get done(): boolean {
-    return this.pos === this.end;
-  }
-
-  /**
-   * Feeds the next bytes of the log.
-   * @returns How many of them belong to this frame (the rest starts the next frame).
-   */
-  feed(chunk: Uint8Array): number {
-    if (this.decoder === undefined) {
-      const take = Math.min(chunk.length, this.end - this.pos);
-      this.pos += take;
-      return take;
-    }
-    this.followBlocks(chunk);
-    const take = Math.min(chunk.length, this.end - this.pos);
-    const bytes = chunk.subarray(0, take);
-    if (this.hasChecksum) {
-      for (let k = Math.max(0, this.end - 4 - this.pos); k < take; k++) this.checksum[this.pos + k - (this.end - 4)] = bytes[k]!;
-    }
-    try {
-      this.decoder.push(bytes);
-    } catch (error) {
-      if (error instanceof SessionReferenceError || !(error instanceof Error)) throw error;
-      throw corrupt(this.start, `it does not decode (${describeValue(error)})`, error);
-    }
-    this.pos += take;
-    if (this.done) this.finish();
-    return take;
-  }
-
-  /** Reads the block headers that fall in `chunk` (frame-relative from `pos`), finding the frame's end. */
-  private followBlocks(chunk: Uint8Array): void {
-    for (let k = Math.max(0, this.nextHeader - this.pos); this.end === Infinity && k < chunk.length; ) {
-      this.headerBytes[this.headerLength++] = chunk[k++]!;
-      if (this.headerLength < 3) continue;
-      this.headerLength = 0;
-      const at = this.pos + k - 3;
-      const [b0, b1, b2] = this.headerBytes as [number, number, number];
-      const block = readBlockHeader(b0 | (b1 << 8) | (b2 << 16), this.start, this.start + at);
-      this.nextHeader = at + 3 + block.bodyBytes;
-      if (block.last) this.end = this.nextHeader + (this.hasChecksum ? 4 : 0);
-      k = Math.max(k, this.nextHeader - this.pos);
-    }
-  }
-
-  private output(block: Uint8Array): void {
-    this.produced += block.length;
-    if (this.contentSize !== undefined && this.produced > this.contentSize) {
-      throw corrupt(this.start, `decodes to more than the ${this.contentSize} bytes its header declares`);
-    }
-    this.hash?.update(block);
-    this.out(block);
-  }
-
-  private finish(): void {
-    if (this.contentSize !== undefined && this.produced !== this.contentSize) {
-      throw corrupt(this.start, `decoded ${this.produced} bytes, the header declares ${this.contentSize}`);
-    }
-    if (this.hash && this.hash.digest()[1] !== readU32(this.checksum, 0)) throw corrupt(this.start, 'content checksum mismatch');
-  }
-}
-
-/**
- * Decodes a sequence of zstd frames pushed in chunks of any size, passing the decoded bytes on in
- * order (SPEC §11.2): skippable frames skipped, a truncated final frame ignored (see the module).
- */
-export class ZstdStream {
-  private readonly queue = new ByteQueue();
-  /** Offset in the log of the queue's first byte. */
-  private offset = 0;
-  private frame: StreamedFrame | undefined;
-  /** The consumer wants no more bytes: nothing more is decoded. */
-  private stopped = false;
-
-  /**
-   * @param out Receives the decoded bytes, in order; returns `false` once it wants no more (a
-   *   header read): the stream then decodes nothing further and holds no bytes.
-   */
-  constructor(
-    private readonly out: (bytes: Uint8Array) => boolean,
-    private readonly options: ZstdStreamOptions,
-  ) {}
-
-  /**
-   * Feeds the next compressed bytes; the caller must not change them afterwards. After it throws
-   * (a corrupt frame), the stream is not used again; once the consumer has stopped it, pushing
-   * does nothing.
-   * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_LOG` for a corrupt frame or bytes that are not frames.
-   */
-  push(chunk: Uint8Array): void {
-    if (this.stopped) return;
-    try {
-      while (this.frame !== undefined && chunk.length > 0) chunk = this.feedFrame(chunk);
-      if (chunk.length === 0) return;
-      this.queue.append(chunk);
-      this.drain();
-    } catch (error) {
-      if (error !== STOPPED) throw error;
-      this.stopped = true;
-    }
-    if (!this.stopped) this.queue.own();
-  }
-
-  /** Ends the input: a frame still incomplete is a truncated final frame, ignored. */
-  end(): void {
-    this.frame?.restore?.();
-    this.frame = undefined;
-  }
-
-  private drain(): void {
-    while (this.queue.length > 0) {
-      const bytes = this.queue.view();
-      const progress = { blocks: 0 };
-      const frame = scanZstdFrame(bytes, 0, progress);
-      if (frame === undefined) {
-        if (bytes.length < STREAM_AFTER_BYTES && progress.blocks * MAX_BLOCK_BYTES <= this.options.wholeFrameBytes) return;
-        this.startFrame(undefined);
-        return;
-      }
-      if (frame.kind === 'skippable') {
-        this.consume(frame.end);
-        continue;
-      }
-      const bound = frame.contentSize ?? frame.blockCount * MAX_BLOCK_BYTES;
-      if (bound > this.options.wholeFrameBytes) {
-        this.startFrame(frame);
-        return;
-      }
-      const more = this.out(decodeZstdFrame(bytes, frame, this.options.verifyChecksums));
-      this.consume(frame.end);
-      if (!more) {
-        this.stopped = true;
-        return;
-      }
-    }
-  }
-
-  /** Decodes the frame at the queue's start block by block, from the bytes held on. */
-  private startFrame(complete: ZstdFrameExtent | undefined): void {
-    const held = this.queue.takeAll();
-    if (complete?.windowDescriptorAt !== undefined) {
-      held[complete.windowDescriptorAt] = boundedWindow(held[complete.windowDescriptorAt]!, complete.blockCount);
-    }
-    const restore = isSkippableMagic(readU32(held, 0)) ? undefined : this.options.mark();
-    const out = (bytes: Uint8Array) => {
-      if (!this.out(bytes)) throw STOPPED; // out of fzstd's streaming decoder, to the catch in push
-    };
-    this.frame = new StreamedFrame(held, this.offset, out, this.options.verifyChecksums, restore);
-    const rest = this.feedFrame(held);
-    if (rest.length > 0) {
-      this.queue.append(rest);
-      this.drain();
-    }
-  }
-
-  /** Feeds `chunk` to the streamed frame; returns the bytes after its end. */
-  private feedFrame(chunk: Uint8Array): Uint8Array {
-    const frame = this.frame!;
-    const taken = frame.feed(chunk);
-    this.offset += taken;
-    if (frame.done) this.frame = undefined;
-    return chunk.subarray(taken);
-  }
-
-  private consume(count: number): void {
-    this.queue.consume(count);
-    this.offset += count;
-  }
+  return out;
 }

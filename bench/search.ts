@@ -1,0 +1,146 @@
+/**
+ * Search (SPEC §16.7, issue 23): the build over a Node store of 2,000 sessions of about 100 KB
+ * against reading and projecting the same logs through the same store; one query against the
+ * build plus a listing; a search after 1% of the sessions changed against the first build; the
+ * index's heap against the text it indexes; 10,000 sessions in one process (heap growth); and the
+ * naive alternative, a substring scan over every projected text, in the same run.
+ */
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createSessionReferences } from '../src/index.js';
+import { createDshStoreSessionQuery } from '../src/node/index.js';
+import { projectSurface } from '../src/projection.js';
+import { foldSurface } from '../src/surface.js';
+import { formatMs } from './harness.js';
+import type { StoreBenchHooks } from './store.js';
+import { writeLog } from './store-logs.js';
+
+declare const gc: (() => void) | undefined;
+
+const AGENT = { id: 'bench-target', cwd: '/work/p0' };
+/** Rare words mixed into user and assistant texts: a vocabulary's long tail, which is what an index holds. */
+const VOCABULARY = 200_000;
+/** The budget `searchSessions` reads at (engine: `maxIndexBytes * 2 + 4096` for the default 256 KiB). */
+const READ_BUDGET = 262_144 * 2 + 4096;
+
+function writeStore(root: string, count: number, bytes: number): string[] {
+  const paths: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const dir = join(root, `project-${i % 20}`, `session-${i}`);
+    mkdirSync(dir, { recursive: true });
+    const path = join(dir, 'session.v3.jsonl');
+    writeLog(path, bytes, 500 + i, `session-${i}`, `/work/p${i % 20}`, false, VOCABULARY);
+    paths.push(path);
+  }
+  return paths;
+}
+
+function heap(): number {
+  gc?.();
+  gc?.();
+  return process.memoryUsage().heapUsed;
+}
+
+/** Reads and projects every listed session through `store`, 8 at a time (as the index build reads). */
+async function readAndProject(root: string): Promise<{ ms: number; texts: string[][] }> {
+  const store = createDshStoreSessionQuery({ root });
+  const started = performance.now();
+  const records = await store.listSessions();
+  const texts: string[][] = [];
+  for (let k = 0; k < records.length; k += 8) {
+    const batch = await Promise.all(records.slice(k, k + 8).map((r) => store.readRetainedSurface(r.header.id, READ_BUDGET)));
+    for (const surface of batch) texts.push(projectSurface(foldSurface(surface.events)).map((item) => item.text));
+  }
+  return { ms: performance.now() - started, texts };
+}
+
+function appendMessage(path: string, seq: number, text: string): void {
+  appendFileSync(path, `${JSON.stringify({ type: 'user/message', seq, time: 1_790_000_000_000, data: { id: `x${seq}`, role: 'user', content: [{ type: 'text', text }], source: { kind: 'user' } }, surfaceOp: 'append' })}\n`);
+}
+
+export async function benchSearch(hooks: StoreBenchHooks): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'dsh-bench-search-'));
+  try {
+    await benchBuild(dir, hooks);
+    await benchScale(dir, hooks);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function benchBuild(dir: string, hooks: StoreBenchHooks): Promise<void> {
+  const count = hooks.quick ? 500 : 2000;
+  console.log(`\nSearch — ${count} sessions of about 100 KB in a Node store (SPEC §16.7)`);
+  const root = join(dir, 'store');
+  const paths = writeStore(root, count, 100_000);
+  // Warm the file cache and the JIT once, then measure the floor and the build back to back.
+  await readAndProject(root);
+  const floor = await readAndProject(root);
+  const indexedBytes = floor.texts.reduce((sum, items) => sum + items.reduce((s, t) => s + Buffer.byteLength(t), 0), 0);
+  const store = createDshStoreSessionQuery({ root });
+  const before = heap();
+  let started = performance.now();
+  const refs = createSessionReferences({ sessionQuery: store });
+  const query = 'schema migration';
+  const first = await refs.searchSessions(AGENT, query);
+  const build = performance.now() - started;
+  if (first.length === 0) throw new Error('the build found nothing');
+  const indexHeap = heap() - before;
+  hooks.ratioRow('search', `build, ${count} sessions vs reading + projecting them`, build, floor.ms, 2);
+  hooks.ratioRow('search', 'index heap (snippet text included) vs indexed text (UTF-8)', indexHeap, indexedBytes, 2, `${(indexHeap / 1e6).toFixed(1)} MB / ${(indexedBytes / 1e6).toFixed(1)} MB`);
+
+  // One query on the built index, listing included, against the build plus a listing.
+  started = performance.now();
+  await store.listSessions();
+  const listing = performance.now() - started;
+  const rare = 'term1a2b';
+  const times: number[] = [];
+  for (let s = 0; s < 5; s++) {
+    started = performance.now();
+    await refs.searchSessions(AGENT, s % 2 ? query : rare);
+    times.push(performance.now() - started);
+  }
+  const one = times.sort((a, b) => a - b)[2]!;
+  // SPEC §16.7: a search costs at most a hundredth of the build plus the listing that finds changes.
+  hooks.ratioRow('search', 'one query beyond its listing vs the build', Math.max(0, one - listing), build, 0.01, `${formatMs(one)} − listing ${formatMs(listing)} / ${formatMs(build)}`);
+
+  // The naive alternative: read and project every session, then scan for the query.
+  started = performance.now();
+  const naive = await readAndProject(root);
+  const needle = 'schema';
+  naive.texts.filter((items) => items.some((text) => text.toLowerCase().includes(needle)));
+  const naiveMs = performance.now() - started;
+  hooks.ratioRow('search', 'one query vs the naive substring scan over every projected text', one, naiveMs, undefined);
+
+  // A search after 1% of the sessions changed: an appended message each.
+  const changed = Math.max(1, Math.round(count / 100));
+  for (let i = 0; i < changed; i++) appendMessage(paths[i * 97 % count]!, 1_000_000 + i, `changed session ${i}: a zeppelinword appears`);
+  started = performance.now();
+  const after = await refs.searchSessions(AGENT, 'zeppelinword', { limit: count });
+  const again = performance.now() - started;
+  if (after.length !== changed) throw new Error(`expected ${changed} changed sessions, found ${after.length}`);
+  hooks.ratioRow('search', `search after ${changed} sessions (1%) changed vs the first build`, again, build, 0.05);
+
+  // Export and reload: the bytes a host keeps.
+  started = performance.now();
+  const bytes = await refs.exportSearchIndex();
+  const exportMs = performance.now() - started;
+  hooks.countRow('search', 'exported index, MB', Math.round(bytes.length / 1e6), Math.ceil((indexedBytes * 2) / 1e6), `${formatMs(exportMs)} to export`);
+}
+
+async function benchScale(dir: string, hooks: StoreBenchHooks): Promise<void> {
+  const count = hooks.quick ? 2000 : 10_000;
+  const bytes = 20_000;
+  console.log(`\nSearch — ${count} sessions of about ${bytes / 1000} KB in one Node process (SPEC §16.7)`);
+  const root = join(dir, 'scale');
+  writeStore(root, count, bytes);
+  const before = heap();
+  const started = performance.now();
+  const refs = createSessionReferences({ sessionQuery: createDshStoreSessionQuery({ root }) });
+  const hits = await refs.searchSessions(AGENT, 'deploy branch', { limit: 10 });
+  const ms = performance.now() - started;
+  if (hits.length === 0) throw new Error('the scale build found nothing');
+  const grown = heap() - before;
+  hooks.countRow('search', `heap growth, ${count} sessions indexed, MB`, Math.round(grown / 1e6), Math.ceil((count * bytes) / 1e6), `built in ${formatMs(ms)}`);
+}

@@ -1,0 +1,15 @@
+/**
+ * What the search chunk uses of the root entry (SPEC §16.5), handed to it when it loads. The chunk
+ * imports nothing of the root itself: a static import would make bundlers split the shared modules
+ * into a chunk every root import loads up front, growing even apps that never search.
+ * @module
+ */
+export { checkSignal, raceAbort, throwIfAborted } from '../abort.js';
+export { cwdGroup, listCandidates, readTitleLabels } from '../candidates.js';
+export { isPositiveSafeInteger } from '../config.js';
+export { check, fail } from '../errors.js';
+export { callHost, isNonEmptyString, presentEntries } from '../host.js';
+export { collapseUntrustedText } from '../label.js';
+export { formatSessionReferenceMention } from '../mention.js';
+export { readSnapshot } from '../service.js';
+export { utf8ByteLength } from '../utf8.js';

@@ -1,0 +1,128 @@
+/**
+ * Words of indexed text and of queries (SPEC §16.3): `Intl.Segmenter` word segmentation, folded
+ * without locale and without diacritics.
+ * @module
+ */
+
+/** The longest piece of text handed to the segmenter at once, in UTF-16 code units (SPEC §16.3). */
+const PIECE = 2048;
+
+/**
+ * Words longer than this (UTF-16 code units) are not indexed: base64 blobs and hashes pasted into a
+ * conversation would only bloat the index, and nobody types them as a query.
+ */
+export const MAX_WORD_LENGTH = 64;
+
+/**
+ * ASCII characters that are a word boundary on both sides under every rule of UAX #29 (word
+ * break property Other, or CR/LF/Newline, or a space): everything but letters, digits, `_`, the
+ * Mid* punctuation `. ' : , ;` and `"` (which joins Hebrew letters). Text is cut at their runs
+ * first, so the segmenter only sees short chunks and a chunk of ASCII letters, digits and `_` is
+ * one word without asking it (the fast path of SPEC §16.3; test/search-words.test.ts checks in
+ * every runtime that it yields the segmenter's own words).
+ */
+const CHUNKS = /[^\0-\x21\x23-\x26\x28-\x2b\x2d\x2f\x3c-\x40\x5b-\x5e\x60\x7b-\x7f]+/g;
+
+/** A chunk that is one word by UAX #29 (WB8–WB13b) without the segmenter. */
+const ASCII_WORD = /^(?:[A-Za-z0-9][A-Za-z0-9_]*|_[A-Za-z0-9_]+)$/;
+
+let segmenter: Intl.Segmenter | undefined;
+
+/**
+ * A word folded for matching (SPEC §16.3): lowercased with `toLowerCase()` (no locale, §6.2), NFKD,
+ * combining marks (General_Category M) removed.
+ */
+export function foldWord(word: string): string {
+  const lower = word.toLowerCase();
+  // eslint-disable-next-line no-control-regex
+  return /^[\0-\x7f]*$/.test(lower) ? lower : lower.normalize('NFKD').replace(/\p{M}/gu, '');
+}
+
+/**
+ * Calls `visit(start, end, folded)` for every word of `text` in order (UTF-16 offsets into `text`),
+ * skipping words longer than {@link MAX_WORD_LENGTH} and words that fold to nothing. Linear: the
+ * segmenter sees chunks of at most {@link PIECE} code units.
+ */
+export function forEachWord(text: string, visit: (start: number, end: number, folded: string) => void): void {
+  for (const match of text.matchAll(CHUNKS)) {
+    const chunk = match[0];
+    const at = match.index;
+    if (ASCII_WORD.test(chunk)) {
+      if (chunk.length <= MAX_WORD_LENGTH) visit(at, at + chunk.length, chunk.toLowerCase());
+      continue;
+    }
+    for (let start = 0; start < chunk.length; ) {
+      const end = pieceEnd(chunk, start);
+      segmentPiece(chunk.slice(start, end), at + start, visit);
+      start = end;
+    }
+  }
+}
+
+/** Where the piece of `chunk` starting at `start` ends: at most {@link PIECE} code units, never inside a surrogate pair. */
+function pieceEnd(chunk: string, start: number): number {
+  let end = Math.min(chunk.length, start + PIECE);
+  if (end < chunk.length && /[\udc00-\udfff]/.test(chunk[end]!)) end--;
+  return end;
+}
+
+function segmentPiece(piece: string, offset: number, visit: (start: number, end: number, folded: string) => void): void {
+  segmenter ??= new Intl.Segmenter(undefined, { granularity: 'word' });
+  for (const { segment, index, isWordLike } of segmenter.segment(piece)) {
+    if (!isWordLike || segment.length > MAX_WORD_LENGTH) continue;
+    const folded = foldWord(segment);
+    if (folded !== '') visit(offset + index, offset + index + segment.length, folded);
+  }
+}
+
+/** The folded words of `text`, in order: the search engine's tokenizer. */
+export function wordsOf(text: string): string[] {
+  const words: string[] = [];
+  forEachWord(text, (_start, _end, folded) => words.push(folded));
+  return words;
+}
+
+/**
+ * The words of a query (SPEC §16.2): one entry per whitespace-separated query word, holding its
+ * parts as the segmenter splits them (most words have one part; a Chinese word may have several,
+ * which must stand next to each other in that order). Query words without any word are dropped.
+ */
+export function queryWords(query: string): string[][] {
+  return query
+    .split(/\s+/)
+    .map(wordsOf)
+    .filter((parts) => parts.length > 0);
+}
+
+/**
+ * True when the indexed word `word` matches the query part `part` (SPEC §16.3): `word` starts with
+ * `part`, or, for a part of 5 or more code points, is one edit (insertion, deletion or
+ * substitution) away from it. The engine's own rule, used again to find the words to highlight.
+ */
+export function matchesPart(word: string, part: string): boolean {
+  return word.startsWith(part) || (fuzzyDistance(part) === 1 && withinOneEdit(word, part));
+}
+
+/** The edit distance a query part is allowed: 1 for parts of 5 or more code points, else 0. */
+export function fuzzyDistance(part: string): 0 | 1 {
+  let count = 0;
+  for (const _ of part) if (++count >= 5) return 1;
+  return 0;
+}
+
+/** True when `a` and `b` are at most one edit apart (UTF-16 code units, as the engine counts). */
+function withinOneEdit(a: string, b: string): boolean {
+  if (Math.abs(a.length - b.length) > 1) return false;
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  if (a.length === b.length) return a.slice(i + 1) === b.slice(i + 1);
+  return a.length > b.length ? a.slice(i + 1) === b.slice(i) : a.slice(i) === b.slice(i + 1);
+}
+
+/**
+ * The segmenter's answer on a fixed sample of several scripts: an index built where the runtime
+ * splits words differently (another ICU) is rebuilt rather than trusted (SPEC §16.4).
+ */
+export function segmenterSignature(): string {
+  return wordsOf("Ünïcode can't 3.14 a_b 校验和数据库迁移 東京タワー ภาษาไทย Türkçe İstanbul проверка").join(' ');
+}

@@ -1,0 +1,156 @@
+/** searchSessions and exportSearchIndex (SPEC §16), in every runtime. */
+import { describe, expect, it } from 'vitest';
+import realLog from '../samples/store/77-Dumen/session-904b047f-eb01-493f-b98a-391ecfae5b66/session.v3.jsonl?raw';
+import { createSessionReferences, type SessionEvent, type SessionSearchHit } from '../src/index.js';
+import { createMemorySessionQuery, parseSessionLog } from '../src/store/index.js';
+import { expectRejectCode } from './helpers.js';
+import { assistantMessage, fakeQuery, toolResult, userMessage, type FakeSession } from './sessions.js';
+
+const REAL_ID = 'session-904b047f-eb01-493f-b98a-391ecfae5b66';
+const AGENT = { id: 'agent', cwd: '/w/agent' };
+
+function session(id: string, createdAt: number, events: SessionEvent[], title?: string, cwd?: string): FakeSession {
+  return { header: { id, createdAt, ...(cwd ? { cwd } : {}) }, events, ...(title ? { title } : {}) };
+}
+
+const reasoning = (seq: number, text: string): SessionEvent => ({
+  type: 'assistant/message',
+  seq,
+  time: seq,
+  data: { turn: 1, step: 1, message: { role: 'assistant', content: [{ type: 'reasoning', text }] } },
+  surfaceOp: 'append',
+});
+const contextMessage = (seq: number, text: string) => userMessage(seq, text, { source: { kind: 'plugin', plugin: 'skill-catalog' } });
+
+const SESSIONS = [
+  session('s-checksum', 5, [userMessage(1, 'Which checksum should the ledger export use?'), assistantMessage(2, 'We chose XXH64 for the checksum: fast and stable.')], 'Ledger export', '/w/ledger'),
+  session('s-freight', 4, [userMessage(1, 'Let us triage the Freight schemas today.'), toolResult(2, 'secretToolWord appears only here'), reasoning(3, 'hiddenReasoningWord')], 'Freight triage', '/w/agent'),
+  session('s-chinese', 3, [userMessage(1, '我们讨论了数据库迁移的方案'), assistantMessage(2, '校验和使用XXH64算法。')], '数据库迁移'),
+  session('s-context', 2, [contextMessage(1, 'contextOnlyWord in a plugin message'), userMessage(2, 'Nothing special here.')]),
+  session('agent', 1, [userMessage(1, 'The agent talks about checksum and Freight too.')], 'Agent itself', '/w/agent'),
+];
+
+const ids = (hits: SessionSearchHit[]) => hits.map((hit) => hit.sessionId);
+
+describe('searchSessions (SPEC §16)', () => {
+  it('finds sessions by what people and the assistant said, with whole matched words highlighted', async () => {
+    const refs = createSessionReferences({ sessionQuery: fakeQuery(SESSIONS) });
+    const [hit, ...rest] = await refs.searchSessions(AGENT, 'freight schema');
+    expect(hit?.sessionId).toBe('s-freight');
+    expect(rest).toEqual([]);
+    expect(hit).toMatchObject({ label: 'Freight triage', cwd: '/w/agent', createdAt: 4 });
+    expect(hit!.mention).toContain('dsh-session:');
+    const words = hit!.snippets.flatMap((s) => s.highlights.map(([a, b]) => s.text.slice(a, b)));
+    expect(words).toEqual(expect.arrayContaining(['Freight', 'schemas']));
+    expect(hit!.snippets[0]!.role).toBe('title');
+  });
+
+  it('never finds words only in tool output, reasoning or context messages; never the agent', async () => {
+    const refs = createSessionReferences({ sessionQuery: fakeQuery(SESSIONS) });
+    for (const word of ['secretToolWord', 'hiddenReasoningWord', 'contextOnlyWord']) expect(await refs.searchSessions(AGENT, word)).toEqual([]);
+    expect(ids(await refs.searchSessions(AGENT, 'checksum'))).toEqual(['s-checksum', 's-chinese'].filter((id) => id === 's-checksum'));
+    expect(ids(await refs.searchSessions({ id: 's-checksum' }, 'checksum'))).toEqual(['agent']);
+  });
+
+  it('matches prefixes, one edit in words of 5+ letters, folds case and diacritics, AND of words', async () => {
+    const refs = createSessionReferences({ sessionQuery: fakeQuery(SESSIONS) });
+    expect(ids(await refs.searchSessions(AGENT, 'chec'))).toEqual(['s-checksum']);
+    expect(ids(await refs.searchSessions(AGENT, 'chekcsum'))).toEqual([]); // two edits
+    expect(ids(await refs.searchSessions(AGENT, 'chacksum'))).toEqual(['s-checksum']);
+    expect(ids(await refs.searchSessions(AGENT, 'FRËIGHT'))).toEqual(['s-freight']);
+    expect(ids(await refs.searchSessions(AGENT, 'xxh64')).sort()).toEqual(['s-checksum', 's-chinese']);
+    expect(ids(await refs.searchSessions(AGENT, 'xxh64 ledger'))).toEqual(['s-checksum']);
+    expect(ids(await refs.searchSessions(AGENT, 'tado'))).toEqual([]); // one edit needs 5 letters
+  });
+
+  it('finds Chinese words by their segments next to each other, in order', async () => {
+    const refs = createSessionReferences({ sessionQuery: fakeQuery(SESSIONS) });
+    const [hit] = await refs.searchSessions(AGENT, '数据库迁移');
+    expect(hit?.sessionId).toBe('s-chinese');
+    expect(ids(await refs.searchSessions(AGENT, '迁移数据库'))).toEqual([]); // same parts, other order
+    const words = hit!.snippets.flatMap((s) => s.highlights.map(([a, b]) => s.text.slice(a, b)));
+    expect(words.join('')).toContain('迁移');
+  });
+
+  it('gives the listing rows with score 0 for an empty query', async () => {
+    const refs = createSessionReferences({ sessionQuery: fakeQuery(SESSIONS) });
+    const hits = await refs.searchSessions(AGENT, '  ');
+    expect(hits.map((h) => [h.sessionId, h.score, h.snippets])).toEqual([
+      ['s-freight', 0, []],
+      ['s-chinese', 0, []],
+      ['s-context', 0, []],
+      ['s-checksum', 0, []],
+    ]);
+  });
+
+  it('re-reads only what changed, forgets what vanished, and keeps the limit', async () => {
+    const sessions = SESSIONS.map((s) => ({ ...s, events: [...s.events] }));
+    const query = fakeQuery(sessions);
+    const refs = createSessionReferences({ sessionQuery: query });
+    await refs.searchSessions(AGENT, 'checksum');
+    const reads = query.calls.readSurface.length;
+    expect(reads).toBe(SESSIONS.length);
+    // Without identities every session is read again, but only a moved seq is re-indexed.
+    sessions[0]!.events.push(userMessage(3, 'Appended: a brand new zeppelin topic.'));
+    expect(ids(await refs.searchSessions(AGENT, 'zeppelin'))).toEqual(['s-checksum']);
+    sessions.splice(0, 1);
+    expect(await refs.searchSessions(AGENT, 'zeppelin')).toEqual([]);
+    expect((await refs.searchSessions(AGENT, 'xxh64', { limit: 1 })).length).toBe(1);
+  });
+
+  it('reads nothing again for a store with identities when nothing changed', async () => {
+    const real = parseSessionLog(realLog);
+    const store = createMemorySessionQuery([real]);
+    let reads = 0;
+    const counting = { ...store, readSurface: (id: string, s?: AbortSignal) => (reads++, store.readSurface(id, s)), readRetainedSurface: undefined };
+    delete counting.readRetainedSurface;
+    const refs = createSessionReferences({ sessionQuery: counting });
+    const [hit] = await refs.searchSessions(AGENT, 'gemini geliştiriyorduk');
+    expect(hit?.sessionId).toBe(REAL_ID);
+    await refs.searchSessions(AGENT, 'gemini');
+    expect(reads).toBe(1);
+  });
+
+  it('exports versioned bytes that a new service starts from; damaged or foreign bytes are rebuilt silently', async () => {
+    const query = fakeQuery(SESSIONS);
+    const first = createSessionReferences({ sessionQuery: query });
+    const expected = await first.searchSessions(AGENT, 'checksum xxh64');
+    const bytes = await first.exportSearchIndex();
+    const again = createSessionReferences({ sessionQuery: query, config: { searchIndex: bytes } });
+    expect(await again.searchSessions(AGENT, 'checksum xxh64')).toEqual(expected);
+    for (const damaged of [bytes.slice(0, bytes.length >> 1), bytes.map((b, i) => (i === bytes.length - 9 ? b ^ 1 : b)), new Uint8Array([1, 2, 3]), new Uint8Array()]) {
+      const refs = createSessionReferences({ sessionQuery: query, config: { searchIndex: damaged } });
+      expect(await refs.searchSessions(AGENT, 'checksum xxh64')).toEqual(expected);
+    }
+    const other = createSessionReferences({ sessionQuery: query, config: { searchIndex: bytes, maxIndexBytes: 10 } });
+    expect(ids(await other.searchSessions(AGENT, 'checksum'))).toEqual([]); // 10 bytes: 'd stable.'
+    expect(ids(await other.searchSessions(AGENT, 'stable'))).toEqual(['s-checksum']);
+  });
+
+  it('indexes at most maxIndexBytes of conversation per session, the newest kept', async () => {
+    const old = 'ancientword '.repeat(50);
+    const sessions = [session('big', 1, [userMessage(1, old), assistantMessage(2, 'freshword at the end')])];
+    const refs = createSessionReferences({ sessionQuery: fakeQuery(sessions), config: { maxIndexBytes: 25 } });
+    expect(ids(await refs.searchSessions(AGENT, 'freshword'))).toEqual(['big']);
+    expect(await refs.searchSessions(AGENT, 'ancientword')).toEqual([]);
+  });
+
+  it('rejects bad arguments, host failures and cancellation with the codes of §10', async () => {
+    const refs = createSessionReferences({ sessionQuery: fakeQuery(SESSIONS) });
+    await expectRejectCode(refs.searchSessions(AGENT, 5 as never), 'SESSION_REFERENCE_INVALID_ARGUMENT');
+    await expectRejectCode(refs.searchSessions({} as never, 'x'), 'SESSION_REFERENCE_INVALID_ARGUMENT');
+    await expectRejectCode(refs.searchSessions(AGENT, 'x', { limit: 0 }), 'SESSION_REFERENCE_INVALID_ARGUMENT');
+    await expectRejectCode(refs.searchSessions(AGENT, 'x', { other: 1 } as never), 'SESSION_REFERENCE_INVALID_ARGUMENT');
+    await expectRejectCode(refs.searchSessions(AGENT, 'x', null as never), 'SESSION_REFERENCE_INVALID_ARGUMENT');
+    const failing = { ...fakeQuery(SESSIONS), readSurface: async () => Promise.reject(new Error('disk gone')) };
+    await expectRejectCode(createSessionReferences({ sessionQuery: failing }).searchSessions(AGENT, 'x'), 'SESSION_REFERENCE_READ_FAILED');
+    const listFails = { ...fakeQuery(SESSIONS), listSessions: async () => Promise.reject(new Error('no list')) };
+    await expectRejectCode(createSessionReferences({ sessionQuery: listFails }).searchSessions(AGENT, 'x'), 'SESSION_REFERENCE_READ_FAILED');
+    await expectRejectCode(refs.searchSessions(AGENT, 'x', { signal: AbortSignal.abort() }), 'SESSION_REFERENCE_CANCELLED');
+    const controller = new AbortController();
+    const slow = { ...fakeQuery(SESSIONS), readSurface: () => new Promise<never>(() => controller.abort()) };
+    await expectRejectCode(createSessionReferences({ sessionQuery: slow }).searchSessions(AGENT, 'x', { signal: controller.signal }), 'SESSION_REFERENCE_CANCELLED');
+    expect(() => createSessionReferences({ sessionQuery: fakeQuery([]), config: { searchIndex: 'x' as never } })).toThrow(/searchIndex/);
+    expect(() => createSessionReferences({ sessionQuery: fakeQuery([]), config: { maxIndexBytes: 0 } })).toThrow(/maxIndexBytes/);
+  });
+});
