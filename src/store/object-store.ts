@@ -4,7 +4,7 @@
  * @module
  */
 import { raceAbort, throwIfAborted } from '../abort.js';
-import { readCallerOptions } from '../caller-data.js';
+import { readCallerFields, readCallerOptions } from '../caller-data.js';
 import { presentEntries } from '../host.js';
 import { describeValue, fail, SessionReferenceError } from '../errors.js';
 import type { SessionHeader, SessionQuery, SessionSurface, SessionTitleSnapshot } from '../types.js';
@@ -273,8 +273,9 @@ export function createObjectStoreSessionQuery(
 // Checks
 
 function checkBucket(bucket: unknown): void {
-  const candidate = bucket as Partial<ObjectStoreBucket> | null;
-  if (typeof candidate !== 'object' || candidate === null || typeof candidate.list !== 'function' || typeof candidate.get !== 'function') {
+  // Read once, as caller data (SPEC §10.4): a revoked proxy or a throwing getter is INVALID_CONFIG naming `bucket`.
+  const { list, get } = readCallerFields(bucket, ['list', 'get'], 'bucket', 'INVALID_CONFIG');
+  if (typeof bucket !== 'object' || bucket === null || typeof list !== 'function' || typeof get !== 'function') {
     throw fail(
       'INVALID_CONFIG',
       `bucket must be an object store with list() and get() (an R2 bucket binding), got ${describeValue(bucket)}`,
@@ -632,13 +633,12 @@ async function wholeSource(bucket: ObjectStoreBucket, entry: Entry): Promise<Uin
 
 /** The body's `body` stream, when it has one. */
 function streamOf(body: ObjectStoreObjectBody, what: string): ReadableStream<Uint8Array> | undefined {
-  let stream: unknown;
   try {
-    stream = body.body;
+    const stream: unknown = body.body;
+    return isStream(stream) ? stream : undefined;
   } catch (error) {
     throw fail('READ_FAILED', `object store ${what}.body failed: ${describeValue(error)}`, error);
   }
-  return isStream(stream) ? stream : undefined;
 }
 
 function isStream(value: unknown): value is ReadableStream<Uint8Array> {
