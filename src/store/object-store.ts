@@ -25,18 +25,19 @@ export interface ObjectStoreObjectBody {
   /** The object's bytes, or the requested range of them. */
   arrayBuffer(): Promise<ArrayBuffer>;
   /** The same bytes as a stream (R2 has it): whole logs are read from it chunk by chunk when present. */
-  readonly body?: ReadableStream<Uint8Array>;
+  readonly body?: ReadableStream<Uint8Array> | undefined;
   /** The whole object's size in bytes, when the store reports it (R2 does). */
-  readonly size?: number;
+  readonly size?: number | undefined;
 }
 
 /** One page of `list` (an R2 `R2Objects` fits). */
 export interface ObjectStoreListing {
   /** `etag` (R2 gives it): the object's version, which search uses as the log's identity (SPEC §16.4). */
-  objects: ReadonlyArray<{ key: string; size?: number; etag?: string }>;
+  objects: ReadonlyArray<{ key: string; size?: number | undefined; etag?: string | undefined }>;
   /** More keys follow; fetch them with `cursor`. */
   truncated: boolean;
-  cursor?: string;
+  /** Where the next page starts, when `truncated`. */
+  cursor?: string | undefined;
 }
 
 /**
