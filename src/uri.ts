@@ -44,6 +44,9 @@ export function tryDecodeSessionReferenceUri(uri: unknown): string | undefined {
   const json = bytes && decodeUtf8Strict(bytes);
   if (json === undefined) return undefined;
   if (PLAIN_JSON_STRING.test(json)) return json.slice(1, -1);
+  // Not a JSON string at all: no JSON.parse, whose SyntaxError (with its stack) would cost a
+  // hostile paste of many such URIs tens of microseconds each (issue 21).
+  if (json.length < 2 || json[0] !== '"' || json[json.length - 1] !== '"') return undefined;
   try {
     // An empty payload decodes to the empty JSON text, which does not parse.
     const id: unknown = JSON.parse(json);

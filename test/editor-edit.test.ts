@@ -137,6 +137,11 @@ describe('deleteBackward and deleteForward (SPEC §15.7)', () => {
     expect(result).toEqual(expected);
   });
 
+  it('puts the caret at the nearer edge of a chip that a deletion forms around it', () => {
+    // Deleting the `\\` leaves `dsh-session:0`, a (malformed) bare URI chip: the caret goes to its end.
+    expect(deleteForward('dsh-session:\\0 x', at(12))).toEqual(edit('dsh-session:0 x', 13));
+  });
+
   it('never joins what is left into a chip: the space stays, or nothing is deleted', () => {
     // Deleting the space between a bare URI and a letter would make the letter part of the URI.
     expect(deleteBackward(`${BARE} x`, at(17))).toEqual(edit(`${BARE} x`, 17));
@@ -332,14 +337,17 @@ describe('properties (SPEC §15.5–§15.7): generated texts and selections', ()
         const left = moveCaret(text, at(caret), 'left', { unit });
         const right = moveCaret(text, at(caret), 'right', { unit });
         expect([left.text, right.text]).toEqual([text, text]);
-        const back = deleteBackward(text, at(caret), { unit });
-        if (back.text.length === text.length - (caret - left.selection.focus)) {
-          expect(back).toEqual(edit(text.slice(0, left.selection.focus) + text.slice(caret), left.selection.focus));
-        }
-        const forward = deleteForward(text, at(caret), { unit });
-        if (forward.text.length === text.length - (right.selection.focus - caret)) {
-          expect(forward).toEqual(edit(text.slice(0, caret) + text.slice(right.selection.focus), caret));
-        }
+        // Where the deletion is made as is (no space kept against a join), it removes exactly what
+        // the move steps over; the caret stays where the deletion was, unless what is left forms a
+        // new chip around it (`dsh-session:` + `\` + `0`, the `\` deleted): then it goes to the
+        // chip's nearer edge like any selection.
+        const expectDeletion = (result: MentionEdit, from: number, to: number) => {
+          if (result.text.length !== text.length - (to - from)) return;
+          const rest = text.slice(0, from) + text.slice(to);
+          expect(result).toEqual({ text: rest, selection: normalizeSelection(rest, at(from)).selection });
+        };
+        expectDeletion(deleteBackward(text, at(caret), { unit }), left.selection.focus, caret);
+        expectDeletion(deleteForward(text, at(caret), { unit }), caret, right.selection.focus);
       }),
       { numRuns: 300 },
     );
