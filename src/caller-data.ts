@@ -192,6 +192,17 @@ export function readCallerOptions(value: unknown, name: string, code: ErrorCodeI
   return Object.fromEntries(keys.map((key) => [key, attempt(() => (value as Record<string, unknown>)[key], [name], code, key)]));
 }
 
+/**
+ * `inspect()`, a look at the caller argument named `name` that is not data to copy — a source whose
+ * type is told by its fields (a stream, an async iterable, bytes), an object whose methods are
+ * called: what it throws (a revoked proxy, a throwing trap or getter) becomes `code` (default
+ * `SESSION_REFERENCE_INVALID_ARGUMENT`) naming `name`, the cause kept; a `SessionReferenceError`
+ * passes as it is.
+ */
+export function inspectCallerValue<T>(inspect: () => T, name: string, code: ErrorCodeInput = 'INVALID_ARGUMENT'): T {
+  return attempt(inspect, [name], code);
+}
+
 /** The array indices below `length` among the own keys of `array`, ascending (a proxy's keys come in any order). */
 export function ownIndices(array: readonly unknown[], length: number): number[] {
   const indices: number[] = [];

@@ -27,7 +27,7 @@ import {
 } from '../src/index.js';
 import { describeReferencedMessage, insertMention } from '../src/editor/index.js';
 import { describeValue } from '../src/errors.js';
-import { createMemorySessionQuery, parseSessionLog, readSessionLog, type SessionLog } from '../src/store/index.js';
+import { createMemorySessionQuery, createObjectStoreSessionQuery, parseSessionLog, parseSessionLogHeader, readSessionLog, type SessionLog } from '../src/store/index.js';
 // Solid's client build, the store apps run in browsers: the package's node, deno and worker
 // export conditions give its server build, whose stores are the plain objects themselves.
 import { createStore } from '../node_modules/solid-js/store/dist/store.js';
@@ -89,7 +89,9 @@ describe('framework state reads as the plain data it stands for, in every entry 
   it.each(FRAMEWORKS)('%s: ./store', async (_, wrap) => {
     const plain = createMemorySessionQuery([log(ALPHA), log(BETA)]);
     const wrapped = createMemorySessionQuery(wrap([log(ALPHA), log(BETA)]));
-    expect(await wrapped.listSessions()).toEqual(await plain.listSessions());
+    // Headers alike; each store's identities are its own (SPEC §16.4).
+    const headers = (records: Array<{ header: unknown }>) => records.map((record) => record.header);
+    expect(headers(await wrapped.listSessions())).toEqual(headers(await plain.listSessions()));
     expect(await wrapped.readSurface('alpha')).toEqual(await plain.readSurface('alpha'));
     expect(await wrapped.readTitleSnapshots(wrap(['beta', 'alpha']))).toEqual(await plain.readTitleSnapshots(['beta', 'alpha']));
     expect(await readSessionLog(LOG_TEXT, wrap({ maxLogBytes: 1 << 20, verifyChecksums: true }))).toEqual(parseSessionLog(LOG_TEXT));
@@ -249,6 +251,37 @@ describe('a throwing getter or a revoked proxy is INVALID_ARGUMENT naming the pa
     await expect(readSessionLog(LOG_TEXT, throwingGetter('maxLogBytes') as never)).rejects.toThrow(/options\.maxLogBytes cannot be read/);
     expect(() => insertMention('x', throwingGetter('end', undefined, { start: 0 }) as never, MENTION_A)).toThrow(/range\.end cannot be read/);
     expect(() => formatSessionReferenceMention(revokedProxy() as never)).toThrow(/reference\.sessionId cannot be read/);
+  });
+});
+
+describe('a revoked proxy or a throwing-trap proxy as a whole argument is a SessionReferenceError naming it, never a raw TypeError (SPEC §10, §10.4)', () => {
+  const throwingTrap = () =>
+    new Proxy(
+      {},
+      Object.fromEntries(['get', 'has', 'ownKeys', 'getPrototypeOf', 'getOwnPropertyDescriptor'].map((trap) => [trap, () => { throw new TypeError(`no ${trap} for you`); }])),
+    );
+  it.each([
+    ['a revoked proxy', revokedProxy],
+    ['a proxy whose traps throw', throwingTrap],
+  ])('%s', async (_, proxy) => {
+    const rejection = async (call: () => unknown) => {
+      try {
+        await call();
+      } catch (error) {
+        return error;
+      }
+      throw new Error('expected a failure');
+    };
+    const expectNamed = (error: unknown, code: string, name: string) => {
+      expect(error).toBeInstanceOf(SessionReferenceError);
+      expect(error).toMatchObject({ code });
+      expect((error as Error).message).toMatch(new RegExp(`^${name}(\\.\\w+)? cannot be read`));
+    };
+    expectNamed(await rejection(() => parseSessionLog(proxy() as never)), 'SESSION_REFERENCE_INVALID_ARGUMENT', 'input');
+    expectNamed(await rejection(() => parseSessionLogHeader(proxy() as never)), 'SESSION_REFERENCE_INVALID_ARGUMENT', 'input');
+    expectNamed(await rejection(() => readSessionLog(proxy() as never)), 'SESSION_REFERENCE_INVALID_ARGUMENT', 'source');
+    expectNamed(await rejection(() => createObjectStoreSessionQuery(proxy() as never)), 'SESSION_REFERENCE_INVALID_CONFIG', 'bucket');
+    expectNamed(await rejection(() => createObjectStoreSessionQuery({ list: async () => ({ objects: [], truncated: false }), get: async () => null }, proxy() as never)), 'SESSION_REFERENCE_INVALID_CONFIG', 'options');
   });
 });
 

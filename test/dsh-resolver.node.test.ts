@@ -291,6 +291,36 @@ describe('one exception type, whatever the host hands in (SPEC §10.4, §10.5)',
     expect((await expectRejection(preStep(host, target.agent, [], undefined, final), 'SESSION_REFERENCE_INVALID_ARGUMENT')).message).toContain('decision.messages');
   });
 
+  it('the pre-step listener: a revoked or throwing-trap payload is INVALID_ARGUMENT naming payload', async () => {
+    const { host } = await scene();
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    const trapped = new Proxy({}, { get: () => { throw new TypeError('trap'); } });
+    for (const payload of [proxy, trapped]) {
+      // The listener itself, as a host calls it (cordis's own waterfall touches the payload first).
+      const listener = (host.resolver as unknown as { preStep(payload: unknown, next: () => Promise<unknown>): Promise<unknown> }).preStep.bind(host.resolver);
+      const error = await expectRejection(listener(payload, async () => ({ kind: 'enter', messages: [] })), 'SESSION_REFERENCE_INVALID_ARGUMENT');
+      expect(error.message).toMatch(/^payload(\.\w+)? cannot be read/);
+    }
+  });
+
+  it('the pre-step listener: next() resolving to a revoked proxy, or rejecting with a foreign error, is READ_FAILED (cause kept); CANCELLED once the signal aborted; our own errors pass as they are', async () => {
+    const { host, target } = await scene();
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    const revokedDecision = await expectRejection(preStep(host, target.agent, [], undefined, async () => proxy as never), 'SESSION_REFERENCE_READ_FAILED');
+    expect(revokedDecision.message).toMatch(/^agent\/pre-step next\(\) failed: /);
+    expect(revokedDecision.cause).toBeInstanceOf(TypeError);
+    const foreign = new RangeError('host broke');
+    expect((await expectRejection(preStep(host, target.agent, [], undefined, () => Promise.reject(foreign)), 'SESSION_REFERENCE_READ_FAILED')).cause).toBe(foreign);
+    const controller = new AbortController();
+    controller.abort(new Error('stop'));
+    const abort = new Error('turn aborted');
+    expect((await expectRejection(preStep(host, target.agent, [], controller.signal, () => Promise.reject(abort)), 'SESSION_REFERENCE_CANCELLED')).cause).toBe(abort);
+    const ours = new root.SessionReferenceError('SESSION_REFERENCE_NOT_FOUND', 'ours');
+    await expect(preStep(host, target.agent, [], undefined, () => Promise.reject(ours))).rejects.toBe(ours);
+  });
+
   it('the pre-step listener reads a framework proxy of a prompt like the prompt (Vue reactive)', async () => {
     const { host, source, target } = await scene();
     const message = reactive({ ...prompt(`see ${mention(source, 'S')}`), content: [{ type: 'text', text: `see ${mention(source, 'S')}` }] });

@@ -214,6 +214,9 @@ describe('createMentionEditor (SPEC §15.8, real Chromium)', () => {
     ['a text node', () => createMentionEditor(document.createTextNode('x') as never)],
     ['a text option that is not a string', () => createMentionEditor(document.createElement('div'), { text: 1 as never })],
     ['an onChange that is not a function', () => createMentionEditor(document.createElement('div'), { onChange: 'x' as never })],
+    ['a revoked proxy as element', () => createMentionEditor(revoked() as never)],
+    ['a revoked proxy as options', () => createMentionEditor(document.createElement('div'), revoked() as never)],
+    ['options whose text getter throws', () => createMentionEditor(document.createElement('div'), Object.defineProperty({}, 'text', { get: () => { throw new TypeError('no'); } }) as never)],
   ])('rejects %s (INVALID_ARGUMENT)', (_, call) => {
     expectCode(call, 'SESSION_REFERENCE_INVALID_ARGUMENT');
   });
@@ -223,3 +226,10 @@ describe('createMentionEditor (SPEC §15.8, real Chromium)', () => {
     expectCode(() => createMentionEditor(element), 'SESSION_REFERENCE_INVALID_ARGUMENT');
   });
 });
+
+/** A proxy revoked at once: reading anything of it throws a TypeError. */
+function revoked(): object {
+  const { proxy, revoke } = Proxy.revocable({}, {});
+  revoke();
+  return proxy;
+}

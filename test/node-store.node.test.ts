@@ -765,3 +765,29 @@ describe('signals of the Node store (SPEC §10.2)', () => {
     expect(reads).toEqual([]);
   });
 });
+
+describe('caller data of the Node store is read once, faults named (SPEC §10, §10.4)', () => {
+  const revoked = () => {
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    return proxy;
+  };
+  const throwingTrap = () => new Proxy([], { get: () => { throw new TypeError('trap'); }, ownKeys: () => { throw new TypeError('trap'); } });
+
+  it('a revoked or throwing-trap proxy as options is INVALID_CONFIG naming options; as sessionIds, INVALID_ARGUMENT naming sessionIds', async () => {
+    for (const proxy of [revoked, throwingTrap]) {
+      const error = expectCode(() => createDshStoreSessionQuery(proxy() as never), 'SESSION_REFERENCE_INVALID_CONFIG');
+      expect(error.message).toMatch(/^options(\.\w+)? cannot be read/);
+      const query = createDshStoreSessionQuery({ root: sampleStoreRoot() });
+      const rejected = await expectRejectCode(query.readTitleSnapshots(proxy() as never), 'SESSION_REFERENCE_INVALID_ARGUMENT');
+      expect(rejected.message).toMatch(/^sessionIds(\.\w+|\[\d+\])? cannot be read/);
+    }
+  });
+
+  it('options are read once: a getter that answers a good root and then a bad one is read as the good one', () => {
+    let reads = 0;
+    const options = Object.defineProperty({}, 'root', { enumerable: true, get: () => (reads++ === 0 ? sampleStoreRoot() : 42) });
+    expect(createDshStoreSessionQuery(options as never).root).toBe(sampleStoreRoot());
+    expect(reads).toBe(1);
+  });
+});

@@ -5,8 +5,9 @@
  * included — must be declared `?: T | undefined`, so a caller compiled with
  * `exactOptionalPropertyTypes` may pass `undefined` for it (issue 22). Walked with the TypeScript
  * compiler API over the shipped declarations, so a new option of a new entry is checked without
- * editing the test. Optional methods of interfaces a host implements (`SessionQuery`) are not
- * options and are left out.
+ * editing the test. What the functions handed in answer (the host-implemented store interfaces:
+ * `ObjectStoreBucket`'s listing and bodies, `SessionQuery`'s records) is walked too. Optional
+ * methods of interfaces a host implements (`SessionQuery`) are not options and are left out.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -45,7 +46,14 @@ export function optionalsRejectingUndefined(consumer: string, packageName: strin
     if (checker.isArrayType(type) || checker.isTupleType(type)) {
       return checker.getTypeArguments(type as ts.TypeReference).forEach((item) => visit(item, `${path}[]`, depth + 1));
     }
-    if (!(type.flags & ts.TypeFlags.Object) || type.getCallSignatures().length > 0) return;
+    if (!(type.flags & ts.TypeFlags.Object)) return;
+    const calls = type.getCallSignatures();
+    if (calls.length > 0) {
+      // A function handed in (a host's store method, `bucket.list`): what it answers is typed by
+      // us too, and a host compiled with exactOptionalPropertyTypes may answer `undefined` in it.
+      for (const call of calls) visit(checker.getAwaitedType(call.getReturnType()) ?? call.getReturnType(), `${path}()`, depth + 1);
+      return;
+    }
     for (const property of checker.getPropertiesOfType(type)) {
       for (const declaration of (property.declarations ?? []).filter(ours)) {
         if (ts.isPropertySignature(declaration) && declaration.questionToken && declaration.type && !acceptsUndefined(declaration.type)) {

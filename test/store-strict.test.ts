@@ -307,6 +307,28 @@ function shortBucket(bytes: Uint8Array, cut: number, how: ShortHow): ObjectStore
   };
 }
 
+/**
+ * A bucket of one object "log" whose ranged gets answer in full and whose whole-object gets answer
+ * its first `cut` bytes (as `arrayBuffer()`, or also as a `body` stream); the object's size is
+ * reported by the listing, by each get, or both.
+ */
+function sizedShortBucket(bytes: Uint8Array, cut: number, known: 'listing' | 'get' | 'both', stream: boolean): ObjectStoreBucket {
+  const size = known === 'listing' ? {} : { size: bytes.length };
+  const short = bytes.slice(0, cut);
+  return {
+    list: async () => ({ objects: [{ key: 'log', ...(known !== 'get' && { size: bytes.length }) }], truncated: false }),
+    async get(_key, options): Promise<ObjectStoreObjectBody> {
+      if (options?.range) {
+        const { offset, length } = options.range;
+        const part = bytes.slice(offset, offset + length);
+        return { ...size, arrayBuffer: async () => part.buffer };
+      }
+      const answer: ObjectStoreObjectBody = { ...size, arrayBuffer: async () => short.slice().buffer };
+      return stream ? { ...answer, body: sourceOf('ReadableStream', split(short, [cut >> 1])) as ReadableStream<Uint8Array> } : answer;
+    },
+  };
+}
+
 const SHORT_HOWS: ShortHow[] = ['whole get', 'ranged gets', 'arrayBuffer after ranged header reads', 'stream after ranged header reads'];
 
 describe('a short read is a failure, not a torn log (SPEC §11.2.4)', () => {
@@ -371,6 +393,62 @@ describe('a short read is a failure, not a torn log (SPEC §11.2.4)', () => {
     };
     const changed = await expectRejectCode(createObjectStoreSessionQuery(changing).listSessions(), 'SESSION_REFERENCE_READ_FAILED');
     expect(changed.message).toContain('changed while it was being read');
+  });
+
+  it('property: a short body is READ_FAILED whoever knows the size — the listing, the get, or both — with ranges or without, as arrayBuffer or stream', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...Object.keys(BIG_LOGS)),
+        fc.nat(),
+        fc.constantFrom('listing', 'get', 'both'),
+        fc.boolean(),
+        fc.boolean(),
+        async (name, at, known, rangeReads, stream) => {
+          const bytes = BIG_LOGS[name]!;
+          const cut = at % bytes.length;
+          const store = createObjectStoreSessionQuery(sizedShortBucket(bytes, cut, known, stream), { rangeReads });
+          const short = `short read: ${cut} of ${bytes.length} bytes`;
+          if (!rangeReads) {
+            // The listing's header read fetches the whole object, and finds it short.
+            const error = await expectRejectCode(store.listSessions(), 'SESSION_REFERENCE_READ_FAILED');
+            expect(error.message).toBe(`object "log": get("log"): ${short}`);
+            return;
+          }
+          expect((await store.listSessions()).map((row) => row.header.id)).toEqual(['strict']);
+          const error = await expectRejectCode(store.readSurface('strict'), 'SESSION_REFERENCE_READ_FAILED');
+          expect(error.message).toMatch(/^object "log": /);
+          expect(error.message).toContain(short);
+          const [row] = await store.readTitleSnapshots(['strict']);
+          expect(row).toMatchObject({ status: 'rejected', reason: { code: 'SESSION_REFERENCE_READ_FAILED' } });
+        },
+      ),
+      { seed: SEED, numRuns: 80 },
+    );
+  });
+
+  it('the probe: a listing that alone knows the size, a whole get answering 40 bytes short, is READ_FAILED, not a snapshot of fewer events', async () => {
+    const bytes = BIG_LOGS.plain!;
+    for (const rangeReads of [true, false]) {
+      const store = createObjectStoreSessionQuery(sizedShortBucket(bytes, bytes.length - 40, 'listing', false), { rangeReads });
+      const error = await expectRejectCode(rangeReads ? store.readSurface('strict') : store.listSessions(), 'SESSION_REFERENCE_READ_FAILED');
+      expect(error.message).toBe(`object "log": get("log"): short read: ${bytes.length - 40} of ${bytes.length} bytes`);
+    }
+  });
+
+  it('a ranged get answering more than it asked for is a "long read" against the length asked', async () => {
+    const bytes = BIG_LOGS.plain!;
+    for (const known of ['listing', 'get', 'both'] as const) {
+      const bucket: ObjectStoreBucket = {
+        list: async () => ({ objects: [{ key: 'log', ...(known !== 'get' && { size: bytes.length }) }], truncated: false }),
+        async get(_key, options) {
+          const { offset, length } = options!.range!;
+          const part = bytes.slice(offset, offset + length + 10);
+          return { ...(known !== 'listing' && { size: bytes.length }), arrayBuffer: async () => part.buffer };
+        },
+      };
+      const error = await expectRejectCode(createObjectStoreSessionQuery(bucket).listSessions(), 'SESSION_REFERENCE_READ_FAILED');
+      expect(error.message).toBe('object "log": get("log", { range: { offset: 0, length: 4096 } }): long read: 4106 of 4096 bytes');
+    }
   });
 
   it('a SizedSource of any shape: fewer bytes fail, the exact size reads, a read that stops early is not held to it', async () => {
@@ -455,5 +533,39 @@ describe('always-ready sources cannot hang the call (SPEC §10.3)', () => {
       }),
       { seed: SEED, numRuns: 40 },
     );
+  });
+});
+
+describe('a list() answer is host data (SPEC §10.1): unreadable or malformed anywhere is READ_FAILED, never a raw error or a hidden object', () => {
+  const revoked = () => {
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    return proxy;
+  };
+  const listing = (page: () => unknown): ObjectStoreBucket => ({
+    list: async () => page() as Awaited<ReturnType<ObjectStoreBucket['list']>>,
+    get: async () => ({ arrayBuffer: async () => LOGS.plain!.slice().buffer }),
+  });
+
+  it.each([
+    ['a revoked page', () => revoked()],
+    ['objects: a revoked proxy', () => ({ objects: revoked(), truncated: false })],
+    ['objects: [a revoked proxy]', () => ({ objects: [revoked()], truncated: false })],
+    ['an object whose key getter throws', () => ({ objects: [{ get key(): string { throw new TypeError('gone'); } }], truncated: false })],
+    ['objects: a throwing-trap proxy of an array', () => ({ objects: new Proxy([{ key: 'log' }], { get() { throw new TypeError('trap'); } }), truncated: false })],
+  ])('%s', async (_name, page) => {
+    const error = await expectRejectCode(createObjectStoreSessionQuery(listing(page)).listSessions(), 'SESSION_REFERENCE_READ_FAILED');
+    expect(error.message).toMatch(/^object store list\(\) (answered|failed)/);
+  });
+
+  it.each([-5, 1.5, Number.NaN, Infinity, '12', null])('a listed size of %s is READ_FAILED naming the object, not an object left out', async (size) => {
+    const error = await expectRejectCode(createObjectStoreSessionQuery(listing(() => ({ objects: [{ key: 'log', size }], truncated: false }))).listSessions(), 'SESSION_REFERENCE_READ_FAILED');
+    expect(error.message).toMatch(/^object store list\(\) object "log" size answered /);
+  });
+
+  it('a sparse objects array costs what it holds', async () => {
+    const objects: Array<{ key: string }> = [];
+    objects[2 ** 32 - 2] = { key: 'log' };
+    expect((await createObjectStoreSessionQuery(listing(() => ({ objects, truncated: false }))).listSessions()).map((row) => row.header.id)).toEqual(['strict']);
   });
 });

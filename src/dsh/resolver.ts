@@ -9,7 +9,7 @@ import { Remote, TypertRemoteService } from '@deepseek-ai/dsh-typert-protocol';
 import type { SessionCandidate } from '../candidates.js';
 import { resolveConfig, type ResolvedSessionReferenceConfig, type SessionReferenceConfig } from '../config.js';
 import { copyCallerData, readCallerArray, readCallerFields, readCallerOptions } from '../caller-data.js';
-import { argumentError, check } from '../errors.js';
+import { argumentError, check, describeValue, fail, isInstance, type SessionReferenceError } from '../errors.js';
 import { readAgent, type AgentCopy } from '../host.js';
 import { createSessionReferences, parseContentMentions, type SessionReferences } from '../service.js';
 import type { ContentBlock, HookContext, MessageSource, SessionQuery, SessionReferenceMetadataEntry, TargetAgent, UserMessage } from '../types.js';
@@ -184,7 +184,12 @@ export class SessionReferenceResolver extends TypertRemoteService {
    * message passes unchanged, in order. Any failure rejects (the host ends the turn), and only
    * with a `SessionReferenceError` (SPEC §10.5): a fault in what it reads (a throwing getter, a
    * revoked proxy) is `SESSION_REFERENCE_INVALID_ARGUMENT` naming where. A rejection of `next()`
-   * itself is the host's and passes as it is.
+   * (the rest of the chain: the host) that is a `SessionReferenceError` passes as it is; any other
+   * is `SESSION_REFERENCE_CANCELLED` when the payload's signal has aborted, else
+   * `SESSION_REFERENCE_READ_FAILED` ("agent/pre-step next() failed: …"), the original as `cause`.
+   * Decided so because a `next()` resolving to a revoked proxy reaches us only as a rejection with
+   * a raw `TypeError` (the promise machinery reads its `then`), which cannot be told from any other
+   * rejection: wrapping every foreign one keeps SPEC §10.5's one exception type.
    */
   private async preStep(payload: unknown, next: () => Promise<PreStepDecision>): Promise<PreStepDecision> {
     let agent: AgentCopy;
@@ -196,7 +201,12 @@ export class SessionReferenceResolver extends TypertRemoteService {
     } catch (error) {
       throw argumentError(error);
     }
-    const decision = await next();
+    let decision: PreStepDecision;
+    try {
+      decision = await next();
+    } catch (error) {
+      throw nextFailure(error, signal);
+    }
     try {
       const { kind, messages } = readCallerFields(decision, ['kind', 'messages'], 'decision');
       const entering = kind === 'enter' ? readCallerArray(messages, 'decision.messages') : undefined;
@@ -235,6 +245,18 @@ export class SessionReferenceResolver extends TypertRemoteService {
     this.service = { sessionQuery, references };
     return references;
   }
+}
+
+/** A rejection of the pre-step `next()` as a `SessionReferenceError` (see `preStep`). */
+function nextFailure(error: unknown, signal: unknown): SessionReferenceError {
+  if (isInstance(error)) return error;
+  let aborted = false;
+  try {
+    aborted = (signal as { aborted?: unknown } | undefined)?.aborted === true;
+  } catch {
+    // A signal that cannot be read is not an aborted one.
+  }
+  return aborted ? fail('CANCELLED', 'cancelled by the signal', error) : fail('READ_FAILED', `agent/pre-step next() failed: ${describeValue(error)}`, error);
 }
 
 /** The frozen recall message of SPEC §14.3, made with the host's `createUserMessage`. */

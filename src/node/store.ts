@@ -9,6 +9,7 @@ import { closeSync, constants, fstatSync, open, read as readFd, readdir, stat, t
 import { homedir } from 'node:os';
 import { join, resolve, sep } from 'node:path';
 import { raceAbort, throwIfAborted } from '../abort.js';
+import { copyCallerData, readCallerOptions } from '../caller-data.js';
 import { check, describeValue, fail, SessionReferenceError } from '../errors.js';
 import { PulledChunks, SizedSource, type ReadOptions, type ReadRequest } from '../store/pipeline.js';
 import { checkReadOptions, enter, readSessionHeader, readSessionTitle, type SessionLogReadOptions } from '../store/read.js';
@@ -256,7 +257,8 @@ export function createDshStoreSessionQuery(options: DshStoreOptions = {}): DshSt
       if (log.withheld) surface.withheld = log.withheld;
       return surface;
     },
-    async readTitleSnapshots(sessionIds: string[], signal?: AbortSignal): Promise<SessionTitleSnapshot[]> {
+    async readTitleSnapshots(given: string[], signal?: AbortSignal): Promise<SessionTitleSnapshot[]> {
+      const sessionIds = copyCallerData(given, 'sessionIds') as string[];
       if (!Array.isArray(sessionIds)) {
         throw fail('INVALID_ARGUMENT', `sessionIds must be an array of strings, got ${describeValue(sessionIds)}`);
       }
@@ -277,15 +279,17 @@ export function createDshStoreSessionQuery(options: DshStoreOptions = {}): DshSt
   });
 }
 
-function checkOptions(options: unknown): { root: string; read: Required<SessionLogReadOptions> } {
-  if (typeof options !== 'object' || options === null) {
-    throw fail('INVALID_CONFIG', `options must be an object like { root }, got ${describeValue(options)}`);
+function checkOptions(given: unknown): { root: string; read: Required<SessionLogReadOptions> } {
+  // Each option read once (SPEC §10.4): a revoked proxy or a throwing getter is INVALID_CONFIG naming it.
+  const options = readCallerOptions(given, 'options', 'INVALID_CONFIG');
+  if (options === undefined) {
+    throw fail('INVALID_CONFIG', `options must be an object like { root }, got ${describeValue(given)}`);
   }
   for (const key of Object.keys(options)) {
     if (key !== 'root' && key !== 'maxLogBytes' && key !== 'verifyChecksums') throw fail('INVALID_CONFIG', `unknown option ${describeValue(key)}`);
   }
-  const read = checkReadOptions(options as Record<string, unknown>, 'INVALID_CONFIG');
-  const { root } = options as DshStoreOptions;
+  const read = checkReadOptions(options, 'INVALID_CONFIG');
+  const { root } = options;
   if (root === undefined) return { root: defaultSessionStoreRoot(), read };
   if (typeof root !== 'string' || root === '') {
     throw fail('INVALID_CONFIG', `root must be a non-empty path, got ${describeValue(root)}`);

@@ -4,6 +4,7 @@
  * zstd decoder loaded up front.
  * @module
  */
+import { inspectCallerValue } from '../caller-data.js';
 import { describeValue, fail } from '../errors.js';
 import type { SessionEvent, SessionHeader } from '../types.js';
 import { LogCollector } from './collect.js';
@@ -27,7 +28,7 @@ export interface SessionLog {
  */
 function inputOf(input: unknown): string | Uint8Array {
   if (typeof input === 'string') return input;
-  const bytes = asBytes(input);
+  const bytes = inspectCallerValue(() => asBytes(input), 'input');
   if (bytes !== undefined) return bytes;
   throw fail('INVALID_ARGUMENT', `a dsh session log must be a string, a Uint8Array or an ArrayBuffer, got ${describeValue(input)}`);
 }

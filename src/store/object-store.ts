@@ -4,7 +4,8 @@
  * @module
  */
 import { raceAbort, throwIfAborted } from '../abort.js';
-import { readCallerOptions } from '../caller-data.js';
+import { readCallerFields, readCallerOptions } from '../caller-data.js';
+import { presentEntries } from '../host.js';
 import { describeValue, fail, SessionReferenceError } from '../errors.js';
 import type { SessionHeader, SessionQuery, SessionSurface, SessionTitleSnapshot } from '../types.js';
 import { pace } from '../pace.js';
@@ -24,18 +25,19 @@ export interface ObjectStoreObjectBody {
   /** The object's bytes, or the requested range of them. */
   arrayBuffer(): Promise<ArrayBuffer>;
   /** The same bytes as a stream (R2 has it): whole logs are read from it chunk by chunk when present. */
-  readonly body?: ReadableStream<Uint8Array>;
+  readonly body?: ReadableStream<Uint8Array> | undefined;
   /** The whole object's size in bytes, when the store reports it (R2 does). */
-  readonly size?: number;
+  readonly size?: number | undefined;
 }
 
 /** One page of `list` (an R2 `R2Objects` fits). */
 export interface ObjectStoreListing {
   /** `etag` (R2 gives it): the object's version, which search uses as the log's identity (SPEC §16.4). */
-  objects: ReadonlyArray<{ key: string; size?: number; etag?: string }>;
+  objects: ReadonlyArray<{ key: string; size?: number | undefined; etag?: string | undefined }>;
   /** More keys follow; fetch them with `cursor`. */
   truncated: boolean;
-  cursor?: string;
+  /** Where the next page starts, when `truncated`. */
+  cursor?: string | undefined;
 }
 
 /**
@@ -88,6 +90,11 @@ interface Entry {
   readonly header: SessionHeader;
   /** `key#etag` when the listing gave an etag (SPEC §16.4). */
   readonly identity: string | undefined;
+  /**
+   * The object's size in bytes as the listing or the header read's gets reported it: what a whole
+   * `get` whose body reports no `size` must answer (SPEC §11.2.4).
+   */
+  readonly size: number | undefined;
   /** The whole object, when the header read already fetched it (a store without ranges). */
   bytes?: Uint8Array | undefined;
   /** The log's surface and title, read on first use. */
@@ -132,11 +139,17 @@ interface Index {
  *   log, `rejected` (with the error as `reason`) for an unknown id or a failed read.
  * - `readHeader(id, signal?)`: one session's header, from the listing.
  *
- * - Short reads fail (SPEC §11.2.4): a body ending before the object's `size` (reported on the
- *   body or in the listing), a ranged get shorter than the length it asked for within that size, a
- *   streamed `body` ending early, is `SESSION_REFERENCE_READ_FAILED` ("short read: 70 of 100
- *   bytes"); a body longer than its size, or a size changing between the ranged gets of one header
+ * - Short reads fail (SPEC §11.2.4): a whole body ending before the object's `size` — the one the
+ *   body reports, else the listing's (or an earlier get's) — a ranged get shorter than the length
+ *   it asked for within that size, a streamed `body` ending early, is
+ *   `SESSION_REFERENCE_READ_FAILED` (`object "k": get("k"): short read: 70 of 100 bytes`); a
+ *   whole body longer than that size, or a ranged get answering more than it asked for
+ *   ("long read: 4106 of 4096 bytes"), or a size changing between the ranged gets of one header
  *   read, too. Nothing partial is returned.
+ * - A `list()` answer is host data (SPEC §10.1): a throwing getter, a revoked proxy or a malformed
+ *   entry anywhere in it (no string `key`, a `size` that is not a byte count such as `-5` or
+ *   `NaN`, an `etag` that is not a string) is `SESSION_REFERENCE_READ_FAILED`, never an object
+ *   silently left out.
  * - Listings follow `cursor` while `truncated`, and fail with `SESSION_REFERENCE_READ_FAILED` at a
  *   cursor seen before or after {@link MAX_LIST_PAGES} (100,000) pages; they yield to the event loop
  *   as they go, so an abort takes effect even with a bucket that answers at once (SPEC §10.3).
@@ -261,8 +274,9 @@ export function createObjectStoreSessionQuery(
 // Checks
 
 function checkBucket(bucket: unknown): void {
-  const candidate = bucket as Partial<ObjectStoreBucket> | null;
-  if (typeof candidate !== 'object' || candidate === null || typeof candidate.list !== 'function' || typeof candidate.get !== 'function') {
+  // Read once, as caller data (SPEC §10.4): a revoked proxy or a throwing getter is INVALID_CONFIG naming `bucket`.
+  const { list, get } = readCallerFields(bucket, ['list', 'get'], 'bucket', 'INVALID_CONFIG');
+  if (typeof bucket !== 'object' || bucket === null || typeof list !== 'function' || typeof get !== 'function') {
     throw fail(
       'INVALID_CONFIG',
       `bucket must be an object store with list() and get() (an R2 bucket binding), got ${describeValue(bucket)}`,
@@ -390,20 +404,47 @@ async function listObjects(
     const options: { prefix?: string; cursor?: string } = {};
     if (prefix !== undefined) options.prefix = prefix;
     if (cursor !== undefined) options.cursor = cursor;
-    const page = await storeCall('list()', () => bucket.list(options));
-    if (typeof page !== 'object' || page === null || !Array.isArray(page.objects)) throw malformed('list()', page);
-    for (const object of page.objects as unknown[]) {
-      const { key, size, etag } = (object ?? {}) as { key?: unknown; size?: unknown; etag?: unknown };
-      if (typeof key !== 'string') throw malformed('list() object', object);
-      objects.push({ key, ...(typeof size === 'number' && { size }), ...(typeof etag === 'string' && { etag }) });
-    }
+    const page = readPage(await storeCall('list()', () => bucket.list(options)));
+    for (const object of page.objects) objects.push(object);
     if (!page.truncated) return objects;
-    cursor = page.cursor;
-    if (typeof cursor !== 'string' || seen.has(cursor)) throw malformed(`list() cursor of truncated page ${pages}`, cursor);
+    const next = page.cursor;
+    if (typeof next !== 'string' || seen.has(next)) throw malformed(`list() cursor of truncated page ${pages}`, next);
+    cursor = next;
     if (pages === MAX_LIST_PAGES) throw fail('READ_FAILED', `object store list() answered ${MAX_LIST_PAGES} pages and still more (truncated): not following further`);
     seen.add(cursor);
     await pace(1 + (page.objects.length >>> 6));
   }
+}
+
+/**
+ * One `list()` page read into plain data, each field once (SPEC §10.1, §10.3): host data, so a
+ * throwing getter, a revoked proxy or a malformed shape anywhere in it — an object without a
+ * string `key`, a `size` that is not a byte count (`-5`, `1.5`, `NaN`), an `etag` that is not a
+ * string — is `SESSION_REFERENCE_READ_FAILED` (cause kept), never an object silently left out.
+ * Holes in `objects` are not entries, and cost nothing.
+ */
+function readPage(page: unknown): { objects: Listed[]; truncated: boolean; cursor: unknown } {
+  try {
+    if (typeof page !== 'object' || page === null) throw malformed('list()', page);
+    const { objects: listed, truncated, cursor } = page as { objects?: unknown; truncated?: unknown; cursor?: unknown };
+    if (!Array.isArray(listed)) throw malformed('list()', page);
+    const entries = presentEntries(listed as unknown[]);
+    const objects: Listed[] = [];
+    for (let k = 0; k < entries.count; k++) objects.push(readListed(entries.at(k)));
+    return { objects, truncated: Boolean(truncated), cursor };
+  } catch (error) {
+    if (error instanceof SessionReferenceError) throw error;
+    throw fail('READ_FAILED', `object store list() answered unreadable data: ${describeValue(error)}`, error);
+  }
+}
+
+/** One listed object: a string `key`, and a `size` (a byte count) and `etag` (a string) when present. */
+function readListed(object: unknown): Listed {
+  const { key, size, etag } = (typeof object === 'object' && object !== null ? object : {}) as { key?: unknown; size?: unknown; etag?: unknown };
+  if (typeof key !== 'string') throw malformed('list() object', object);
+  if (size !== undefined && (!Number.isSafeInteger(size) || (size as number) < 0)) throw malformed(`list() object ${describeValue(key)} size`, size);
+  if (etag !== undefined && typeof etag !== 'string') throw malformed(`list() object ${describeValue(key)} etag`, etag);
+  return { key, ...(size !== undefined && { size: size as number }), ...(etag !== undefined && { etag }) };
 }
 
 /** A body's bytes, and the whole object's size in bytes when the body reports one. */
@@ -433,14 +474,17 @@ function reportedSize(body: ObjectStoreObjectBody, what: string): number | undef
   return size as number;
 }
 
-/** The whole object; `undefined` when it is gone. Fewer or more bytes than its `size` are READ_FAILED (SPEC §11.2.4). */
-async function getWhole(bucket: ObjectStoreBucket, key: string): Promise<Uint8Array | undefined> {
+/**
+ * The whole object and its size; `undefined` when it is gone. Fewer or more bytes than the `size`
+ * the body reports, else than `listed` (the size the listing gave), are READ_FAILED (SPEC §11.2.4).
+ */
+async function getWhole(bucket: ObjectStoreBucket, key: string, listed: number | undefined): Promise<{ bytes: Uint8Array; size: number } | undefined> {
   const what = `get(${describeValue(key)})`;
   const body = await storeCall(what, () => bucket.get(key));
   if (body === null) return undefined;
-  const { bytes, size } = await bodyOf(body, what);
+  const { bytes, size = listed } = await bodyOf(body, what);
   if (size !== undefined && bytes.length !== size) throw sizeMismatch(bytes.length, size, what);
-  return bytes;
+  return { bytes, size: bytes.length };
 }
 
 /**
@@ -456,12 +500,12 @@ async function headerChunks(
   bucket: ObjectStoreBucket,
   object: Listed,
   rangeReads: boolean,
-  kept: { bytes?: Uint8Array | undefined; missing?: boolean },
+  kept: Kept,
   signal: AbortSignal | undefined,
 ): Promise<PulledChunks> {
   const { key } = object;
-  /** The object's size: the listing's, then what the gets report. */
-  let size = object.size;
+  /** The object's size: the listing's, then what the gets report (kept in `kept.size` for the whole read). */
+  let size = (kept.size = object.size);
   /** The size the first get that reported one reported: every later one must report the same. */
   let reported: number | undefined;
   let ranged = rangeReads && size !== 0;
@@ -477,10 +521,13 @@ async function headerChunks(
     if (ended || (size !== undefined && offset >= size)) return undefined;
     if (!ranged) {
       ended = true;
-      const bytes = await getWhole(bucket, key);
-      if (bytes === undefined) kept.missing = true;
-      else if (bytes.length <= KEEP_WHOLE_BYTES) kept.bytes = bytes;
-      return bytes;
+      const whole = await getWhole(bucket, key, size);
+      if (whole === undefined) kept.missing = true;
+      else {
+        kept.size = whole.size;
+        if (whole.size <= KEEP_WHOLE_BYTES) kept.bytes = whole.bytes;
+      }
+      return whole?.bytes;
     }
     let want = Math.max(1, Math.min(Math.max(offset - since, FIRST_READ_BYTES), request?.limit ?? Infinity));
     if (size !== undefined) want = Math.min(want, size - offset);
@@ -505,18 +552,19 @@ async function headerChunks(
       if (reported !== undefined && whole !== reported) {
         throw fail('READ_FAILED', `changed while it was being read: ${what} reports ${whole} bytes, an earlier get ${reported}`);
       }
-      reported = size = whole;
+      reported = kept.size = size = whole;
     }
-    if (offset === 0 && (chunk.length > want || (whole !== undefined && chunk.length === whole))) {
-      // The store ignored the range (or the range was the whole object).
+    if (offset === 0 && (size === undefined ? chunk.length > want : chunk.length === size)) {
+      // The whole object: the store ignored the range, or the range covered the object.
       ended = true;
-      if (whole !== undefined && chunk.length !== whole) throw sizeMismatch(chunk.length, whole, what);
       if (chunk.length <= KEEP_WHOLE_BYTES) kept.bytes = chunk;
       return chunk;
     }
-    // What the range holds of an object of known size; of one of unknown size, fewer bytes than asked are its end.
-    const expected = size === undefined ? undefined : Math.min(want, size - offset);
-    if (chunk.length > want || (expected !== undefined && chunk.length !== expected)) throw sizeMismatch(chunk.length, expected ?? want, what);
+    // More than asked is a long read (against the length asked); what the range holds of an
+    // object of known size is exact; of one of unknown size, fewer bytes than asked are its end.
+    if (chunk.length > want) throw sizeMismatch(chunk.length, want, what);
+    const expected = size === undefined ? undefined : Math.max(0, Math.min(want, size - offset));
+    if (expected !== undefined && chunk.length !== expected) throw sizeMismatch(chunk.length, expected, what);
     offset += chunk.length;
     if (chunk.length < want) ended = true;
     return chunk.length > 0 ? chunk : undefined;
@@ -536,6 +584,16 @@ async function inObject<T>(key: string, read: () => T | Promise<T>): Promise<T> 
   }
 }
 
+/** What a header read learnt of the object beyond its header. */
+interface Kept {
+  /** The object's size in bytes: the listing's, then the one its gets reported. */
+  size?: number | undefined;
+  /** The whole object, when the header read fetched it whole (at most {@link KEEP_WHOLE_BYTES}). */
+  bytes?: Uint8Array | undefined;
+  /** The object was gone. */
+  missing?: boolean;
+}
+
 /**
  * The listed session of one object, reading only its header (SPEC §11.2.1); `undefined` when the
  * object is gone or has no complete header yet.
@@ -544,16 +602,17 @@ async function readEntry(
   { bucket, rangeReads, signal, read }: { bucket: ObjectStoreBucket; rangeReads: boolean; signal: AbortSignal | undefined; read: Required<SessionLogReadOptions> },
   object: Listed,
 ): Promise<Entry | undefined> {
-  const kept: { bytes?: Uint8Array | undefined; missing?: boolean } = {};
+  const kept: Kept = {};
   const header = await inObject(object.key, async () => readSessionHeader(await headerChunks(bucket, object, rangeReads, kept, signal), { ...read, signal }));
   if (header === undefined || kept.missing) return undefined;
   const identity = object.etag === undefined ? undefined : `${object.key}#${object.etag}`;
-  return { key: object.key, header, identity, bytes: kept.bytes, surface: {}, title: {} };
+  return { key: object.key, header, identity, size: kept.size, bytes: kept.bytes, surface: {}, title: {} };
 }
 
 /**
  * The whole object as a log source: the bytes kept from the listing, else a `get` streamed when
- * it can be; held to the `size` the body reports (SPEC §11.2.4).
+ * it can be; held to the `size` the body reports, else to the size the listing and the header
+ * read's gets reported (SPEC §11.2.4: a body ending early is a short read, not a torn log).
  */
 async function wholeSource(bucket: ObjectStoreBucket, entry: Entry): Promise<Uint8Array | ReadableStream<Uint8Array> | SizedSource> {
   const kept = entry.bytes;
@@ -563,7 +622,7 @@ async function wholeSource(bucket: ObjectStoreBucket, entry: Entry): Promise<Uin
   if (body === null) {
     throw fail('NOT_FOUND', `session ${describeValue(entry.header.id)}: object ${describeValue(entry.key)} is gone from the object store`);
   }
-  const size = reportedSize(body, what);
+  const size = reportedSize(body, what) ?? entry.size;
   const stream = streamOf(body, what);
   if (stream === undefined) {
     const { bytes } = await bodyOf(body, what);
@@ -575,13 +634,12 @@ async function wholeSource(bucket: ObjectStoreBucket, entry: Entry): Promise<Uin
 
 /** The body's `body` stream, when it has one. */
 function streamOf(body: ObjectStoreObjectBody, what: string): ReadableStream<Uint8Array> | undefined {
-  let stream: unknown;
   try {
-    stream = body.body;
+    const stream: unknown = body.body;
+    return isStream(stream) ? stream : undefined;
   } catch (error) {
     throw fail('READ_FAILED', `object store ${what}.body failed: ${describeValue(error)}`, error);
   }
-  return isStream(stream) ? stream : undefined;
 }
 
 function isStream(value: unknown): value is ReadableStream<Uint8Array> {
@@ -604,7 +662,7 @@ function checkSameSession(entry: Entry, header: SessionHeader): void {
  */
 async function readLog(bucket: ObjectStoreBucket, entry: Entry, options: ReadOptions, budget?: number): Promise<SessionRead> {
   throwIfAborted(options.signal);
-  const source = await wholeSource(bucket, entry);
+  const source = await inObject(entry.key, () => wholeSource(bucket, entry));
   entry.bytes = undefined;
   const open = firstThen(source, () => wholeSource(bucket, entry));
   const read = await inObject(entry.key, () => readSessionSurface(open, options, budget));
@@ -615,7 +673,7 @@ async function readLog(bucket: ObjectStoreBucket, entry: Entry, options: ReadOpt
 /** Fetches an entry's log and reads its title (once), checking it still carries the listed id. */
 async function readTitle(bucket: ObjectStoreBucket, entry: Entry, options: ReadOptions): Promise<string | undefined> {
   throwIfAborted(options.signal);
-  const source = await wholeSource(bucket, entry);
+  const source = await inObject(entry.key, () => wholeSource(bucket, entry));
   const read = await inObject(entry.key, () => readSessionTitle(source, options));
   checkSameSession(entry, read.header);
   return read.title;

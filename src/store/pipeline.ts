@@ -8,6 +8,7 @@
  * @module
  */
 import { raceAbort, throwIfAborted } from '../abort.js';
+import { inspectCallerValue } from '../caller-data.js';
 import { describeValue, fail, SessionReferenceError } from '../errors.js';
 import type { SessionEvent } from '../types.js';
 import { LogCollector, type KeepEvent } from './collect.js';
@@ -337,7 +338,13 @@ function resultItem(result: unknown, index: number): Uint8Array | undefined {
  * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_ARGUMENT` for anything else.
  */
 function chunkReader(source: unknown): ChunkReader {
-  if (source instanceof PulledChunks) return pulledReader(source);
+  // A look at the source that throws (a revoked proxy, a throwing trap, a locked stream) is the
+  // caller's: SESSION_REFERENCE_INVALID_ARGUMENT naming `source` (SPEC §10.4).
+  return inspectCallerValue(() => (source instanceof PulledChunks ? pulledReader(source) : sourceReader(source)), 'source');
+}
+
+/** The reader of a source that is bytes, a `ReadableStream` or an async iterable. */
+function sourceReader(source: unknown): ChunkReader {
   const bytes = asBytes(source);
   if (bytes !== undefined) {
     let given = false;
@@ -409,8 +416,9 @@ export function sizeMismatch(got: number, expected: number, what?: string): Sess
 export function collect(given: StoreSource | string, collector: LogCollector, options: ReadOptions = {}): Promise<void> | undefined {
   const { signal } = options;
   throwIfAborted(signal);
-  const size = given instanceof SizedSource ? given.size : undefined;
-  const source = given instanceof SizedSource ? given.source : given;
+  const sized = inspectCallerValue(() => given instanceof SizedSource, 'source');
+  const size = sized ? (given as SizedSource).size : undefined;
+  const source = sized ? (given as SizedSource).source : given;
   if (typeof source === 'string') {
     splitTextLines(source, collector);
     return undefined;

@@ -5,7 +5,8 @@
  * from the text; an IME composition is left to the browser and applied when it ends.
  * @module
  */
-import { argumentError, check } from '../../errors.js';
+import { readCallerFields } from '../../caller-data.js';
+import { check } from '../../errors.js';
 import type { SessionCandidate } from '../../candidates.js';
 import { deleteBackward, deleteForward, moveCaret, normalizeSelection, replaceSelection, type EditUnit, type MentionEdit, type MentionSelection } from '../edit.js';
 import { scanSessionReferenceText } from '../../mention.js';
@@ -68,14 +69,8 @@ const attached = new WeakSet<HTMLElement>();
 function readOptions(options: unknown): MentionEditorOptions & { text: string } {
   if (options === undefined) return { text: '', onChange: undefined, onTrigger: undefined };
   check(typeof options === 'object' && options !== null, 'INVALID_ARGUMENT', 'options must be an object', options);
-  let text: unknown;
-  let onChange: unknown;
-  let onTrigger: unknown;
-  try {
-    ({ text, onChange, onTrigger } = options as Record<string, unknown>);
-  } catch (error) {
-    throw argumentError(error);
-  }
+  // Each option read once (SPEC §10.4): a throwing getter or a revoked proxy is INVALID_ARGUMENT naming it.
+  const { text, onChange, onTrigger } = readCallerFields(options, ['text', 'onChange', 'onTrigger'], 'options');
   check(text === undefined || typeof text === 'string', 'INVALID_ARGUMENT', 'options.text must be a string', text);
   check(onChange === undefined || typeof onChange === 'function', 'INVALID_ARGUMENT', 'options.onChange must be a function', onChange);
   check(onTrigger === undefined || typeof onTrigger === 'function', 'INVALID_ARGUMENT', 'options.onTrigger must be a function', onTrigger);
@@ -84,14 +79,7 @@ function readOptions(options: unknown): MentionEditorOptions & { text: string } 
 
 /** The canonical mention of a candidate and the space after it (SPEC §15.2), read once. */
 function candidateMention(candidate: unknown): string {
-  let sessionId: unknown;
-  let label: unknown;
-  let mention: unknown;
-  try {
-    ({ sessionId, label, mention } = Object(candidate) as Record<string, unknown>);
-  } catch (error) {
-    throw argumentError(error);
-  }
+  const { sessionId, label, mention } = readCallerFields(candidate, ['sessionId', 'label', 'mention'], 'candidate');
   const input = typeof mention === 'string' ? mention : { sessionId: sessionId as string, label: label as string | undefined };
   return insertMention('', { start: 0, end: 0 }, input).text;
 }
@@ -126,8 +114,9 @@ const lineBreaks = (text: string): string => text.replace(/\r\n?/g, '\n');
  * element or already has an editor, or an option has the wrong type.
  */
 export function createMentionEditor(element: HTMLElement, options?: MentionEditorOptions): MentionEditor {
+  const { nodeType, addEventListener } = readCallerFields(element, ['nodeType', 'addEventListener'], 'element');
   check(
-    typeof element === 'object' && element !== null && element.nodeType === 1 && typeof element.addEventListener === 'function',
+    typeof element === 'object' && element !== null && nodeType === 1 && typeof addEventListener === 'function',
     'INVALID_ARGUMENT',
     'element must be an HTML element',
     element,
