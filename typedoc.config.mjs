@@ -18,6 +18,8 @@ export default {
   out: './docs/api',
   readme: 'none',
   includeVersion: true,
+  // No "defined in" links: a clone's remote may be a local path (CI), which TypeDoc warns about.
+  disableSources: true,
   excludePrivate: true,
   excludeInternal: true,
   treatWarningsAsErrors: true,

@@ -151,7 +151,7 @@ interface Index {
  *   `NaN`, an `etag` that is not a string) is `SESSION_REFERENCE_READ_FAILED`, never an object
  *   silently left out.
  * - Listings follow `cursor` while `truncated`, and fail with `SESSION_REFERENCE_READ_FAILED` at a
- *   cursor seen before or after {@link MAX_LIST_PAGES} (100,000) pages; they yield to the event loop
+ *   cursor seen before or after 100,000 pages; they yield to the event loop
  *   as they go, so an abort takes effect even with a bucket that answers at once (SPEC §10.3).
  *
  * An instance lists the store once, on first use, and caches what it reads (the key of every id,
