@@ -89,10 +89,18 @@ export class SessionSearchIndex {
     );
   }
 
-  /** The versioned, checksummed bytes of this index (SPEC §16.4). */
+  /**
+   * The versioned, checksummed bytes of this index (SPEC §16.4). The same index gives the same
+   * bytes however it was reached: MiniSearch lists its terms in its tree's insertion order, which
+   * a loaded index does not share with the one it was saved from, so terms are sorted here — a
+   * host can tell whether a search changed the index by comparing bytes (the edge Worker writes
+   * its R2 object only then).
+   */
   async toBytes(): Promise<Uint8Array> {
+    const engine = this.engine.toJSON();
+    engine.index.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     const body = new TextEncoder().encode(
-      JSON.stringify({ maxIndexBytes: this.maxIndexBytes, words: segmenterSignature(), sessions: [...this.sessions.values()], engine: this.engine }),
+      JSON.stringify({ maxIndexBytes: this.maxIndexBytes, words: segmenterSignature(), sessions: [...this.sessions.values()], engine }),
     );
     const head = new TextEncoder().encode(`${FORMAT} ${await checksum(body)}\n`);
     const bytes = new Uint8Array(head.length + body.length);
@@ -114,7 +122,7 @@ export class SessionSearchIndex {
       const body = bytes.subarray(newline + 1);
       const sum = await checksum(body);
       if (sum === undefined || head !== `${FORMAT} ${sum}`) return undefined;
-      const data = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(body)) as {
+      const data = JSON.parse(new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(body)) as {
         maxIndexBytes: unknown;
         words: unknown;
         sessions: IndexedSession[];
@@ -138,7 +146,8 @@ export class SessionSearchIndex {
  * loaded back, so the index is rebuilt — never a stale answer (SPEC §16.4).
  */
 async function checksum(bytes: Uint8Array): Promise<string | undefined> {
-  const subtle = globalThis.crypto?.subtle;
+  // Typed as optional: workerd's types declare no `globalThis.crypto`, and a page may lack it.
+  const subtle = (globalThis as { crypto?: Partial<Crypto> }).crypto?.subtle;
   if (subtle === undefined) return undefined;
   // Our bytes are never over a SharedArrayBuffer (TextEncoder output, or the config's own copy).
   const digest = new Uint8Array(await subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>));
