@@ -3,8 +3,9 @@
  * takes (timings belong in `npm run bench`); a test asserts counts, order and outcomes, and waits
  * for events, never for time to pass. These limits only stop a test that hangs, so they are far
  * above what any test takes on a loaded 2-core machine (`npm test` with a CPU-bound process running
- * alongside and other work on the machine: the slowest single test, a property over real zstd
- * frames, took about 15 s; a build in a test about 25 s). vite.config.ts (node, chromium, workerd)
+ * alongside and other work on the machine, load average about 20: the slowest test, a build of the
+ * package in test/cli.node.test.ts, took 49 s; the slowest property, over real zstd frames in
+ * Chromium, 14 s). vite.config.ts (node, chromium, workerd)
  * and vitest.runtime.config.ts (Deno, Bun) use them; a test or wait inside a test that needs more
  * names a multiple of them.
  */

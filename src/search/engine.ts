@@ -122,7 +122,7 @@ export class SessionSearchIndex {
       const body = bytes.subarray(newline + 1);
       const sum = await checksum(body);
       if (sum === undefined || head !== `${FORMAT} ${sum}`) return undefined;
-      const data = JSON.parse(new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(body)) as {
+      const data = JSON.parse(new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(body)) as {
         maxIndexBytes: unknown;
         words: unknown;
         sessions: IndexedSession[];
@@ -146,8 +146,7 @@ export class SessionSearchIndex {
  * loaded back, so the index is rebuilt — never a stale answer (SPEC §16.4).
  */
 async function checksum(bytes: Uint8Array): Promise<string | undefined> {
-  // Typed as optional: workerd's types declare no `globalThis.crypto`, and a page may lack it.
-  const subtle = (globalThis as { crypto?: Partial<Crypto> }).crypto?.subtle;
+  const subtle = typeof crypto === 'undefined' ? undefined : crypto.subtle;
   if (subtle === undefined) return undefined;
   // Our bytes are never over a SharedArrayBuffer (TextEncoder output, or the config's own copy).
   const digest = new Uint8Array(await subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>));
