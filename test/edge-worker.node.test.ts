@@ -16,14 +16,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createSessionReferences,
   encodeSessionReferenceUri,
+  type SessionSearchHit,
   formatSessionReferenceMention,
   type SessionCandidate,
   type SessionReferenceMetadata,
   type UserMessage,
 } from '../src/index.js';
-import { createMemorySessionQuery, parseSessionLog } from '../src/store/index.js';
+import { createMemorySessionQuery, createObjectStoreSessionQuery, parseSessionLog } from '../src/store/index.js';
 import { concatBytes } from './fixtures/base64.js';
-import { rawZstdFrame, realLogZstd, sessionLogText, zstdLog } from './fixtures/object-store.js';
+import { fakeBucket, rawZstdFrame, realLogZstd, sessionLogText, zstdLog } from './fixtures/object-store.js';
 import { rleFrame } from './fixtures/zstd-build.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -364,6 +365,7 @@ export default {
   async fetch(request, env) {
     const spec = await request.json();
     const gets = [];
+    const puts = [];
     const controller = new AbortController();
     // With holdGets, every R2 get waits here until the Worker has answered, then finds its object
     // gone; the client goes away as soon as the first get has started.
@@ -373,6 +375,7 @@ export default {
       ? { list: async () => { throw new Error('R2 list exploded'); }, get: (key, options) => env.SESSIONS.get(key, options) }
       : {
           list: (options) => env.SESSIONS.list(options),
+          put: (key, value) => (puts.push(key), env.SESSIONS.put(key, value)),
           get: async (key, options) => {
             gets.push(key);
             if (!spec.holdGets) return env.SESSIONS.get(key, options);
@@ -393,7 +396,7 @@ export default {
     // The held gets answer now; whatever they lead to runs before this timer (microtasks first).
     answerHeld();
     await new Promise((resolve) => setTimeout(resolve, 0));
-    return Response.json({ status: response.status, body, getsAtResponse, getsLater: gets.length, wasmInstances });
+    return Response.json({ status: response.status, body, getsAtResponse, getsLater: gets.length, gets, puts, wasmInstances });
   },
 };
 `;
@@ -529,5 +532,133 @@ describe('cancellation and store failures, the built Worker inside workerd', () 
     const limit = await harness({ path: '/candidates?as=target&limit=9007199254740993' });
     expect([limit.status, limit.body.code]).toEqual([400, 'SESSION_REFERENCE_INVALID_ARGUMENT']);
     expect(limit.body.message).toContain('"9007199254740993"');
+  });
+});
+
+describe('GET /search: the built Worker inside workerd, the index kept in the bucket (SPEC §16.4, §16.6)', () => {
+  let mf: Miniflare;
+  const INDEX_KEY = 'logs/.dsh-session-reference/search-index';
+  const LOGS: Record<string, Uint8Array> = {
+    'logs/archive/7f3a.jsonl.zstd': realLogZstd(),
+    'logs/current.jsonl.zstd': zstdLog(TARGET, 1),
+    'logs/notes.bin': zstdLog(NOTES, 2),
+    'logs/x': encoder.encode(LOOSE),
+  };
+  interface SearchResult {
+    status: number;
+    body: unknown;
+    gets: string[];
+    puts: string[];
+  }
+  const search = async (path: string, env: Record<string, string> = { KEY_PREFIX: 'logs/' }): Promise<SearchResult> =>
+    (await (await mf.dispatchFetch('https://harness.test/', { method: 'POST', body: JSON.stringify({ path, env }) })).json()) as SearchResult;
+  /** Gets of logs: every get but the index object's own. */
+  const logGets = (result: SearchResult) => result.gets.filter((key) => key !== INDEX_KEY);
+  /**
+   * Hits with scores to 3 decimals: workerd's ICU segments some words differently from Node's,
+   * which moves BM25's average lengths in the fourth decimal.
+   */
+  const rounded = (hits: unknown) => (hits as SessionSearchHit[]).map((hit) => ({ ...hit, score: Math.round(hit.score * 1000) / 1000 }));
+  /** What the library itself answers in Node over the same objects (the reference result), scores rounded. */
+  const expectedHits = async (query: string, limit?: number) => {
+    const sessionQuery = createObjectStoreSessionQuery(fakeBucket(LOGS).bucket, { prefix: 'logs/' });
+    const refs = createSessionReferences({ sessionQuery });
+    return rounded(await refs.searchSessions({ id: 'target', cwd: REAL_CWD }, query, limit === undefined ? {} : { limit }));
+  };
+
+  beforeAll(async () => {
+    mf = new Miniflare({
+      modules: [
+        { type: 'ESModule', path: 'harness.mjs', contents: HARNESS },
+        { type: 'ESModule', path: 'spy.mjs', contents: SPY },
+        ...workerModules(),
+      ],
+      compatibilityDate: COMPATIBILITY_DATE,
+      r2Buckets: ['SESSIONS'],
+    });
+    miniflares.push(mf);
+    const bucket = await mf.getR2Bucket('SESSIONS');
+    for (const [key, bytes] of Object.entries(LOGS)) await bucket.put(key, bytes);
+  });
+
+  it('finds a session by words said in it, writes the index beside the logs, and a second request reuses it', async () => {
+    const first = await search('/search?as=target&q=amodei%20altman');
+    expect(first.status).toBe(200);
+    const hits = first.body as SessionSearchHit[];
+    expect(hits.map((hit) => hit.sessionId)).toEqual([REAL_ID]);
+    expect(rounded(hits)).toEqual(await expectedHits('amodei altman'));
+    // Every log was read once to build the index, which was written under its own key.
+    expect(logGets(first).filter((key) => key === 'logs/archive/7f3a.jsonl.zstd').length).toBeGreaterThan(0);
+    expect(first.puts).toEqual([INDEX_KEY]);
+    const stored = await (await mf.getR2Bucket('SESSIONS')).get(INDEX_KEY);
+    expect(stored).not.toBeNull();
+
+    // Nothing changed: the listing's headers only, no log body, and the same index is not written again.
+    const second = await search('/search?as=target&q=parser');
+    expect(second.status).toBe(200);
+    expect((second.body as SessionSearchHit[]).map((hit) => hit.sessionId)).toEqual(['notes-42']);
+    expect(rounded(second.body)).toEqual(await expectedHits('parser'));
+    const snippet = (second.body as SessionSearchHit[])[0]!.snippets[0]!;
+    expect(snippet.highlights.map(([start, end]) => snippet.text.slice(start, end))).toEqual(['parser']);
+    expect(second.gets).toContain(INDEX_KEY);
+    expect(logGets(second).length).toBeLessThan(logGets(first).length);
+    expect(second.puts).toEqual([]);
+  });
+
+  it('the index object is never listed as a log: /candidates and /search see the same sessions as without it', async () => {
+    const rows = (await search('/candidates?as=target')).body as SessionCandidate[];
+    expect(rows.map((row) => row.sessionId)).toEqual([REAL_ID, 'loose', 'notes-42']);
+    const empty = (await search('/search?as=target&q=')).body as SessionSearchHit[];
+    expect(empty.map((hit) => [hit.sessionId, hit.score])).toEqual([[REAL_ID, 0], ['loose', 0], ['notes-42', 0]]);
+  });
+
+  it('a corrupt or foreign index object is rebuilt silently and overwritten: the right answer, never an error', async () => {
+    const bucket = await mf.getR2Bucket('SESSIONS');
+    for (const bad of [encoder.encode('not an index at all'), encoder.encode('dsh-session-reference/search-index 9 abc\n{}'), new Uint8Array(0)]) {
+      await bucket.put(INDEX_KEY, bad);
+      const result = await search('/search?as=target&q=drafted&limit=1');
+      expect(result.status).toBe(200);
+      expect(rounded(result.body)).toEqual(await expectedHits('drafted', 1));
+      expect((result.body as SessionSearchHit[]).map((hit) => hit.sessionId)).toEqual(['notes-42']);
+      expect(result.puts).toEqual([INDEX_KEY]);
+    }
+    // A stale index (a log changed after it was written) follows the change.
+    await search('/search?as=target&q=parser');
+    await bucket.put('logs/notes.bin', zstdLog(NOTES.replace('fixes the parser', 'fixes the tokenizer'), 2));
+    try {
+      const after = await search('/search?as=target&q=parser');
+      expect(after.body).toEqual([]);
+      expect(((await search('/search?as=target&q=tokenizer')).body as SessionSearchHit[]).map((hit) => hit.sessionId)).toEqual(['notes-42']);
+    } finally {
+      await bucket.put('logs/notes.bin', LOGS['logs/notes.bin']!);
+    }
+  });
+
+  it('400 for a missing q or as, a bad limit; 405 for a wrong method; 502 READ_FAILED when R2 fails', async () => {
+    for (const path of ['/search?as=target', '/search?q=x', '/search?as=target&q=x&limit=0', '/search?as=target&q=x&limit=abc', '/search?as=target&q=x&limit=%205']) {
+      const result = await search(path);
+      expect([result.status, (result.body as ErrorBody).code], path).toEqual([400, 'SESSION_REFERENCE_INVALID_ARGUMENT']);
+    }
+    const bad = (await search('/search?as=target&q=x&limit=1e3')).body as ErrorBody;
+    expect(bad.message).toBe('limit must be a positive integer in decimal digits (at most 9007199254740991), got "1e3"');
+    const post = await mf.dispatchFetch('https://harness.test/', { method: 'POST', body: JSON.stringify({ path: '/search?as=target&q=x', method: 'POST', body: {} }) });
+    expect(((await post.json()) as SearchResult).status).toBe(405);
+    const failed = (await (
+      await mf.dispatchFetch('https://harness.test/', { method: 'POST', body: JSON.stringify({ path: '/search?as=target&q=x', failList: true }) })
+    ).json()) as SearchResult;
+    expect([failed.status, (failed.body as ErrorBody).code]).toEqual([502, 'SESSION_REFERENCE_READ_FAILED']);
+    expect((failed.body as ErrorBody).message).toContain('R2 list exploded');
+  });
+
+  it('a log that cannot be read fails the whole search with 502, never a partial answer', async () => {
+    const bucket = await mf.getR2Bucket('SESSIONS');
+    await bucket.put('logs/broken.jsonl', encoder.encode(CORRUPT_BODY));
+    try {
+      const result = await search('/search?as=target&q=parser');
+      expect(result.status).toBe(502);
+      expect((result.body as ErrorBody).code).toMatch(/^SESSION_REFERENCE_(READ_FAILED|INVALID_LOG)$/);
+    } finally {
+      await bucket.delete('logs/broken.jsonl');
+    }
   });
 });

@@ -295,6 +295,77 @@ describe('playground (built site, real Chromium)', () => {
     expect(await rawText()).toBe(`see ${REAL_MENTION}! now`);
   });
 
+  it('the search box finds a session by words said in it, marks the matched words, and Cite inserts its chip (SPEC §16.6)', async () => {
+    await typeFresh('compare ');
+    const query = 'currencies reconciled';
+    await page.getByTestId('search-input').fill(query);
+    await page.locator(`[data-testid=search][data-state=ready][data-query="${query}"]`).waitFor();
+    const hit = page.getByTestId('search-hit').first();
+    expect(await hit.getAttribute('data-session-id')).toBe(PICKED_ID);
+    const marks = (await hit.locator('mark').allTextContents()).map((word) => word.toLowerCase());
+    expect(marks).toContain('currencies');
+    // Snippet text is built from text nodes and <mark> elements only, never parsed as markup.
+    const kinds = await page.locator('[data-testid=snippet] > span:last-child').evaluateAll((spans) =>
+      [...new Set(spans.flatMap((span) => [...span.childNodes].map((node) => (node.nodeType === Node.TEXT_NODE ? '#text' : node.nodeName))))].sort(),
+    );
+    expect(kinds).toEqual(['#text', 'MARK']);
+    const label = (await hit.locator('strong').textContent())!;
+    await composer().click();
+    await page.keyboard.press('ControlOrMeta+End');
+    await hit.getByTestId('search-cite').click();
+    await poll(rawText).toBe(`compare ${formatSessionReferenceMention({ sessionId: PICKED_ID, label })} `);
+    expect(await chips()).toEqual([['ok', PICKED_ID, `@${label}`]]);
+    await poll(async () => (await metadata()).references.map((reference) => reference.sessionId)).toEqual([PICKED_ID]);
+  });
+
+  it('the search index is kept in IndexedDB; a corrupt saved index is rebuilt and gives the right answer', async () => {
+    const savedIndex = () =>
+      page.evaluate(
+        () =>
+          new Promise<string>((resolve, reject) => {
+            const open = indexedDB.open('dsh-session-reference-playground', 1);
+            open.onerror = () => reject(open.error);
+            open.onsuccess = () => {
+              const get = open.result.transaction('search-index').objectStore('search-index').get('index');
+              get.onsuccess = () => {
+                open.result.close();
+                resolve(get.result instanceof Uint8Array ? new TextDecoder().decode(get.result.subarray(0, 40)) : String(get.result));
+              };
+              get.onerror = () => reject(get.error);
+            };
+          }),
+      );
+    const search = async (query: string) => {
+      await page.getByTestId('search-input').fill(query);
+      await page.locator(`[data-testid=search][data-state=ready][data-query="${query}"]`).waitFor();
+      return page.getByTestId('search-hit').evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-session-id')));
+    };
+    expect((await search('currencies reconciled'))[0]).toBe(PICKED_ID);
+    await poll(savedIndex).toMatch(/^dsh-session-reference\/search-index@\d+ /);
+    // Damaged bytes in the database: the next visit ignores them and rebuilds.
+    await page.evaluate(
+      () =>
+        new Promise<void>((resolve, reject) => {
+          const open = indexedDB.open('dsh-session-reference-playground', 1);
+          open.onerror = () => reject(open.error);
+          open.onsuccess = () => {
+            const transaction = open.result.transaction('search-index', 'readwrite');
+            transaction.objectStore('search-index').put(new TextEncoder().encode('dsh-session-reference/search-index@1 not-a-checksum\n{"broken":'), 'index');
+            transaction.oncomplete = () => {
+              open.result.close();
+              resolve();
+            };
+            transaction.onerror = () => reject(transaction.error);
+          };
+        }),
+    );
+    await page.reload();
+    await page.waitForSelector('[data-testid=status][data-state=ready]');
+    expect((await search('currencies reconciled'))[0]).toBe(PICKED_ID);
+    expect(await page.getByTestId('search-error').count()).toBe(0);
+    await poll(savedIndex).toMatch(/^dsh-session-reference\/search-index@\d+ [0-9a-f]{3}/);
+  });
+
   it('pasted text with canonical mentions and a bare URI yields chips; unknown and malformed ones are marked', async () => {
     const unknown = formatSessionReferenceMention({ sessionId: 'session-not-in-store', label: 'Gone [old]' });
     const bare = encodeSessionReferenceUri(ZSTD_ID);

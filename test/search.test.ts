@@ -45,6 +45,15 @@ describe('searchSessions (SPEC §16)', () => {
     expect(hit!.snippets[0]!.role).toBe('title');
   });
 
+  it('a word said only in the oldest of many messages still gets its snippet (the scan once stopped halfway)', async () => {
+    for (const title of ['Long talk', undefined]) {
+      const events = [userMessage(1, 'The oldest message names the zeppelin.'), ...Array.from({ length: 9 }, (_, i) => assistantMessage(i + 2, `filler ${i}`))];
+      const refs = createSessionReferences({ sessionQuery: fakeQuery([session('s-long', 9, events, title)]) });
+      const [hit] = await refs.searchSessions(AGENT, 'zeppelin');
+      expect(hit?.snippets.map((s) => [s.role, s.highlights.map(([a, b]) => s.text.slice(a, b))]), String(title)).toEqual([['user', ['zeppelin']]]);
+    }
+  });
+
   it('never finds words only in tool output, reasoning or context messages; never the agent', async () => {
     const refs = createSessionReferences({ sessionQuery: fakeQuery(SESSIONS) });
     for (const word of ['secretToolWord', 'hiddenReasoningWord', 'contextOnlyWord']) expect(await refs.searchSessions(AGENT, word)).toEqual([]);

@@ -17,6 +17,7 @@ import { Composer } from './composer.js';
 import { compute, configFromFields, createService, utf8Length, type ConfigFields, type Outcome } from './engine.js';
 import { historyText } from './history.js';
 import { Replay } from './replay.js';
+import { loadSavedSearchIndex, saveSearchIndex, SearchBox } from './search.js';
 import { startTokenizer, useTokenCounts, useTokenizerState } from './tokens.js';
 import {
   buildStore,
@@ -282,9 +283,20 @@ function App() {
   const [replayInput, setReplayInput] = useState('');
   const [insertRequest, setInsertRequest] = useState<{ mention: SessionReferenceMentionInput; nonce: number } | undefined>(undefined);
 
+  /**
+   * The newest search index (SPEC §16.4): the one saved in IndexedDB by an earlier visit, then each
+   * one exported after a search. A service made after a store or config change starts from it.
+   */
+  const searchIndex = useRef<Uint8Array | undefined>(undefined);
+  const keepSearchIndex = useCallback((bytes: Uint8Array) => {
+    searchIndex.current = bytes;
+    void saveSearchIndex(bytes);
+  }, []);
+
   const loadDefaults = useCallback(async () => {
     setLoadState('loading');
-    const loaded = await loadSamples();
+    const [loaded, saved] = await Promise.all([loadSamples(), searchIndex.current ? undefined : loadSavedSearchIndex()]);
+    searchIndex.current ??= saved;
     setEntries(loaded);
     const real = loaded.find((entry) => entry.log?.header.id === REAL_LOG_ID)?.log?.header.cwd;
     setDraftCwd((cwd) => cwd || (typeof real === 'string' ? real : ''));
@@ -299,7 +311,7 @@ function App() {
 
   const store = useMemo(() => buildStore(entries), [entries]);
   const config = useMemo(() => configFromFields(fields), [fields]);
-  const { service, error: serviceError } = useMemo(() => createService(store.query, config), [store, config]);
+  const { service, error: serviceError } = useMemo(() => createService(store.query, { ...config, searchIndex: searchIndex.current }), [store, config]);
 
   const validSessions = entries.filter((entry) => entry.log && !store.problems.has(entry.key));
   const knownIds = useMemo(() => new Set(validSessions.map((entry) => entry.log!.header.id)), [store]);
@@ -529,6 +541,16 @@ function App() {
             </label>
           </div>
           <${Composer} text=${text} onText=${setText} service=${service} serviceError=${serviceError} agent=${agent} knownIds=${knownIds} insertRequest=${insertRequest} />
+        <//>
+
+        <${Pane} title="Search sessions" aside=${html`<span class="muted">searchSessions(agent, query)</span>`}>
+          <p class="muted small">Find a session by what its people and assistant said; Cite inserts its mention at the caret. The index is kept in this browser (IndexedDB).</p>
+          <${SearchBox}
+            service=${service}
+            agent=${agent}
+            onIndex=${keepSearchIndex}
+            onCite=${(mention: SessionReferenceMentionInput) => setInsertRequest({ mention, nonce: Date.now() })}
+          />
         <//>
 
         <${Pane} title="2 · Budgets" aside=${html`<span class="muted">createSessionReferences({ config })</span>`}>

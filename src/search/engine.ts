@@ -89,10 +89,18 @@ export class SessionSearchIndex {
     );
   }
 
-  /** The versioned, checksummed bytes of this index (SPEC §16.4). */
+  /**
+   * The versioned, checksummed bytes of this index (SPEC §16.4). The same index gives the same
+   * bytes however it was reached: MiniSearch lists its terms in its tree's insertion order, which
+   * a loaded index does not share with the one it was saved from, so terms are sorted here — a
+   * host can tell whether a search changed the index by comparing bytes (the edge Worker writes
+   * its R2 object only then).
+   */
   async toBytes(): Promise<Uint8Array> {
+    const engine = this.engine.toJSON();
+    engine.index.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     const body = new TextEncoder().encode(
-      JSON.stringify({ maxIndexBytes: this.maxIndexBytes, words: segmenterSignature(), sessions: [...this.sessions.values()], engine: this.engine }),
+      JSON.stringify({ maxIndexBytes: this.maxIndexBytes, words: segmenterSignature(), sessions: [...this.sessions.values()], engine }),
     );
     const head = new TextEncoder().encode(`${FORMAT} ${await checksum(body)}\n`);
     const bytes = new Uint8Array(head.length + body.length);

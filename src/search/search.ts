@@ -291,8 +291,9 @@ function hasPhrase(session: IndexedSession, phrase: readonly string[]): boolean 
 function snippetsOf(session: IndexedSession, parts: readonly string[]): SessionSearchSnippet[] {
   const matches = (word: string) => parts.some((part) => matchesPart(word, part));
   const texts = textsOf(session);
-  const order = session.title === '' ? [] : [texts[0]!];
-  for (let k = texts.length - 1; k >= order.length; k--) order.push(texts[k]!);
+  const first = session.title === '' ? 0 : 1;
+  const order = texts.slice(0, first);
+  for (let k = texts.length - 1; k >= first; k--) order.push(texts[k]!);
   const snippets: SessionSearchSnippet[] = [];
   for (const { role, text } of order) {
     if (snippets.length >= MAX_SNIPPETS) break;

@@ -5,6 +5,8 @@
  *
  *   GET  /candidates?as=ID&q=TEXT&limit=N&titles=1 → SessionCandidate[] (for `@` autocomplete;
  *        `titles=1`: `q` also matches titles, SPEC §6.7)
+ *   GET  /search?as=ID&q=TEXT&limit=N → SessionSearchHit[] (sessions by what was said, SPEC §16;
+ *        the index is kept in the bucket at {@link searchIndexKey}, see there)
  *   POST /prepare  { "as": ID, "text": "…" } → { message, metadata }
  *        or        { "as": ID, "message": UserMessage }
  *
@@ -24,14 +26,23 @@ import {
   parseSessionReferenceText,
   SessionReferenceError,
   type SessionReferenceConfig,
+  type SessionReferences,
   type TargetAgent,
   type UserMessage,
 } from 'dsh-session-reference';
 import { createObjectStoreSessionQuery, type ObjectStoreBucket } from 'dsh-session-reference/store';
 
-/** The Worker's bindings. An R2 bucket binding satisfies {@link ObjectStoreBucket} as it is. */
+/**
+ * The bucket the Worker reads logs from and keeps its search index in: {@link ObjectStoreBucket}
+ * plus `put`, for the index only. An R2 bucket binding satisfies it as it is.
+ */
+export interface SessionsBucket extends ObjectStoreBucket {
+  put(key: string, value: Uint8Array): Promise<unknown>;
+}
+
+/** The Worker's bindings. */
 export interface Env {
-  SESSIONS: ObjectStoreBucket;
+  SESSIONS: SessionsBucket;
   MAX_REFERENCE_BYTES?: string | number;
   MAX_REFERENCES?: string | number;
   CANDIDATE_LIMIT?: string | number;
@@ -128,15 +139,41 @@ function configOf(env: Env): SessionReferenceConfig {
   return config;
 }
 
+/** The name of the search index object, under `KEY_PREFIX` (see {@link searchIndexKey}). */
+export const SEARCH_INDEX_NAME = '.dsh-session-reference/search-index';
+
+/**
+ * The key of the search index object (SPEC §16.4): `KEY_PREFIX` + {@link SEARCH_INDEX_NAME}, beside
+ * the logs it indexes. Logs are told apart by their bytes, not their keys (any key under the
+ * prefix is read as a log), so the Worker's listing leaves out exactly this key
+ * ({@link withoutSearchIndex}); no log can be stored there.
+ */
+export function searchIndexKey(env: Env): string {
+  return `${env.KEY_PREFIX ?? ''}${SEARCH_INDEX_NAME}`;
+}
+
+/** `bucket` with the search index object left out of its listings: the index is never read as a log. */
+function withoutSearchIndex(bucket: ObjectStoreBucket, indexKey: string): ObjectStoreBucket {
+  return {
+    async list(options) {
+      const page = await bucket.list(options);
+      const objects = page.objects.filter((object) => object.key !== indexKey);
+      return page.cursor === undefined ? { objects, truncated: page.truncated } : { objects, truncated: page.truncated, cursor: page.cursor };
+    },
+    get: (key, options) => bucket.get(key, options),
+  };
+}
+
 /** The service over this request's view of the bucket (one query instance per request). */
-function open(env: Env, matchTitles = false) {
+function open(env: Env, config: SessionReferenceConfig = {}) {
   if (typeof env.SESSIONS !== 'object' || env.SESSIONS === null) {
     throw new SessionReferenceError('SESSION_REFERENCE_INVALID_CONFIG', 'the Worker has no R2 bucket bound as SESSIONS');
   }
   const prefix = env.KEY_PREFIX;
   const maxLogBytes = configNumber(env, 'MAX_LOG_BYTES') ?? WORKER_MAX_LOG_BYTES;
-  const sessionQuery = createObjectStoreSessionQuery(env.SESSIONS, prefix ? { prefix, maxLogBytes } : { maxLogBytes });
-  const refs = createSessionReferences({ sessionQuery, config: { ...configOf(env), matchTitles } });
+  const bucket = withoutSearchIndex(env.SESSIONS, searchIndexKey(env));
+  const sessionQuery = createObjectStoreSessionQuery(bucket, prefix ? { prefix, maxLogBytes } : { maxLogBytes });
+  const refs = createSessionReferences({ sessionQuery, config: { ...configOf(env), ...config } });
   return { sessionQuery, refs };
 }
 
@@ -156,15 +193,71 @@ async function targetAgent(
 async function candidates(url: URL, env: Env, signal: AbortSignal): Promise<Response> {
   const as = url.searchParams.get('as');
   const query = url.searchParams.get('q') ?? undefined;
-  const limitParam = url.searchParams.get('limit');
-  const limit = limitParam === null ? undefined : parsePositiveInteger(limitParam, 'limit');
+  const limit = limitOf(url);
   // `titles=1` turns on title matching (SPEC §6.7): what people type after `@` is usually a title.
   const titles = url.searchParams.get('titles');
   if (titles !== null && titles !== '0' && titles !== '1') throw invalid(`titles must be 0 or 1, got ${JSON.stringify(titles)}`);
   if (as === null) throw invalid('the "as" query parameter must name the session the prompt is for');
-  const { sessionQuery, refs } = open(env, titles === '1');
+  const { sessionQuery, refs } = open(env, { matchTitles: titles === '1' });
   const agent = await targetAgent(sessionQuery, as, signal);
   return json(await refs.listCandidates(agent, query, limit, signal));
+}
+
+/** `limit` of a query string: absent, or read by `parsePositiveInteger` (400 otherwise). */
+function limitOf(url: URL): number | undefined {
+  const limitParam = url.searchParams.get('limit');
+  return limitParam === null ? undefined : parsePositiveInteger(limitParam, 'limit');
+}
+
+/**
+ * The stored search index, or `undefined` when there is none or it cannot be fetched: the index is
+ * a cache, so the search then rebuilds it (a corrupt or foreign-version object is ignored by the
+ * library itself, SPEC §16.4).
+ */
+async function loadSearchIndex(env: Env, key: string): Promise<Uint8Array | undefined> {
+  try {
+    const object = await env.SESSIONS.get(key);
+    return object === null ? undefined : new Uint8Array(await object.arrayBuffer());
+  } catch {
+    return undefined;
+  }
+}
+
+function sameBytes(a: Uint8Array | undefined, b: Uint8Array): boolean {
+  if (a === undefined || a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/**
+ * Writes the index back when the search changed it. A failed write is logged and does not fail the
+ * search, whose answer is complete: the next request rebuilds what it lacks (as the CLI's cache).
+ */
+async function saveSearchIndex(env: Env, key: string, loaded: Uint8Array | undefined, refs: SessionReferences): Promise<void> {
+  const bytes = await refs.exportSearchIndex();
+  if (sameBytes(loaded, bytes)) return;
+  try {
+    await env.SESSIONS.put(key, bytes);
+  } catch (error) {
+    console.error(`search index not saved at ${JSON.stringify(key)}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+/** `GET /search` (SPEC §16.6): the index is loaded from the bucket, searched, and written back when it changed. */
+async function search(url: URL, env: Env, signal: AbortSignal): Promise<Response> {
+  const as = url.searchParams.get('as');
+  const query = url.searchParams.get('q');
+  const limit = limitOf(url);
+  if (query === null) throw invalid('the "q" query parameter must give the words to search for');
+  if (as === null) throw invalid('the "as" query parameter must name the session the prompt is for');
+  const key = searchIndexKey(env);
+  // An aborted request reads nothing: searchSessions answers CANCELLED.
+  const searchIndex = signal.aborted ? undefined : await loadSearchIndex(env, key);
+  const { sessionQuery, refs } = open(env, searchIndex === undefined ? {} : { searchIndex });
+  const agent = await targetAgent(sessionQuery, as, signal);
+  const hits = await refs.searchSessions(agent, query, limit === undefined ? { signal } : { limit, signal });
+  await saveSearchIndex(env, key, searchIndex, refs);
+  return json(hits);
 }
 
 /** The request body as JSON, at most {@link MAX_BODY_BYTES}. */
@@ -222,11 +315,15 @@ export async function handleRequest(request: Request, env: Env): Promise<Respons
       if (request.method !== 'GET' && request.method !== 'HEAD') throw new HttpError(405, 'METHOD_NOT_ALLOWED', `${request.method} ${route}: use GET`, { allow: 'GET, HEAD' });
       return await candidates(url, env, request.signal);
     }
+    if (route === '/search') {
+      if (request.method !== 'GET' && request.method !== 'HEAD') throw new HttpError(405, 'METHOD_NOT_ALLOWED', `${request.method} ${route}: use GET`, { allow: 'GET, HEAD' });
+      return await search(url, env, request.signal);
+    }
     if (route === '/prepare') {
       if (request.method !== 'POST') throw new HttpError(405, 'METHOD_NOT_ALLOWED', `${request.method} ${route}: use POST`, { allow: 'POST' });
       return await prepare(request, env, request.signal);
     }
-    throw new HttpError(404, 'ROUTE_NOT_FOUND', `no route ${request.method} ${route}: use GET /candidates or POST /prepare`);
+    throw new HttpError(404, 'ROUTE_NOT_FOUND', `no route ${request.method} ${route}: use GET /candidates, GET /search or POST /prepare`);
   } catch (error) {
     return errorResponse(error);
   }
