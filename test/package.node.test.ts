@@ -143,8 +143,9 @@ describe('the npm package (npm pack → npm install → import)', () => {
     // libzstd's decoder module, for Workers to import as a compiled module (SPEC §11.2).
     expect(manifest.exports['./libzstd.wasm']).toEqual({ types: './dist/store/libzstd.d.wasm.ts', default: './dist/store/libzstd.wasm' });
     expect(existsSync(join(consumer, 'node_modules/dsh-session-reference/dist/store/libzstd.wasm'))).toBe(true);
-    // No dependencies: libzstd ships in the package itself (src/store/libzstd*, from zstddec's module).
-    expect(Object.keys(manifest.dependencies ?? {})).toEqual([]);
+    // One dependency, MiniSearch, imported only by the lazy search chunk (SPEC §16.5); libzstd ships
+    // in the package itself (src/store/libzstd*, from zstddec's module).
+    expect(Object.keys(manifest.dependencies ?? {})).toEqual(['minisearch']);
   });
 
   it('imports the root, ./store, ./editor and ./node entries in Node', () => {
