@@ -21,6 +21,7 @@
  */
 import { fail } from '../errors.js';
 import { LibZstdError, STEP_BYTES, type LibZstd, type ZstdDecoder } from './libzstd.js';
+import { concat } from './lines.js';
 import { isSkippableMagic, readU32, ZSTD_MAGIC } from './magic.js';
 
 export { isZstd } from './magic.js';
@@ -403,13 +404,5 @@ export function decodeZstdFrames(lib: LibZstd, bytes: Uint8Array, verifyChecksum
   );
   stream.push(bytes);
   stream.end();
-  let total = 0;
-  for (const chunk of chunks) total += chunk.length;
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.length;
-  }
-  return out;
+  return concat(chunks);
 }
