@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import realLog from '../samples/store/77-Dumen/session-904b047f-eb01-493f-b98a-391ecfae5b66/session.v3.jsonl?raw';
 import { parseSessionLog, parseSessionLogHeader, provideZstdWasm, readSessionLog } from '../src/store/index.js';
-import { isZstd, loadLibZstd, ZstdStream, type LibZstd } from '../src/store/zstd.js';
+import { decodeZstdFrames as decodeFrames, isZstd, loadLibZstd, ZstdStream, type LibZstd } from '../src/store/zstd.js';
 import { loadLibZstdJs } from '../src/store/libzstd.js';
 import { PulledChunks, type ReadRequest } from '../src/store/pipeline.js';
 import { readSessionHeader } from '../src/store/read.js';
@@ -62,27 +62,6 @@ function skippable(n: number, payload: Uint8Array): Uint8Array {
 
 const headerFrame = handFrame([{ raw: utf8(HEADER) }]);
 const eventLine = (seq: number) => `{"type":"step/start","seq":${seq},"time":0,"data":{}}\n`;
-
-/**
- * Every complete data frame of `bytes` decoded by `lib`, concatenated (a truncated final frame
- * left out), through the stream the stores use.
- */
-function decodeFrames(lib: LibZstd, bytes: Uint8Array, verifyChecksums = true): Uint8Array {
-  const chunks: Uint8Array[] = [];
-  const stream = new ZstdStream(lib, (chunk) => chunks.push(chunk.slice()) > 0, {
-    verifyChecksums,
-    mark: () => {
-      const length = chunks.length;
-      return () => void (chunks.length = length);
-    },
-    maxInputBytes: Infinity,
-    countSkipped: false,
-    sliceBytes: Infinity,
-  });
-  stream.push(bytes);
-  stream.end();
-  return concatBytes(...chunks);
-}
 
 /** What decoding `bytes` gives: the bytes, or the error's code and message. */
 function outcome(lib: LibZstd, bytes: Uint8Array, verifyChecksums = true): unknown {
