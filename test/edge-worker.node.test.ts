@@ -411,6 +411,21 @@ WebAssembly.Instance = function (module, imports) {
 };
 `;
 
+/** A Miniflare running the built Worker behind the harness and the spy, with an empty SESSIONS bucket. */
+function harnessMiniflare(): Miniflare {
+  const mf = new Miniflare({
+    modules: [
+      { type: 'ESModule', path: 'harness.mjs', contents: HARNESS },
+      { type: 'ESModule', path: 'spy.mjs', contents: SPY },
+      ...workerModules(),
+    ],
+    compatibilityDate: COMPATIBILITY_DATE,
+    r2Buckets: ['SESSIONS'],
+  });
+  miniflares.push(mf);
+  return mf;
+}
+
 describe('cancellation and store failures, the built Worker inside workerd', () => {
   let mf: Miniflare;
   interface HarnessResult {
@@ -424,16 +439,7 @@ describe('cancellation and store failures, the built Worker inside workerd', () 
     (await (await mf.dispatchFetch('https://harness.test/', { method: 'POST', body: JSON.stringify(spec) })).json()) as HarnessResult;
 
   beforeAll(async () => {
-    mf = new Miniflare({
-      modules: [
-        { type: 'ESModule', path: 'harness.mjs', contents: HARNESS },
-        { type: 'ESModule', path: 'spy.mjs', contents: SPY },
-        ...workerModules(),
-      ],
-      compatibilityDate: COMPATIBILITY_DATE,
-      r2Buckets: ['SESSIONS'],
-    });
-    miniflares.push(mf);
+    mf = harnessMiniflare();
     await upload(mf, 'zstd');
     const bucket = await mf.getR2Bucket('SESSIONS');
     for (let i = 0; i < 12; i++) await bucket.put(`more/${i}`, sessionLogText({ id: `more-${i}`, createdAt: i }));
@@ -567,16 +573,7 @@ describe('GET /search: the built Worker inside workerd, the index kept in the bu
   };
 
   beforeAll(async () => {
-    mf = new Miniflare({
-      modules: [
-        { type: 'ESModule', path: 'harness.mjs', contents: HARNESS },
-        { type: 'ESModule', path: 'spy.mjs', contents: SPY },
-        ...workerModules(),
-      ],
-      compatibilityDate: COMPATIBILITY_DATE,
-      r2Buckets: ['SESSIONS'],
-    });
-    miniflares.push(mf);
+    mf = harnessMiniflare();
     const bucket = await mf.getR2Bucket('SESSIONS');
     for (const [key, bytes] of Object.entries(LOGS)) await bucket.put(key, bytes);
   });
