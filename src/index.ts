@@ -42,4 +42,5 @@ export {
   type SessionSearchHit,
   type SessionSearchSnippet,
 } from './service.js';
+export { provideSqliteWasm } from './search/sqlite-provide.js';
 export type * from './types.js';

@@ -2,8 +2,8 @@
  * The search index of SPEC §16: indexed sessions and the full-text engine over them, with the
  * versioned bytes of `exportSearchIndex()` (§16.4).
  *
- * Engine choice (issue 23), measured on this machine with the same tokenizer (Intl.Segmenter,
- * folded), 300 generated sessions of 50 KB mixed English/Chinese/Turkish/Russian text:
+ * Engine choice (issue 23). First, with the same tokenizer (Intl.Segmenter, folded), 300
+ * generated sessions of 50 KB mixed English/Chinese/Turkish/Russian text:
  * | engine | min+gzip | build | one AND query | JSON | BM25 + field boost | per-term fuzzy | replace/discard |
  * |---|---:|---:|---:|---:|---|---|---|
  * | MiniSearch 7.2.0 | 6.1 KB | 187 s* | 133 ms | 3.4 MB | BM25+, `boost` | function per term | `replace`, `discard` (+vacuum) |
@@ -13,16 +13,39 @@
  * text: minutes); `words.ts` segments chunks of at most 2 KB and takes ASCII words on a fast path,
  * which is what made building practical at all. FlexSearch's query ignored the fuzzy term and found
  * 1 session where MiniSearch found 300 (the AND of a misspelled and a prefix term).
- * MiniSearch is the smallest, has BM25+ with field boosts, a custom tokenizer and `processTerm`,
- * prefix and per-term fuzzy matching, `toJSON`/`loadJSON`, and incremental `add`/`discard`/
- * `replace`; it runs on Web APIs alone. So: MiniSearch.
+ *
+ * MiniSearch was chosen then, and failed SPEC §16.7's memory bound: on 10–40 MB of real technical
+ * text (node_modules `*.md`/`*.js`/`*.d.ts` cut into 20 KB documents, our `wordsOf`), its index
+ * alone, without the snippet text, took 3.2–3.9× the indexed text (6–8× on smaller corpora): a
+ * radix tree node and two Maps per distinct term, ~500 bytes each. FlexSearch (resolution 1) took
+ * 3.6×, with no BM25 and no fuzzy terms. So the engine is now SQLite FTS5:
+ * | engine | size (lazy) | index memory / text | build | one AND query | BM25 + column weights | fuzzy | bytes |
+ * |---|---:|---:|---:|---:|---|---|---|
+ * | SQLite 3.54.1 FTS5 (`@sqlite.org/sqlite-wasm`) | see scripts/size.mjs | see docs/performance.md | see there | see there | `bm25(words, 3, 1, 1)` | vocabulary scans (below) | `sqlite3_serialize` |
+ *
+ * How the index uses FTS5:
+ * - Table `words(title, text, cwd)`: contentless (`content=''`, `contentless_delete=1`), so it
+ *   stores no text, only the inverted index; snippets come from the items kept here in JavaScript.
+ *   It is fed our own words (`wordsOf`, SPEC §16.3) joined by spaces, under FTS5's `ascii`
+ *   tokenizer, which splits at ASCII characters other than letters and digits and keeps every
+ *   other character: every ASCII character of a word that is not `[a-z0-9]` (`_ . ' : ,`…) is
+ *   written as the private-use character U+E000 + its code ({@link encodeWord}), in the index
+ *   and in queries alike, so each of our words is exactly one FTS5 token. No word holds a
+ *   private-use character of its own (they are word break `Other`: never part of a word).
+ * - A query part matches its prefix (`"part"*`) and, from 5 code points on, the words one edit
+ *   away (SPEC §16.3), found in the vocabulary (`fts5vocab`): such a word keeps either the part's
+ *   first half as its prefix (a range scan of `words`' terms) or the rest as its suffix (a range
+ *   scan of table `reversed`, every distinct word of a session spelled backwards; contentless,
+ *   `detail=none`: terms and rowids only). Candidates pass `matchesPart` and are ORed into the
+ *   part; parts are ANDed. Score: −`bm25(words, 3, 1, 1)` (title weighted 3).
  * @module
  */
-import MiniSearch, { type AsPlainObject, type SearchResult } from 'minisearch';
-import { fuzzyDistance, segmenterSignature, wordsOf } from './words.js';
+import { root } from './root.js';
+import { loadSqlite, type Database, type Sqlite3Static } from './sqlite.js';
+import { fuzzyDistance, matchesPart, segmenterSignature, wordsOf } from './words.js';
 
 /** The version of the bytes `exportSearchIndex()` writes; bytes of any other version are rebuilt. */
-const FORMAT = 'dsh-session-reference/search-index@1';
+const FORMAT = 'dsh-session-reference/search-index@2';
 
 /** One indexed item of a session's conversation (SPEC §8.2), newest last. */
 export interface IndexedItem {
@@ -44,64 +67,213 @@ export interface IndexedSession {
   items: IndexedItem[];
 }
 
-/** Field weights of BM25 (SPEC §16.3: the title above the conversation). */
-const BOOST = { title: 3, text: 1, cwd: 1 };
+/** A session the engine matched: its id and BM25 score (higher is better). */
+export interface SearchResult {
+  id: string;
+  score: number;
+}
 
-const OPTIONS = {
-  idField: 'id',
-  fields: ['title', 'text', 'cwd'],
-  // Searches pass words already folded (queryWords); indexing folds here.
-  tokenize: wordsOf,
-  processTerm: (term: string) => term,
-  extractField: (session: IndexedSession, field: string) =>
-    field === 'text' ? session.items.map((item) => item.text).join('\n') : String(session[field as 'title' | 'cwd' | 'id']),
-  searchOptions: { tokenize: (query: string) => [query], processTerm: (term: string) => term },
-};
+/** The tables (SPEC §16.5; see the module doc). */
+const SCHEMA = `
+CREATE VIRTUAL TABLE words USING fts5(title, text, cwd, tokenize='ascii', content='', contentless_delete=1);
+CREATE VIRTUAL TABLE reversed USING fts5(word, tokenize='ascii', content='', contentless_delete=1, detail=none);
+CREATE VIRTUAL TABLE words_vocab USING fts5vocab(words, 'row');
+CREATE VIRTUAL TABLE reversed_vocab USING fts5vocab(reversed, 'row');`;
+
+/** Field weights of BM25, in column order (SPEC §16.3: the title above the conversation). */
+const RANK = 'bm25(words, 3, 1, 1)';
+
+/** The last code point: `term < prefix + LAST` bounds a range scan of the terms starting with `prefix`. */
+const LAST = '\u{10ffff}';
+
+/**
+ * `word` with every ASCII character other than `[a-z0-9]` written as U+E000 + its code: one
+ * token of FTS5's `ascii` tokenizer (see the module doc).
+ */
+export function encodeWord(word: string): string {
+  // eslint-disable-next-line no-control-regex
+  return word.replace(/[\0-/:-`{-\x7f]/g, (char) => String.fromCharCode(0xe000 + char.charCodeAt(0)));
+}
+
+/** `word` spelled backwards, code point by code point. */
+function reverse(word: string): string {
+  return [...word].reverse().join('');
+}
+
+/** `word` quoted as an FTS5 string (`"` doubled; encoded words hold none). */
+function quote(word: string): string {
+  return `"${word.replaceAll('"', '""')}"`;
+}
+
+/** The encoded words of `text`, joined by spaces (what a column of `words` is given). */
+function tokensOf(texts: readonly string[], seen: Set<string>): string {
+  const tokens: string[] = [];
+  for (const text of texts) {
+    for (const word of wordsOf(text)) {
+      const token = encodeWord(word);
+      tokens.push(token);
+      seen.add(token);
+    }
+  }
+  return tokens.join(' ');
+}
+
+/** Closes the database of an index that was collected without being closed. */
+const finalizer = typeof FinalizationRegistry === 'undefined' ? undefined : new FinalizationRegistry<Database>((db) => db.close());
 
 /** The sessions and the engine over them. */
 export class SessionSearchIndex {
   readonly sessions = new Map<string, IndexedSession>();
-  private engine = new MiniSearch<IndexedSession>(OPTIONS);
+  /** The rowid of each session in both tables. */
+  private readonly rows = new Map<string, number>();
+  private readonly ids = new Map<number, string>();
+  private nextRow = 1;
+  /** Writes since the last search or export run in one transaction (FTS5 flushes at commit). */
+  private writing = false;
 
-  constructor(readonly maxIndexBytes: number) {}
+  private constructor(
+    readonly maxIndexBytes: number,
+    private readonly sqlite: Sqlite3Static,
+    private readonly db: Database,
+  ) {
+    finalizer?.register(this, db, this);
+  }
+
+  /**
+   * A new, empty index.
+   * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_CONFIG` where WebAssembly cannot run (see `loadSqlite`).
+   */
+  static async create(maxIndexBytes: number): Promise<SessionSearchIndex> {
+    const sqlite = await loadSqlite();
+    const db = new sqlite.oo1.DB(':memory:');
+    db.exec(SCHEMA);
+    return new SessionSearchIndex(maxIndexBytes, sqlite, db);
+  }
 
   /** Adds `session` or replaces the indexed session with its id. */
   put(session: IndexedSession): void {
-    if (this.sessions.has(session.id)) this.engine.discard(session.id);
+    this.begin();
+    const old = this.rows.get(session.id);
+    if (old !== undefined) this.deleteRow(old);
+    const row = old ?? this.nextRow++;
+    const seen = new Set<string>();
+    const title = tokensOf([session.title], seen);
+    const text = tokensOf(
+      session.items.map((item) => item.text),
+      seen,
+    );
+    const cwd = tokensOf([session.cwd], seen);
+    this.db.exec({ sql: 'INSERT INTO words(rowid, title, text, cwd) VALUES (?, ?, ?, ?)', bind: [row, title, text, cwd] });
+    this.db.exec({ sql: 'INSERT INTO reversed(rowid, word) VALUES (?, ?)', bind: [row, Array.from(seen, reverse).join(' ')] });
     this.sessions.set(session.id, session);
-    this.engine.add(session);
+    this.rows.set(session.id, row);
+    this.ids.set(row, session.id);
   }
 
   /** Forgets the session with `id`. */
   remove(id: string): void {
-    if (!this.sessions.delete(id)) return;
-    this.engine.discard(id);
+    const row = this.rows.get(id);
+    if (row === undefined) return;
+    this.begin();
+    this.deleteRow(row);
+    this.sessions.delete(id);
+    this.rows.delete(id);
+    this.ids.delete(row);
+  }
+
+  private deleteRow(row: number): void {
+    this.db.exec({ sql: 'DELETE FROM words WHERE rowid = ?', bind: [row] });
+    this.db.exec({ sql: 'DELETE FROM reversed WHERE rowid = ?', bind: [row] });
+  }
+
+  private begin(): void {
+    if (this.writing) return;
+    this.db.exec('BEGIN');
+    this.writing = true;
+  }
+
+  private commit(): void {
+    if (!this.writing) return;
+    this.db.exec('COMMIT');
+    this.writing = false;
   }
 
   /**
    * Sessions holding every part of every query word (AND), each part matching a word by prefix
-   * or, from 5 code points on, by one edit (SPEC §16.3), BM25+ with the title boosted; best first.
+   * or, from 5 code points on, by one edit (SPEC §16.3), scored by BM25 with the title weighted;
+   * `exclude` is never a result. Unordered (the caller orders).
    */
   search(parts: readonly string[], exclude: string): SearchResult[] {
-    return this.engine.search(
-      { combineWith: 'AND', queries: [...parts] },
-      { prefix: true, fuzzy: fuzzyDistance, boost: BOOST, filter: (result) => result.id !== exclude },
-    );
+    this.commit();
+    const expression = parts.map((part) => this.partExpression(encodeWord(part))).join(' AND ');
+    const results: SearchResult[] = [];
+    for (const [row, rank] of this.db.selectArrays(`SELECT rowid, ${RANK} FROM words WHERE words MATCH ?`, [expression])) {
+      const id = this.ids.get(Number(row));
+      if (id !== undefined && id !== exclude) results.push({ id, score: -Number(rank) });
+    }
+    return results;
+  }
+
+  /** The FTS5 expression of one encoded query part: its prefix, or any word one edit away. */
+  private partExpression(part: string): string {
+    const terms = [`${quote(part)}*`];
+    if (fuzzyDistance(part) === 1) for (const word of this.oneEditWords(part)) terms.push(quote(word));
+    return `(${terms.join(' OR ')})`;
   }
 
   /**
-   * The versioned, checksummed bytes of this index (SPEC §16.4). The same index gives the same
-   * bytes however it was reached: MiniSearch lists its terms in its tree's insertion order, which
-   * a loaded index does not share with the one it was saved from, so terms are sorted here — a
-   * host can tell whether a search changed the index by comparing bytes (the edge Worker writes
-   * its R2 object only then).
+   * The indexed words (encoded) one edit from `part` that do not start with it. An edit at or
+   * after the cut keeps the part's head as the word's prefix; an edit before it keeps the tail as
+   * the word's suffix (the cut never splits a surrogate pair).
+   */
+  private oneEditWords(part: string): Set<string> {
+    let cut = part.length >> 1;
+    if (/[\udc00-\udfff]/.test(part[cut]!)) cut--;
+    const head = part.slice(0, cut);
+    const tail = reverse(part.slice(cut));
+    const found = new Set<string>();
+    const take = (word: string) => {
+      if (!word.startsWith(part) && matchesPart(word, part)) found.add(word);
+    };
+    for (const term of this.termsFrom('words_vocab', head)) take(term);
+    for (const term of this.termsFrom('reversed_vocab', tail)) take(reverse(term));
+    return found;
+  }
+
+  /** The terms of a vocabulary table that start with `prefix`. */
+  private termsFrom(vocabulary: 'words_vocab' | 'reversed_vocab', prefix: string): string[] {
+    return this.db.selectValues(`SELECT term FROM ${vocabulary} WHERE term >= ? AND term < ?`, [prefix, prefix + LAST]) as string[];
+  }
+
+  /** Frees the database now (an index that is dropped is freed when collected). */
+  close(): void {
+    finalizer?.unregister(this);
+    this.db.close();
+  }
+
+  /**
+   * The versioned, checksummed bytes of this index (SPEC §16.4): a header line with the format
+   * and the SHA-256 of the body; the body is one line of JSON (the sessions, their rowids and what
+   * the index was built with), then the database file (`sqlite3_serialize`). The same index gives
+   * the same bytes however it was reached (a loaded index that did not change exports the bytes it
+   * was loaded from): a host can tell whether a search changed the index by comparing bytes (the
+   * edge Worker writes its R2 object only then).
    */
   async toBytes(): Promise<Uint8Array> {
-    const engine = this.engine.toJSON();
-    engine.index.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    const body = new TextEncoder().encode(
-      JSON.stringify({ maxIndexBytes: this.maxIndexBytes, words: segmenterSignature(), sessions: [...this.sessions.values()], engine }),
+    this.commit();
+    const json = new TextEncoder().encode(
+      JSON.stringify({
+        maxIndexBytes: this.maxIndexBytes,
+        words: segmenterSignature(),
+        rows: [...this.sessions.keys()].map((id) => this.rows.get(id)),
+        sessions: [...this.sessions.values()],
+      }),
     );
+    const file = this.sqlite.capi.sqlite3_js_db_export(this.db);
+    const body = new Uint8Array(json.length + 1 + file.length);
+    body.set(json);
+    body[json.length] = 10;
+    body.set(file, json.length + 1);
     const head = new TextEncoder().encode(`${FORMAT} ${await checksum(body)}\n`);
     const bytes = new Uint8Array(head.length + body.length);
     bytes.set(head);
@@ -111,32 +283,102 @@ export class SessionSearchIndex {
 
   /**
    * The index in `bytes`, or `undefined` when they are of another format version, another
-   * `maxIndexBytes`, another segmenter, or damaged in any way (checksum, JSON, shape): the caller
-   * rebuilds, never fails (SPEC §16.4).
+   * `maxIndexBytes`, another segmenter, or damaged in any way (checksum, JSON, shape, a database
+   * that fails SQLite's checks or holds other tables or other rows): the caller rebuilds, never
+   * fails (SPEC §16.4).
+   * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_CONFIG` where WebAssembly cannot run (see `loadSqlite`).
    */
   static async fromBytes(bytes: Uint8Array, maxIndexBytes: number): Promise<SessionSearchIndex | undefined> {
+    const body = await checkedBody(bytes);
+    if (body === undefined) return undefined;
+    const sqlite = await loadSqlite();
+    let index: SessionSearchIndex | undefined;
     try {
-      const newline = bytes.indexOf(10);
-      if (newline < 0) return undefined;
-      const head = new TextDecoder().decode(bytes.subarray(0, newline));
-      const body = bytes.subarray(newline + 1);
-      const sum = await checksum(body);
-      if (sum === undefined || head !== `${FORMAT} ${sum}`) return undefined;
-      const data = JSON.parse(new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(body)) as {
+      const newline = body.indexOf(10);
+      const data = JSON.parse(new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(body.subarray(0, newline))) as {
         maxIndexBytes: unknown;
         words: unknown;
+        rows: unknown;
         sessions: IndexedSession[];
-        engine: AsPlainObject;
       };
-      if (data.maxIndexBytes !== maxIndexBytes || data.words !== segmenterSignature() || !Array.isArray(data.sessions)) return undefined;
-      const index = new SessionSearchIndex(maxIndexBytes);
-      for (const session of data.sessions) index.sessions.set(session.id, session);
-      index.engine = MiniSearch.loadJS(data.engine, OPTIONS);
-      return index.engine.documentCount === index.sessions.size ? index : undefined;
+      const { rows, sessions } = data;
+      if (data.maxIndexBytes !== maxIndexBytes || data.words !== segmenterSignature() || !Array.isArray(sessions) || !Array.isArray(rows)) return undefined;
+      if (rows.length !== sessions.length || !rows.every((row) => root.isPositiveSafeInteger(row))) return undefined;
+      index = new SessionSearchIndex(maxIndexBytes, sqlite, deserialize(sqlite, body.subarray(newline + 1)));
+      sessions.forEach((session, k) => {
+        index!.sessions.set(session.id, session);
+        index!.rows.set(session.id, rows[k] as number);
+        index!.ids.set(rows[k] as number, session.id);
+      });
+      for (const row of index.ids.keys()) index.nextRow = Math.max(index.nextRow, row + 1);
+      if (index.sessions.size !== sessions.length || index.ids.size !== sessions.length || !index.healthy()) {
+        index.close();
+        return undefined;
+      }
+      return index;
     } catch {
+      index?.close();
       return undefined;
     }
   }
+
+  /**
+   * True when the loaded database passes SQLite's `quick_check` and FTS5's `integrity-check`,
+   * holds exactly the tables {@link create} makes, and the rows of the sessions (a database
+   * damaged inside a valid checksum is never searched).
+   */
+  private healthy(): boolean {
+    const db = this.db;
+    if (db.selectValue('PRAGMA quick_check') !== 'ok' || schemaOf(db) !== emptySchema(this.sqlite)) return false;
+    db.exec("INSERT INTO words(words) VALUES ('integrity-check'); INSERT INTO reversed(reversed) VALUES ('integrity-check')");
+    const rows = [...this.ids.keys()].sort((a, b) => a - b).join();
+    return (db.selectValues('SELECT id FROM words_docsize ORDER BY id') as number[]).join() === rows
+      && (db.selectValues('SELECT id FROM reversed_docsize ORDER BY id') as number[]).join() === rows;
+  }
+}
+
+/** A new database holding the file `file` (a copy in SQLite's memory, freed when it closes). */
+function deserialize(sqlite: Sqlite3Static, file: Uint8Array): Database {
+  const db = new sqlite.oo1.DB(':memory:');
+  try {
+    const { capi, wasm } = sqlite;
+    const pointer = wasm.allocFromTypedArray(file);
+    const rc = capi.sqlite3_deserialize(db, 'main', pointer, file.length, file.length, capi.SQLITE_DESERIALIZE_FREEONCLOSE | capi.SQLITE_DESERIALIZE_RESIZEABLE);
+    db.checkRc(rc);
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+/** The schema of a database: every object's type, name and SQL. */
+function schemaOf(db: Database): string {
+  return JSON.stringify(db.selectArrays('SELECT type, name, sql FROM sqlite_schema ORDER BY name'));
+}
+
+let empty: string | undefined;
+
+/** The schema {@link SessionSearchIndex.create} makes. */
+function emptySchema(sqlite: Sqlite3Static): string {
+  if (empty === undefined) {
+    const db = new sqlite.oo1.DB(':memory:');
+    db.exec(SCHEMA);
+    empty = schemaOf(db);
+    db.close();
+  }
+  return empty;
+}
+
+/** The body of `bytes` when their header names this format and the body's checksum, else `undefined`. */
+async function checkedBody(bytes: Uint8Array): Promise<Uint8Array | undefined> {
+  const newline = bytes.indexOf(10);
+  if (newline < 0) return undefined;
+  const head = new TextDecoder().decode(bytes.subarray(0, newline));
+  const body = bytes.subarray(newline + 1);
+  if (!head.startsWith(`${FORMAT} `)) return undefined;
+  const sum = await checksum(body);
+  return sum !== undefined && head === `${FORMAT} ${sum}` && body.includes(10) ? body : undefined;
 }
 
 /**

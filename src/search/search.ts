@@ -16,7 +16,7 @@ export { useRoot } from './root.js';
 
 /** A hit of `searchSessions` (SPEC §16.2): the §6.5 row, its score and up to three snippets. */
 export interface SessionSearchHit extends SessionCandidate {
-  /** BM25+ score, higher is better; 0 for an empty query. */
+  /** BM25 score (SQLite FTS5's `bm25`, negated), higher is better; 0 for an empty query. */
   score: number;
   /** At most 3; `[]` for a hit found by its cwd alone and for an empty query. */
   snippets: SessionSearchSnippet[];
@@ -102,7 +102,7 @@ function queued<T>(state: SearchState, signal: AbortSignal | undefined, task: ()
 /** The service's index: the one given as `searchIndex` when it is usable, else a new one (SPEC §16.4). */
 async function indexOf(state: SearchState): Promise<SessionSearchIndex> {
   const { maxIndexBytes, searchIndex } = state.config;
-  state.index ??= (searchIndex && (await SessionSearchIndex.fromBytes(searchIndex, maxIndexBytes))) || new SessionSearchIndex(maxIndexBytes);
+  state.index ??= (searchIndex && (await SessionSearchIndex.fromBytes(searchIndex, maxIndexBytes))) || (await SessionSearchIndex.create(maxIndexBytes));
   return state.index;
 }
 
@@ -231,7 +231,7 @@ async function findHits(
   const phrases = words.filter((word) => word.length > 1);
   const results = index
     .search(parts, agentId)
-    .map((result) => ({ result, listed: byId.get(result.id as string)! }))
+    .map((result) => ({ result, listed: byId.get(result.id)! }))
     .filter(({ listed }) => listed !== undefined)
     .sort((a, b) => b.result.score - a.result.score || root.cwdGroup(ownCwd, a.listed.cwd) - root.cwdGroup(ownCwd, b.listed.cwd) || a.listed.order - b.listed.order);
   const hits: SessionSearchHit[] = [];

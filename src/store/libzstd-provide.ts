@@ -4,10 +4,17 @@
  * load the decoder up front.
  * @module
  */
-import { describeValue, fail } from '../errors.js';
+import { ProvidedWasm } from '../wasm.js';
 
-/** The module given by {@link provideZstdWasm}. */
-let provided: WebAssembly.Module | undefined;
+/** libzstd's module as the app gives it (see {@link provideZstdWasm}). */
+export const zstdWasm = new ProvidedWasm('provideZstdWasm', 'dsh-session-reference/libzstd.wasm', [
+  'memory',
+  'malloc',
+  'free',
+  'ZSTD_createDCtx',
+  'ZSTD_freeDCtx',
+  'ZSTD_decompressStream',
+]);
 
 /**
  * Gives the library libzstd's decoder as a compiled WebAssembly module, for runtimes that refuse
@@ -24,18 +31,5 @@ let provided: WebAssembly.Module | undefined;
  * `WebAssembly.Module`, or not libzstd's (it lacks the decoder's exports).
  */
 export function provideZstdWasm(wasmModule: WebAssembly.Module): void {
-  if (!(wasmModule instanceof WebAssembly.Module)) {
-    throw fail('INVALID_ARGUMENT', `provideZstdWasm needs a WebAssembly.Module (the default import of dsh-session-reference/libzstd.wasm), got ${describeValue(wasmModule)}`);
-  }
-  const names = new Set(WebAssembly.Module.exports(wasmModule).map((entry) => entry.name));
-  const missing = ['memory', 'malloc', 'free', 'ZSTD_createDCtx', 'ZSTD_freeDCtx', 'ZSTD_decompressStream'].filter((name) => !names.has(name));
-  if (missing.length > 0) {
-    throw fail('INVALID_ARGUMENT', `provideZstdWasm needs the module of dsh-session-reference/libzstd.wasm; this one lacks ${missing.join(', ')}`);
-  }
-  provided = wasmModule;
-}
-
-/** The module given to {@link provideZstdWasm}, if any. */
-export function providedZstdWasm(): WebAssembly.Module | undefined {
-  return provided;
+  zstdWasm.provide(wasmModule);
 }

@@ -33,9 +33,9 @@
  *   a guard would have meant patching it, and its errors never match libzstd's.
  * @module
  */
-import { decodeBase64url } from '../base64url.js';
 import { fail } from '../errors.js';
-import { providedZstdWasm } from './libzstd-provide.js';
+import { compileWasm, compileWasmSync } from '../wasm.js';
+import { zstdWasm } from './libzstd-provide.js';
 
 /** The exports of libzstd's decoder module this binding calls (WebAssembly or wasm2js). */
 interface LibZstdExports {
@@ -207,20 +207,6 @@ function fromModule(compiled: WebAssembly.Module): LibZstd {
 }
 
 /**
- * Compiling from bytes, typed as the Web platform has it: Cloudflare's Workers types declare
- * neither (workerd refuses both at run time, and the calls below then fail into the fallbacks).
- */
-const compiler = WebAssembly as unknown as {
-  Module: new (bytes: BufferSource) => WebAssembly.Module;
-  compile(bytes: BufferSource): Promise<WebAssembly.Module>;
-};
-
-/** The module's bytes (a fresh copy: the codec's buffer is shared). */
-function moduleBytes(base64url: string): Uint8Array<ArrayBuffer> {
-  return new Uint8Array(decodeBase64url(base64url, 0)!);
-}
-
-/**
  * libzstd, synchronously (the synchronous `parseSessionLog`): the one loaded already, else the
  * provided module, else the module compiled from `base64url`.
  * @returns `undefined` where WebAssembly cannot run and the JavaScript form is not loaded yet.
@@ -228,7 +214,7 @@ function moduleBytes(base64url: string): Uint8Array<ArrayBuffer> {
 export function libZstdSync(base64url: string): LibZstd | undefined {
   if (loaded) return loaded;
   try {
-    loaded = fromModule(providedZstdWasm() ?? new compiler.Module(moduleBytes(base64url)));
+    loaded = fromModule(compileWasmSync(zstdWasm.provided, base64url));
   } catch {
     return undefined;
   }
@@ -244,7 +230,7 @@ export function loadLibZstd(): Promise<LibZstd> {
   loading ??= (async () => {
     if (loaded) return loaded;
     try {
-      const compiled = providedZstdWasm() ?? (await compiler.compile(moduleBytes((await import('./libzstd-wasm.js')).LIBZSTD_WASM_BASE64URL)));
+      const compiled = await compileWasm(zstdWasm.provided, async () => (await import('./libzstd-wasm.js')).LIBZSTD_WASM_BASE64URL);
       loaded ??= fromModule(compiled); // a synchronous parse may have instantiated it meanwhile
     } catch {
       // No WebAssembly here (a CSP without 'wasm-unsafe-eval', workerd without a provided module).
