@@ -235,14 +235,19 @@ export class SessionSearchIndex {
     const take = (word: string) => {
       if (!word.startsWith(part) && matchesPart(word, part)) found.add(word);
     };
-    for (const term of this.termsFrom('words_vocab', head)) take(term);
-    for (const term of this.termsFrom('reversed_vocab', tail)) take(reverse(term));
+    const length = [...part].length;
+    for (const term of this.termsFrom('words_vocab', head, length)) take(term);
+    for (const term of this.termsFrom('reversed_vocab', tail, length)) take(reverse(term));
     return found;
   }
 
-  /** The terms of a vocabulary table that start with `prefix`. */
-  private termsFrom(vocabulary: 'words_vocab' | 'reversed_vocab', prefix: string): string[] {
-    return this.db.selectValues(`SELECT term FROM ${vocabulary} WHERE term >= ? AND term < ?`, [prefix, prefix + LAST]) as string[];
+  /**
+   * The terms of a vocabulary table that start with `prefix` and are within one code point of
+   * `length` code points long (one edit of a UTF-16 code unit changes the count by at most one).
+   */
+  private termsFrom(vocabulary: 'words_vocab' | 'reversed_vocab', prefix: string, length: number): string[] {
+    const sql = `SELECT term FROM ${vocabulary} WHERE term >= ? AND term < ? AND length(term) BETWEEN ? AND ?`;
+    return this.db.selectValues(sql, [prefix, prefix + LAST, length - 1, length + 1]) as string[];
   }
 
   /** Frees the database now (an index that is dropped is freed when collected). */

@@ -50,12 +50,14 @@ async function instantiate(): Promise<Sqlite3Static> {
   } catch (error) {
     throw unavailable(error);
   }
+  quietBootstrap();
   // sqlite's loader waits for `receive`: a failed instantiation rejects here instead, never hangs.
   return new Promise<Sqlite3Static>((resolve, reject) => {
     const fault = (error: unknown) => reject(unavailable(error));
     init({
       instantiateWasm(imports, receive) {
-        WebAssembly.instantiate(compiled, imports).then((instance) => receive(instance, compiled), fault);
+        const compiles = compilesAtRunTime();
+        WebAssembly.instantiate(compiled, imports).then((instance) => receive(compiles ? instance : withoutJsCallbacks(instance), compiled), fault);
         return {};
       },
       // sqlite prints nothing a caller of this library could act on.
@@ -63,6 +65,56 @@ async function instantiate(): Promise<Sqlite3Static> {
       printErr: () => {},
     }).then(resolve, fault);
   });
+}
+
+/**
+ * Keeps sqlite's loader from warning on the console about what it cannot install here and this
+ * library never uses (its OPFS file systems, outside a browser worker): sqlite's documented
+ * bootstrap configuration, `globalThis.sqlite3ApiConfig`, which the loader reads once and deletes.
+ * Left alone when the app set one of its own.
+ */
+function quietBootstrap(): void {
+  const scope = globalThis as { sqlite3ApiConfig?: object };
+  const quiet = () => {};
+  scope.sqlite3ApiConfig ??= { debug: quiet, log: quiet, warn: quiet };
+}
+
+/** True where WebAssembly may be compiled at run time (not workerd). */
+function compilesAtRunTime(): boolean {
+  try {
+    new WebAssembly.Module(new Uint8Array([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0]));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * `instance` with a function table that takes a JavaScript function as an empty entry, for
+ * realms that compile no WebAssembly at run time (workerd). sqlite's loader puts a JavaScript
+ * callback in the table by compiling a small module that wraps it; the one callback it installs
+ * on load (the SQL trace of a database opened with flag `t`, which this library never opens) then
+ * fails the whole load. With an empty entry instead, loading succeeds; no statement this library
+ * runs calls back into JavaScript (test/search.test.ts runs every one of them in workerd).
+ */
+function withoutJsCallbacks(instance: WebAssembly.Instance): WebAssembly.Instance {
+  const table = instance.exports.__indirect_function_table as WebAssembly.Table;
+  const set = (index: number, value: unknown) => {
+    try {
+      table.set(index, value as never);
+    } catch (error) {
+      if (!(error instanceof TypeError)) throw error;
+      table.set(index, null);
+    }
+  };
+  const wrapped = new Proxy(table, {
+    get(target, key) {
+      if (key === 'set') return set;
+      const value: unknown = Reflect.get(target, key);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  return { exports: { ...instance.exports, __indirect_function_table: wrapped } } as WebAssembly.Instance;
 }
 
 function unavailable(error: unknown) {
