@@ -94,13 +94,13 @@ interface ErrorBody {
 
 const miniflares: Miniflare[] = [];
 
-/** wrangler.toml's rules: the chunks are ES modules, libzstd.wasm a compiled module. */
+/** wrangler.toml's rules: the chunks are ES modules, libzstd.wasm and sqlite3.wasm compiled modules. */
 const WORKER_MODULE_RULES = [
   { type: 'ESModule' as const, include: ['**/*.js'] },
   { type: 'CompiledWasm' as const, include: ['**/*.wasm'] },
 ];
 
-/** The built Worker's modules (worker.js, its chunks, libzstd.wasm), for a Miniflare given modules one by one. */
+/** The built Worker's modules (worker.js, its chunks, libzstd.wasm, sqlite3.wasm), for a Miniflare given modules one by one. */
 function workerModules(): Array<{ type: 'ESModule' | 'CompiledWasm'; path: string; contents: string | Uint8Array }> {
   return readdirSync(dirname(WORKER)).map((file) =>
     file.endsWith('.wasm')
@@ -131,13 +131,13 @@ afterAll(async () => {
 });
 
 describe('npm run build:edge', () => {
-  it('writes worker.js, its chunks and libzstd.wasm, importing nothing else and nothing of Node', () => {
+  it('writes worker.js, its chunks, libzstd.wasm and sqlite3.wasm, importing nothing else and nothing of Node', () => {
     expect(existsSync(WORKER)).toBe(true);
     const code = readFileSync(WORKER, 'utf8');
-    // Static imports: the shared chunks and libzstd's module (a compiled module in workerd).
+    // Static imports: the shared chunks, libzstd's and SQLite's modules (compiled modules in workerd).
     const imported = [...code.matchAll(/\bimport\s*[^;()]*?from\s*["']([^"']+)["']/g)].map((match) => match[1]);
-    expect(imported).toContain('./libzstd.wasm');
-    for (const specifier of imported) expect(specifier).toMatch(/^\.\/(chunk-[\w-]+\.js|libzstd\.wasm)$/);
+    expect(imported).toEqual(expect.arrayContaining(['./libzstd.wasm', './sqlite3.wasm']));
+    for (const specifier of imported) expect(specifier).toMatch(/^\.\/(chunk-[\w-]+\.js|libzstd\.wasm|sqlite3\.wasm)$/);
     for (const file of readdirSync(dirname(WORKER))) expect(readFileSync(join(dirname(WORKER), file), 'latin1')).not.toMatch(/\brequire\(|["']node:/);
     expect(code).toMatch(/export\s*\{[^}]*as default\s*\}/);
     const config = readFileSync(join(ROOT, 'examples/edge-worker/wrangler.toml'), 'utf8');

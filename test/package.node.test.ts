@@ -2,8 +2,8 @@
  * The published package as a user gets it: copies the project without `dist/` into a temp folder
  * (as a fresh clone has it, and so the working tree's `dist/` is never touched while other tests use
  * it), packs it with plain `npm pack` (whose `prepare` script builds),
- * installs the tarball into a fresh ESM project (it has no runtime dependencies: libzstd ships
- * inside it), then imports every entry, type-checks a TypeScript consumer, and
+ * installs the tarball into a fresh ESM project (its one runtime dependency, SQLite for search, comes
+ * from the registry; libzstd ships inside it), then imports every entry, type-checks a TypeScript consumer, and
  * runs the `dsh-session-reference` bin.
  */
 import { execFileSync } from 'node:child_process';
@@ -98,7 +98,7 @@ describe('the npm package (npm pack → npm install → import)', () => {
       ]),
     );
     const unexpected = packedFiles.filter(
-      (f) => !/^(dist\/.*\.(js|d\.ts)|dist\/store\/libzstd(\.wasm|\.d\.wasm\.ts)|samples\/.*|docs\/[\w-]+\.md|examples\/quickstart\.ts|bench\/RESULTS\.md|LICENSE|README\.md|package\.json)$/.test(f),
+      (f) => !/^(dist\/.*\.(js|d\.ts)|dist\/store\/libzstd(\.wasm|\.d\.wasm\.ts)|dist\/search\/sqlite3(\.wasm|\.d\.wasm\.ts)|samples\/.*|docs\/[\w-]+\.md|examples\/quickstart\.ts|bench\/RESULTS\.md|LICENSE|README\.md|package\.json)$/.test(f),
     );
     expect(unexpected).toEqual([]);
     expect(packedFiles.some((f) => f.startsWith('src/') || f.startsWith('test/') || f.endsWith('.map'))).toBe(false);
@@ -143,9 +143,15 @@ describe('the npm package (npm pack → npm install → import)', () => {
     // libzstd's decoder module, for Workers to import as a compiled module (SPEC §11.2).
     expect(manifest.exports['./libzstd.wasm']).toEqual({ types: './dist/store/libzstd.d.wasm.ts', default: './dist/store/libzstd.wasm' });
     expect(existsSync(join(consumer, 'node_modules/dsh-session-reference/dist/store/libzstd.wasm'))).toBe(true);
-    // One dependency, MiniSearch, imported only by the lazy search chunk (SPEC §16.5); libzstd ships
-    // in the package itself (src/store/libzstd*, from zstddec's module).
-    expect(Object.keys(manifest.dependencies ?? {})).toEqual(['minisearch']);
+    // SQLite's module, for Workers to import as a compiled module (SPEC §16.5), copied at build
+    // from the dependency's own file.
+    expect(manifest.exports['./sqlite3.wasm']).toEqual({ types: './dist/search/sqlite3.d.wasm.ts', default: './dist/search/sqlite3.wasm' });
+    expect(readFileSync(join(consumer, 'node_modules/dsh-session-reference/dist/search/sqlite3.wasm'))).toEqual(
+      readFileSync(join(ROOT, 'node_modules/@sqlite.org/sqlite-wasm/dist/sqlite3.wasm')),
+    );
+    // One dependency, SQLite (@sqlite.org/sqlite-wasm), imported only by the lazy search chunk
+    // (SPEC §16.5); libzstd ships in the package itself (src/store/libzstd*, from zstddec's module).
+    expect(Object.keys(manifest.dependencies ?? {})).toEqual(['@sqlite.org/sqlite-wasm']);
   });
 
   it('imports the root, ./store, ./editor and ./node entries in Node', () => {
@@ -163,12 +169,14 @@ describe('the npm package (npm pack → npm install → import)', () => {
       const disk = await createDshStoreSessionQuery({ root: sampleStoreRoot() }).listSessions();
       const typed = 'see @bu';
       const edited = insertMention(typed, findMentionTrigger(typed, typed.length), memory[0].mention).text;
+      const found = await refs.searchSessions({ id: 'me' }, 'geliştiriyorduk gemni');
       const composed = await refs.referenceUserMessage({ id: 'me' }, { id: 'm', role: 'user', source: { kind: 'user' }, content: [{ type: 'text', text: edited }] });
       console.log(JSON.stringify({
         uri,
         decoded: decodeSessionReferenceUri(uri),
         parsed: parseSessionReferenceText('see ' + uri).text,
         memory: memory.map((c) => c.label),
+        found: found.map((hit) => hit.sessionId),
         diskHasSample: disk.some((r) => r.header.id === '${SAMPLE_ID}'),
         replay: describeReferencedMessage(composed).mentions,
         fromNodeModules: import.meta.resolve('dsh-session-reference').includes('/node_modules/dsh-session-reference/dist/'),
@@ -180,6 +188,7 @@ describe('the npm package (npm pack → npm install → import)', () => {
       decoded: 'session-434',
       parsed: 'see @session-434',
       memory: ['Bu projeyi gemini ile geliştiriyorduk'],
+      found: [SAMPLE_ID],
       diskHasSample: true,
       replay: [{ block: 0, start: 4, end: 42, sessionId: SAMPLE_ID }],
       fromNodeModules: true,
@@ -188,7 +197,7 @@ describe('the npm package (npm pack → npm install → import)', () => {
 
   it('imports every entry of the exports map in Node (./dsh, which needs its peers, below)', () => {
     // ./libzstd.wasm is a WebAssembly module, imported as a compiled module by Workers (checked below).
-    const entries = codeEntries().filter((entry) => entry !== './dsh' && entry !== './libzstd.wasm');
+    const entries = codeEntries().filter((entry) => entry !== './dsh' && entry !== './libzstd.wasm' && entry !== './sqlite3.wasm');
     expect(entries).toEqual(expect.arrayContaining(['.', './store', './editor', './node']));
     const script = `
       const counts = {};

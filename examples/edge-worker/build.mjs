@@ -18,6 +18,8 @@ const ROOT = join(HERE, '..', '..');
 const OUT_DIR = join(HERE, 'dist');
 const OUT = join(OUT_DIR, 'worker.js');
 const LIBZSTD = join(ROOT, 'src', 'store', 'libzstd.wasm');
+/** SQLite's module, as the package's `./sqlite3.wasm` ships it (copied from its dependency). */
+const SQLITE = join(ROOT, 'node_modules', '@sqlite.org', 'sqlite-wasm', 'dist', 'sqlite3.wasm');
 
 /** The package's entries, resolved to their sources. */
 const ENTRIES = {
@@ -29,8 +31,9 @@ const ENTRIES = {
 const packageFromSource = {
   name: 'dsh-session-reference-from-source',
   setup(b) {
-    // The compiled module stays a module of its own, beside worker.js.
+    // The compiled modules stay modules of their own, beside worker.js.
     b.onResolve({ filter: /^dsh-session-reference\/libzstd\.wasm$/ }, () => ({ path: './libzstd.wasm', external: true }));
+    b.onResolve({ filter: /^dsh-session-reference\/sqlite3\.wasm$/ }, () => ({ path: './sqlite3.wasm', external: true }));
     b.onResolve({ filter: /^dsh-session-reference(\/.*)?$/ }, (args) => {
       const path = ENTRIES[args.path];
       if (!path) return { errors: [{ text: `${args.path} is not an entry of dsh-session-reference (use ${Object.keys(ENTRIES).join(' or ')})` }] };
@@ -64,6 +67,7 @@ await build({
 });
 
 copyFileSync(LIBZSTD, join(OUT_DIR, 'libzstd.wasm'));
+copyFileSync(SQLITE, join(OUT_DIR, 'sqlite3.wasm'));
 
 for (const file of readdirSync(OUT_DIR).filter((name) => name.endsWith('.js'))) {
   const code = readFileSync(join(OUT_DIR, file), 'utf8');

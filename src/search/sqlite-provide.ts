@@ -4,7 +4,7 @@
  * entry that exports {@link provideSqliteWasm} loads nothing of the engine up front.
  * @module
  */
-import { ProvidedWasm } from '../wasm.js';
+import { ProvidedWasm } from '../wasm-provide.js';
 
 /** SQLite's module as the app gives it (see {@link provideSqliteWasm}). */
 export const sqliteWasm = new ProvidedWasm('provideSqliteWasm', 'dsh-session-reference/sqlite3.wasm', [

@@ -4,7 +4,7 @@
  * load the decoder up front.
  * @module
  */
-import { ProvidedWasm } from '../wasm.js';
+import { ProvidedWasm } from '../wasm-provide.js';
 
 /** libzstd's module as the app gives it (see {@link provideZstdWasm}). */
 export const zstdWasm = new ProvidedWasm('provideZstdWasm', 'dsh-session-reference/libzstd.wasm', [
