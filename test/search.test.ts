@@ -3,6 +3,10 @@ import { describe, expect, it } from 'vitest';
 import realLog from '../samples/store/77-Dumen/session-904b047f-eb01-493f-b98a-391ecfae5b66/session.v3.jsonl?raw';
 import { createSessionReferences, type SessionEvent, type SessionSearchHit } from '../src/index.js';
 import { createMemorySessionQuery, parseSessionLog } from '../src/store/index.js';
+import { encodeWord, SessionSearchIndex } from '../src/search/engine.js';
+import * as kit from '../src/search/kit.js';
+import { useRoot } from '../src/search/root.js';
+import { wordsOf } from '../src/search/words.js';
 import { expectRejectCode } from './helpers.js';
 import { assistantMessage, fakeQuery, toolResult, userMessage, type FakeSession } from './sessions.js';
 
@@ -31,6 +35,35 @@ const SESSIONS = [
 ];
 
 const ids = (hits: SessionSearchHit[]) => hits.map((hit) => hit.sessionId);
+
+/** The engine's own index (the service hands the chunk the root's functions the same way). */
+useRoot(kit);
+
+/** SHA-256 in hex, as the index's header carries it. */
+async function sha256(bytes: Uint8Array): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>));
+  return Array.from(digest, (byte) => byte.toString(16).padStart(2, '0')).join('');
+}
+
+/**
+ * Exported index bytes whose database file (the bytes after the JSON line) `change` rewrote, under
+ * a checksum recomputed to match: damage that only SQLite's own checks can see.
+ */
+async function withDatabase(bytes: Uint8Array, change: (file: Uint8Array) => Uint8Array): Promise<Uint8Array> {
+  const headEnd = bytes.indexOf(10);
+  const body = bytes.subarray(headEnd + 1);
+  const jsonEnd = body.indexOf(10);
+  const file = change(body.slice(jsonEnd + 1));
+  const newBody = new Uint8Array(jsonEnd + 1 + file.length);
+  newBody.set(body.subarray(0, jsonEnd + 1));
+  newBody.set(file, jsonEnd + 1);
+  const format = new TextDecoder().decode(bytes.subarray(0, headEnd)).split(' ')[0];
+  const head = new TextEncoder().encode(`${format} ${await sha256(newBody)}\n`);
+  const out = new Uint8Array(head.length + newBody.length);
+  out.set(head);
+  out.set(newBody, head.length);
+  return out;
+}
 
 describe('searchSessions (SPEC §16)', () => {
   it('finds sessions by what people and the assistant said, with whole matched words highlighted', async () => {
@@ -134,6 +167,99 @@ describe('searchSessions (SPEC §16)', () => {
     const other = createSessionReferences({ sessionQuery: query, config: { searchIndex: bytes, maxIndexBytes: 10 } });
     expect(ids(await other.searchSessions(AGENT, 'checksum'))).toEqual([]); // 10 bytes: 'd stable.'
     expect(ids(await other.searchSessions(AGENT, 'stable'))).toEqual(['s-checksum']);
+  });
+
+  it('a loaded index that did not change exports the very bytes it was loaded from', async () => {
+    const query = fakeQuery(SESSIONS);
+    const first = createSessionReferences({ sessionQuery: query });
+    await first.searchSessions(AGENT, 'checksum');
+    const bytes = await first.exportSearchIndex();
+    const again = createSessionReferences({ sessionQuery: query, config: { searchIndex: bytes } });
+    await again.searchSessions(AGENT, 'freight chacksum');
+    expect(await again.exportSearchIndex()).toEqual(bytes);
+  });
+
+  it('a damaged database inside a valid checksum is rebuilt, never searched and never an error', async () => {
+    const query = fakeQuery(SESSIONS);
+    const first = createSessionReferences({ sessionQuery: query });
+    const expected = await first.searchSessions(AGENT, 'checksum xxh64');
+    const bytes = await first.exportSearchIndex();
+    // Unchanged bytes under a recomputed checksum load (the forging below is faithful).
+    const same = await withDatabase(bytes, (f) => f);
+    expect(same).toEqual(bytes);
+    const damages: Array<(f: Uint8Array) => Uint8Array> = [
+      (f) => f.map((b, i) => (i >= 100 && i % 7 === 0 ? b ^ 0x5a : b)), // pages scrambled, header intact
+      (f) => f.map((b, i) => (i >= f.length - 2048 ? 0 : b)), // the last page zeroed
+      (f) => f.subarray(0, f.length >> 1), // cut short
+      (f) => f.subarray(0, 100), // the header alone
+      () => new TextEncoder().encode('SQLite format 3\0 but nothing else'),
+      () => new Uint8Array(0),
+    ];
+    for (const damage of damages) {
+      const refs = createSessionReferences({ sessionQuery: query, config: { searchIndex: await withDatabase(bytes, damage) } });
+      expect(await refs.searchSessions(AGENT, 'checksum xxh64')).toEqual(expected);
+    }
+  });
+
+  it('a healthy database of other sessions, or with other tables, inside a valid checksum is rebuilt', async () => {
+    const query = fakeQuery(SESSIONS);
+    const first = createSessionReferences({ sessionQuery: query });
+    const expected = await first.searchSessions(AGENT, 'freight');
+    const bytes = await first.exportSearchIndex();
+    // The database of an index of one session only: its rows are not the sessions the JSON lists.
+    const other = createSessionReferences({ sessionQuery: fakeQuery(SESSIONS.slice(0, 1)) });
+    await other.searchSessions(AGENT, 'x');
+    const otherBytes = await other.exportSearchIndex();
+    const otherFile = otherBytes.subarray(otherBytes.indexOf(10) + 1);
+    const swapped = await withDatabase(bytes, () => otherFile.subarray(otherFile.indexOf(10) + 1));
+    const refs = createSessionReferences({ sessionQuery: query, config: { searchIndex: swapped } });
+    expect(await refs.searchSessions(AGENT, 'freight')).toEqual(expected);
+    // A database with one table more than the index makes.
+    const index = await SessionSearchIndex.create(256 * 1024);
+    const extra = (index as unknown as { db: { exec(sql: string): void } }).db;
+    extra.exec('CREATE TABLE intruder(x)');
+    const extraBytes = await index.toBytes();
+    index.close();
+    expect(await SessionSearchIndex.fromBytes(extraBytes, 256 * 1024)).toBeUndefined();
+  });
+
+  it("each word is one FTS5 token: words with _ . ' : and CJK words match whole, never as their pieces", async () => {
+    const words = ['snake_case', 'v3.14', "don't", 'x:y', '数据', 'x_', '_x', 'ünï_cödé'];
+    for (const word of words) {
+      const [folded] = wordsOf(word);
+      // One word, encoded to letters, digits and non-ASCII only, one code unit per code unit.
+      expect(wordsOf(word)).toHaveLength(1);
+      expect(encodeWord(folded!)).toMatch(/^[a-z0-9\u0080-\uffff]+$/);
+      expect(encodeWord(folded!)).toHaveLength(folded!.length);
+    }
+    const index = await SessionSearchIndex.create(256 * 1024);
+    try {
+      const item = (text: string) => [{ role: 'user' as const, text }];
+      index.put({ id: 'whole', identity: undefined, seq: 1, title: '', cwd: '', items: item(words.join(' ')) });
+      // The same letters as separate words (what an ASCII tokenizer would have made of them).
+      index.put({ id: 'pieces', identity: undefined, seq: 1, title: '', cwd: '', items: item('snake case v3 14 don t x y 数 据 x uni code') });
+      for (const word of words) {
+        const parts = wordsOf(word);
+        expect(index.search(parts, '').map((r) => r.id), `${word} ${JSON.stringify(parts)}`).toEqual(['whole']);
+      }
+      expect(index.search(wordsOf('snake_c'), '').map((r) => r.id)).toEqual(['whole']); // a prefix with an encoded character
+      expect(index.search(['snake'], '').map((r) => r.id).sort()).toEqual(['pieces', 'whole']);
+    } finally {
+      index.close();
+    }
+  });
+
+  it('one edit at the start or at the end of a long word still finds it, highlighting the word', async () => {
+    const sessions = [session('s-long', 1, [userMessage(1, 'We discussed internationalization at length.')]), session('s-other', 2, [userMessage(1, 'Nothing here.')])];
+    const refs = createSessionReferences({ sessionQuery: fakeQuery(sessions) });
+    for (const typo of ['xnternationalization', 'nternationalization', 'iinternationalization', 'internationalizatiox', 'internationalizationx', 'internationalizaton']) {
+      const [hit, ...rest] = await refs.searchSessions(AGENT, typo);
+      expect(hit?.sessionId, typo).toBe('s-long');
+      expect(rest).toEqual([]);
+      expect(hit!.snippets[0]!.highlights.map(([a, b]) => hit!.snippets[0]!.text.slice(a, b))).toEqual(['internationalization']);
+    }
+    // Two edits, one at each end: no match.
+    expect(await refs.searchSessions(AGENT, 'xnternationalizatiox')).toEqual([]);
   });
 
   it('indexes at most maxIndexBytes of conversation per session, the newest kept', async () => {
