@@ -13,12 +13,12 @@ export class ProvidedWasm {
   /**
    * @param provider The public function that provides it (`provideZstdWasm`), for messages.
    * @param file The package export holding the module (`dsh-session-reference/libzstd.wasm`).
-   * @param exports Names the module must export.
+   * @param requiredExports Names the module must export.
    */
   constructor(
     private readonly provider: string,
     private readonly file: string,
-    private readonly exports: readonly string[],
+    private readonly requiredExports: readonly string[],
   ) {}
 
   /**
@@ -31,7 +31,7 @@ export class ProvidedWasm {
       throw fail('INVALID_ARGUMENT', `${this.provider} needs a WebAssembly.Module (the default import of ${this.file}), got ${describeValue(wasmModule)}`);
     }
     const names = new Set(WebAssembly.Module.exports(wasmModule).map((entry) => entry.name));
-    const missing = this.exports.filter((name) => !names.has(name));
+    const missing = this.requiredExports.filter((name) => !names.has(name));
     if (missing.length > 0) throw fail('INVALID_ARGUMENT', `${this.provider} needs the module of ${this.file}; this one lacks ${missing.join(', ')}`);
     this.module = wasmModule;
   }

@@ -17,7 +17,7 @@ export type { Database, Sqlite3Static } from '@sqlite.org/sqlite-wasm';
 
 /** Emscripten's module options that this loader passes (sqlite's typings declare none). */
 interface InitOptions {
-  instantiateWasm(imports: WebAssembly.Imports, receive: (instance: WebAssembly.Instance, module: WebAssembly.Module) => void): object;
+  instantiateWasm(imports: WebAssembly.Imports, receive: (instance: WebAssembly.Instance, compiled: WebAssembly.Module) => void): object;
   print(text: string): void;
   printErr(text: string): void;
 }
