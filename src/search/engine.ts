@@ -76,14 +76,24 @@ export interface SearchResult {
 /** The tables (SPEC §16.5; see the module doc). */
 const SCHEMA = `
 CREATE VIRTUAL TABLE words USING fts5(title, text, cwd, tokenize='ascii', content='', contentless_delete=1);
-CREATE VIRTUAL TABLE reversed USING fts5(word, tokenize='ascii', content='', contentless_delete=1, detail=none);
-CREATE VIRTUAL TABLE words_vocab USING fts5vocab(words, 'row');
-CREATE VIRTUAL TABLE reversed_vocab USING fts5vocab(reversed, 'row');`;
+CREATE TABLE vocabulary(word TEXT PRIMARY KEY, sessions INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE reversed(word TEXT PRIMARY KEY, sessions INTEGER NOT NULL) WITHOUT ROWID;`;
+
+/** Adds a session's distinct words (a JSON array) to a vocabulary table. */
+const COUNT_IN = (table: Vocabulary) =>
+  `INSERT INTO ${table}(word, sessions) SELECT value, 1 FROM json_each(?) WHERE true ON CONFLICT(word) DO UPDATE SET sessions = sessions + 1`;
+/** Takes a session's distinct words (a JSON array) out of a vocabulary table. */
+const COUNT_OUT = (table: Vocabulary) =>
+  `UPDATE ${table} SET sessions = sessions - 1 WHERE word IN (SELECT value FROM json_each(?1));
+   DELETE FROM ${table} WHERE sessions = 0 AND word IN (SELECT value FROM json_each(?1))`;
+
+/** The two vocabulary tables: the indexed words, and the same words spelled backwards. */
+type Vocabulary = 'vocabulary' | 'reversed';
 
 /** Field weights of BM25, in column order (SPEC §16.3: the title above the conversation). */
 const RANK = 'bm25(words, 3, 1, 1)';
 
-/** The last code point: `term < prefix + LAST` bounds a range scan of the terms starting with `prefix`. */
+/** The last code point: `word < prefix + LAST` bounds the words starting with `prefix`. */
 const LAST = '\u{10ffff}';
 
 /**
@@ -100,12 +110,18 @@ function reverse(word: string): string {
   return [...word].reverse().join('');
 }
 
+/** The code point after `char`'s, skipping the surrogates (which no text holds). */
+function nextCodePoint(char: string): string | undefined {
+  const code = char.codePointAt(0)! + 1;
+  return code > 0x10ffff ? undefined : String.fromCodePoint(code >= 0xd800 && code <= 0xdfff ? 0xe000 : code);
+}
+
 /** `word` quoted as an FTS5 string (`"` doubled; encoded words hold none). */
 function quote(word: string): string {
   return `"${word.replaceAll('"', '""')}"`;
 }
 
-/** The encoded words of `text`, joined by spaces (what a column of `words` is given). */
+/** The encoded words of `texts`, joined by spaces (what a column of `words` is given); each word is also added to `seen`. */
 function tokensOf(texts: readonly string[], seen: Set<string>): string {
   const tokens: string[] = [];
   for (const text of texts) {
@@ -116,6 +132,15 @@ function tokensOf(texts: readonly string[], seen: Set<string>): string {
     }
   }
   return tokens.join(' ');
+}
+
+/** The columns of `words` for `session` (title, text, cwd); its words are added to `seen`. */
+function columnsOf(session: IndexedSession, seen: Set<string>): [string, string, string] {
+  const text = tokensOf(
+    session.items.map((item) => item.text),
+    seen,
+  );
+  return [tokensOf([session.title], seen), text, tokensOf([session.cwd], seen)];
 }
 
 /** Closes the database of an index that was collected without being closed. */
@@ -154,17 +179,12 @@ export class SessionSearchIndex {
   put(session: IndexedSession): void {
     this.begin();
     const old = this.rows.get(session.id);
-    if (old !== undefined) this.deleteRow(old);
+    if (old !== undefined) this.deleteRow(old, this.sessions.get(session.id)!);
     const row = old ?? this.nextRow++;
     const seen = new Set<string>();
-    const title = tokensOf([session.title], seen);
-    const text = tokensOf(
-      session.items.map((item) => item.text),
-      seen,
-    );
-    const cwd = tokensOf([session.cwd], seen);
-    this.db.exec({ sql: 'INSERT INTO words(rowid, title, text, cwd) VALUES (?, ?, ?, ?)', bind: [row, title, text, cwd] });
-    this.db.exec({ sql: 'INSERT INTO reversed(rowid, word) VALUES (?, ?)', bind: [row, Array.from(seen, reverse).join(' ')] });
+    const columns = columnsOf(session, seen);
+    this.db.exec({ sql: 'INSERT INTO words(rowid, title, text, cwd) VALUES (?, ?, ?, ?)', bind: [row, ...columns] });
+    this.count(COUNT_IN, seen);
     this.sessions.set(session.id, session);
     this.rows.set(session.id, row);
     this.ids.set(row, session.id);
@@ -175,15 +195,24 @@ export class SessionSearchIndex {
     const row = this.rows.get(id);
     if (row === undefined) return;
     this.begin();
-    this.deleteRow(row);
+    this.deleteRow(row, this.sessions.get(id)!);
     this.sessions.delete(id);
     this.rows.delete(id);
     this.ids.delete(row);
   }
 
-  private deleteRow(row: number): void {
+  /** Deletes `row`, which indexes `session`: its words leave the vocabulary (counted again from its text). */
+  private deleteRow(row: number, session: IndexedSession): void {
     this.db.exec({ sql: 'DELETE FROM words WHERE rowid = ?', bind: [row] });
-    this.db.exec({ sql: 'DELETE FROM reversed WHERE rowid = ?', bind: [row] });
+    const seen = new Set<string>();
+    columnsOf(session, seen);
+    this.count(COUNT_OUT, seen);
+  }
+
+  /** Counts the distinct words `seen` in or out of both vocabulary tables. */
+  private count(sql: (table: Vocabulary) => string, seen: ReadonlySet<string>): void {
+    this.db.exec({ sql: sql('vocabulary'), bind: [JSON.stringify([...seen])] });
+    this.db.exec({ sql: sql('reversed'), bind: [JSON.stringify(Array.from(seen, reverse))] });
   }
 
   private begin(): void {
@@ -222,32 +251,43 @@ export class SessionSearchIndex {
   }
 
   /**
-   * The indexed words (encoded) one edit from `part` that do not start with it. An edit at or
-   * after the cut keeps the part's head as the word's prefix; an edit before it keeps the tail as
-   * the word's suffix (the cut never splits a surrogate pair).
+   * The indexed words (encoded) one edit from `part` that do not start with it (SPEC §16.3). An
+   * edit at or after the middle keeps the part's head: its words are found in `vocabulary`; an
+   * edit before it keeps the tail, found in `reversed` (the words spelled backwards). At each
+   * position, the one deletion is looked up, and the substitutions and insertions are the
+   * characters that follow the kept head in the vocabulary, visited one distinct character at a
+   * time (a skip scan: one B-tree seek per character, however many words share the head).
    */
-  private oneEditWords(part: string): Set<string> {
-    let cut = part.length >> 1;
-    if (/[\udc00-\udfff]/.test(part[cut]!)) cut--;
-    const head = part.slice(0, cut);
-    const tail = reverse(part.slice(cut));
-    const found = new Set<string>();
-    const take = (word: string) => {
-      if (!word.startsWith(part) && matchesPart(word, part)) found.add(word);
-    };
-    const length = [...part].length;
-    for (const term of this.termsFrom('words_vocab', head, length)) take(term);
-    for (const term of this.termsFrom('reversed_vocab', tail, length)) take(reverse(term));
-    return found;
+  private oneEditWords(part: string): string[] {
+    const points = [...part];
+    const middle = points.length >> 1;
+    const candidates = new Set<string>();
+    for (let at = middle; at < points.length; at++) this.editsAt('vocabulary', points, at, (word) => candidates.add(word));
+    const backwards = [...points].reverse();
+    for (let at = points.length - middle; at <= points.length; at++) this.editsAt('reversed', backwards, at, (word) => candidates.add(reverse(word)));
+    const known = this.db.selectValues('SELECT word FROM vocabulary WHERE word IN (SELECT value FROM json_each(?))', [JSON.stringify([...candidates])]) as string[];
+    return known.filter((word) => !word.startsWith(part) && matchesPart(word, part));
   }
 
   /**
-   * The terms of a vocabulary table that start with `prefix` and are within one code point of
-   * `length` code points long (one edit of a UTF-16 code unit changes the count by at most one).
+   * Calls `add` with the spellings one edit at position `at` from `points` (a deletion, a
+   * substitution, an insertion before it) whose head `points[0, at)` followed by some character
+   * is a word of `table`.
    */
-  private termsFrom(vocabulary: 'words_vocab' | 'reversed_vocab', prefix: string, length: number): string[] {
-    const sql = `SELECT term FROM ${vocabulary} WHERE term >= ? AND term < ? AND length(term) BETWEEN ? AND ?`;
-    return this.db.selectValues(sql, [prefix, prefix + LAST, length - 1, length + 1]) as string[];
+  private editsAt(table: Vocabulary, points: readonly string[], at: number, add: (word: string) => void): void {
+    const head = points.slice(0, at).join('');
+    const rest = points.slice(at + 1).join('');
+    const here = points[at] ?? '';
+    if (at < points.length) add(head + rest);
+    let from: string | undefined = head + '\u0001';
+    while (from !== undefined) {
+      const word = this.db.selectValue(`SELECT word FROM ${table} WHERE word >= ? AND word < ? LIMIT 1`, [from, head + LAST]) as string | undefined;
+      if (word === undefined) break;
+      const next = String.fromCodePoint(word.codePointAt(head.length)!);
+      if (at < points.length) add(head + next + rest);
+      add(head + next + here + rest);
+      from = nextCodePoint(next) && head + nextCodePoint(next);
+    }
   }
 
   /** Frees the database now (an index that is dropped is freed when collected). */
@@ -335,10 +375,9 @@ export class SessionSearchIndex {
   private healthy(): boolean {
     const db = this.db;
     if (db.selectValue('PRAGMA quick_check') !== 'ok' || schemaOf(db) !== emptySchema(this.sqlite)) return false;
-    db.exec("INSERT INTO words(words) VALUES ('integrity-check'); INSERT INTO reversed(reversed) VALUES ('integrity-check')");
+    db.exec("INSERT INTO words(words) VALUES ('integrity-check')");
     const rows = [...this.ids.keys()].sort((a, b) => a - b).join();
-    return (db.selectValues('SELECT id FROM words_docsize ORDER BY id') as number[]).join() === rows
-      && (db.selectValues('SELECT id FROM reversed_docsize ORDER BY id') as number[]).join() === rows;
+    return (db.selectValues('SELECT id FROM words_docsize ORDER BY id') as number[]).join() === rows;
   }
 }
 
