@@ -232,6 +232,9 @@ describe('searchSessions (SPEC §16)', () => {
       expect(encodeWord(folded!)).toMatch(/^[a-z0-9\u0080-\uffff]+$/);
       expect(encodeWord(folded!)).toHaveLength(folded!.length);
     }
+    // The private-use characters the encoding writes are never part of a word themselves, so no
+    // encoded word can equal a word of the text.
+    expect(wordsOf('a\ue05fb x\ue000y \ue041\ue042 中\ue05f文')).toEqual(['a', 'b', 'x', 'y', '中', '文']);
     const index = await SessionSearchIndex.create(256 * 1024);
     try {
       const item = (text: string) => [{ role: 'user' as const, text }];
