@@ -224,7 +224,9 @@ describe('searchSessions (SPEC §16)', () => {
   });
 
   it("each word is one FTS5 token: words with _ . ' : and CJK words match whole, never as their pieces", async () => {
-    const words = ['snake_case', 'v3.14', "don't", 'x:y', '数据', 'x_', '_x', 'ünï_cödé'];
+    // (`x:y` is one word only where the runtime's ICU still counts `:` as MidLetter: encoded alone.)
+    expect(encodeWord('x:y')).toBe('x\ue03ay');
+    const words = ['snake_case', 'v3.14', "don't", '数据', 'x_', '_x', 'ünï_cödé', '1,000'];
     for (const word of words) {
       const [folded] = wordsOf(word);
       // One word, encoded to letters, digits and non-ASCII only, one code unit per code unit.
@@ -240,7 +242,7 @@ describe('searchSessions (SPEC §16)', () => {
       const item = (text: string) => [{ role: 'user' as const, text }];
       index.put({ id: 'whole', identity: undefined, seq: 1, title: '', cwd: '', items: item(words.join(' ')) });
       // The same letters as separate words (what an ASCII tokenizer would have made of them).
-      index.put({ id: 'pieces', identity: undefined, seq: 1, title: '', cwd: '', items: item('snake case v3 14 don t x y 数 据 x uni code') });
+      index.put({ id: 'pieces', identity: undefined, seq: 1, title: '', cwd: '', items: item('snake case v3 14 don t 数 据 x uni code 1 000') });
       for (const word of words) {
         const parts = wordsOf(word);
         expect(index.search(parts, '').map((r) => r.id), `${word} ${JSON.stringify(parts)}`).toEqual(['whole']);
