@@ -420,9 +420,18 @@ describe('the npm package (npm pack → npm install → import)', () => {
     const { build } = await import('vite');
     const result = await build({ root: dir, logLevel: 'silent', configFile: false, build: { write: false, minify: false, assetsInlineLimit: 0 } });
     const files = (Array.isArray(result) ? result : [result]).flatMap((r) => ('output' in r ? r.output : []));
-    // Both sample logs are copied into the build as assets.
+    // Both sample logs are copied into the build as assets, and so are the three files SQLite's own
+    // loader names with `new URL(…, import.meta.url)` (its module, its OPFS proxy, its worker):
+    // Vite copies them wherever the search chunk is built, and they are never fetched — the library
+    // hands SQLite its module itself (src/search/sqlite.ts).
     const assets = files.filter((file) => file.type === 'asset' && file.fileName !== 'index.html').map((file) => file.fileName);
-    expect(assets.sort()).toEqual([expect.stringMatching(/^assets\/session\.v3-.*\.jsonl$/), expect.stringMatching(/^assets\/session\.v3\.jsonl-.*\.zstd$/)]);
+    expect(assets.sort()).toEqual([
+      expect.stringMatching(/^assets\/session\.v3-.*\.jsonl$/),
+      expect.stringMatching(/^assets\/session\.v3\.jsonl-.*\.zstd$/),
+      expect.stringMatching(/^assets\/sqlite3-.*\.wasm$/),
+      expect.stringMatching(/^assets\/sqlite3-opfs-async-proxy-.*\.js$/),
+      expect.stringMatching(/^assets\/sqlite3-worker1-.*\.js$/),
+    ]);
     // readSessionLog keeps the zstd decoders out of the entry chunk: they load when a zstd log is met.
     const chunks = files.filter((file) => file.type === 'chunk');
     const entry = chunks.find((chunk) => chunk.isEntry)!;
@@ -432,6 +441,10 @@ describe('the npm package (npm pack → npm install → import)', () => {
     const libzstd = 'the zstd decoder ran out of memory';
     expect(entry.code).not.toContain(libzstd);
     expect(chunks.some((chunk) => !chunk.isEntry && chunk.code.includes(libzstd))).toBe(true);
+    // SQLite (search) is lazy too: its loader and its module (base64url) in chunks of their own.
+    expect(entry.code).not.toContain('sqlite3ApiBootstrap');
+    expect(chunks.some((chunk) => !chunk.isEntry && chunk.code.includes('sqlite3ApiBootstrap'))).toBe(true);
+    expect(chunks.some((chunk) => !chunk.isEntry && chunk.code.includes('SQLITE_WASM_BASE64URL'))).toBe(true);
   });
 
   it('installs a working dsh-session-reference bin', () => {
