@@ -42,20 +42,21 @@
  *   and in queries alike, so each of our words is exactly one FTS5 token. No word holds a
  *   private-use character of its own (they are word break `Other`: never part of a word).
  * - A query part matches its prefix (`"part"*`) and, from 5 code points on, the words one edit
- *   away (SPEC §16.3). Such a word keeps the part's head (an edit at or after its middle) or its
- *   tail (an edit before it). The words are found in two plain tables, `vocabulary` (every
- *   indexed word, with the number of sessions holding it) and `reversed` (the same spelled
- *   backwards), by a skip scan: at each edit position, one B-tree seek per distinct character
- *   that follows the kept head, then one lookup of all candidates. The first design scanned
- *   `fts5vocab` ranges (every word starting with the head, or ending with the tail, from a
- *   detail=none table of reversed words): a common head (the bench's `term…` words, or `get…`,
- *   `use…` in code) then meant the whole vocabulary, 550 ms at 195,000 words (fts5vocab walks each
- *   word's postings), against about 1 ms for the skip scan. Candidates pass `matchesPart` and are
- *   ORed into the part; parts are ANDed. Score: −`bm25(words, 3, 1, 1)` (title weighted 3).
+ *   away (SPEC §16.3), found in a plain table, `vocabulary`: every indexed word of 4 or more code
+ *   points (no shorter word is one edit from a 5-code-point part) with the number of sessions
+ *   holding it, counted in and out as sessions are indexed and replaced. At each position of the
+ *   part, one query ({@link ONE_EDIT}) looks up the deletion, and the substitutions and insertions
+ *   by each character that follows the part's head in some word, visited by a skip scan: one
+ *   B-tree seek per distinct character, about 1 ms for a whole part. Candidates pass
+ *   `matchesPart` and are ORed into the part; parts are ANDed. Score: −`bm25(words, 3, 1, 1)`
+ *   (title weighted 3). The design first given (range scans of `fts5vocab`, with a second FTS5
+ *   table of reversed words for suffixes) read every word sharing the part's head or tail: a
+ *   common head (the bench's `term…` words, `get…` and `use…` in code) meant the whole
+ *   vocabulary, 550 ms at 195,000 words, as fts5vocab walks each word's postings.
  * @module
  */
 import { root } from './root.js';
-import { loadSqlite, type Database, type Sqlite3Static } from './sqlite.js';
+import { loadSqlite, type BindingSpec, type Database, type PreparedStatement, type SqlValue, type Sqlite3Static } from './sqlite.js';
 import { fuzzyDistance, matchesPart, segmenterSignature, wordsOf } from './words.js';
 
 /** The version of the bytes `exportSearchIndex()` writes; bytes of any other version are rebuilt. */
@@ -90,25 +91,36 @@ export interface SearchResult {
 /** The tables (SPEC §16.5; see the module doc). */
 const SCHEMA = `
 CREATE VIRTUAL TABLE words USING fts5(title, text, cwd, tokenize='ascii', content='', contentless_delete=1);
-CREATE TABLE vocabulary(word TEXT PRIMARY KEY, sessions INTEGER NOT NULL) WITHOUT ROWID;
-CREATE TABLE reversed(word TEXT PRIMARY KEY, sessions INTEGER NOT NULL) WITHOUT ROWID;`;
+CREATE TABLE vocabulary(word TEXT PRIMARY KEY, sessions INTEGER NOT NULL) WITHOUT ROWID;`;
 
-/** Adds a session's distinct words (a JSON array) to a vocabulary table. */
-const COUNT_IN = (table: Vocabulary) =>
-  `INSERT INTO ${table}(word, sessions) SELECT value, 1 FROM json_each(?) WHERE true ON CONFLICT(word) DO UPDATE SET sessions = sessions + 1`;
-/** Takes a session's distinct words (a JSON array) out of a vocabulary table. */
-const COUNT_OUT = (table: Vocabulary) =>
-  `UPDATE ${table} SET sessions = sessions - 1 WHERE word IN (SELECT value FROM json_each(?1));
-   DELETE FROM ${table} WHERE sessions = 0 AND word IN (SELECT value FROM json_each(?1))`;
+/**
+ * The words one edit at one position from a query part, `$head || $here || $rest`: the deletion
+ * (`$head || $rest`), and the substitutions and insertions by each character `c` that follows
+ * `$head` in some word (`$head || c || $rest`, `$head || c || $here || $rest`). The characters
+ * are found by a skip scan: one B-tree seek per distinct character, however many words share the
+ * head (a range scan of every word starting with a common head, `get`, `use`, the bench's `term`,
+ * could read the whole vocabulary).
+ */
+const ONE_EDIT = `
+WITH RECURSIVE follows(word) AS (
+  SELECT (SELECT word FROM vocabulary WHERE word > $head AND word < $head || char(1114111) LIMIT 1)
+  UNION ALL
+  SELECT (SELECT word FROM vocabulary WHERE word >= $head || char(unicode(substr(follows.word, length($head) + 1, 1)) + 1) AND word < $head || char(1114111) LIMIT 1)
+  FROM follows WHERE follows.word IS NOT NULL
+),
+spellings(word) AS (
+  SELECT $head || $rest
+  UNION SELECT $head || substr(word, length($head) + 1, 1) || $rest FROM follows WHERE word IS NOT NULL
+  UNION SELECT $head || substr(word, length($head) + 1, 1) || $here || $rest FROM follows WHERE word IS NOT NULL
+)
+SELECT vocabulary.word FROM spellings JOIN vocabulary ON vocabulary.word = spellings.word`;
 
-/** The two vocabulary tables: the indexed words, and the same words spelled backwards. */
-type Vocabulary = 'vocabulary' | 'reversed';
+/** The words of a JSON array (a session's distinct words). */
+const EACH = 'SELECT value FROM json_each(?)';
 
 /** Field weights of BM25, in column order (SPEC §16.3: the title above the conversation). */
 const RANK = 'bm25(words, 3, 1, 1)';
 
-/** The last code point: `word < prefix + LAST` bounds the words starting with `prefix`. */
-const LAST = '\u{10ffff}';
 
 /**
  * `word` with every ASCII character other than `[a-z0-9]` written as U+E000 + its code: one
@@ -119,30 +131,30 @@ export function encodeWord(word: string): string {
   return word.replace(/[\0-/:-`{-\x7f]/g, (char) => String.fromCharCode(0xe000 + char.charCodeAt(0)));
 }
 
-/** `word` spelled backwards, code point by code point. */
-function reverse(word: string): string {
-  return [...word].reverse().join('');
-}
-
-/** The code point after `char`'s, skipping the surrogates (which no text holds). */
-function nextCodePoint(char: string): string | undefined {
-  const code = char.codePointAt(0)! + 1;
-  return code > 0x10ffff ? undefined : String.fromCodePoint(code >= 0xd800 && code <= 0xdfff ? 0xe000 : code);
-}
-
 /** `word` quoted as an FTS5 string (`"` doubled; encoded words hold none). */
 function quote(word: string): string {
   return `"${word.replaceAll('"', '""')}"`;
 }
 
-/** The encoded words of `texts`, joined by spaces (what a column of `words` is given); each word is also added to `seen`. */
+/**
+ * True when `word` has 4 or more code points: only such words can be one edit from a query part,
+ * which needs 5 (SPEC §16.3), so only they enter the vocabulary tables.
+ */
+function mayBeOneEditAway(word: string): boolean {
+  if (word.length < 4) return false;
+  let count = 0;
+  for (const _ of word) if (++count >= 4) return true;
+  return false;
+}
+
+/** The encoded words of `texts`, joined by spaces (what a column of `words` is given); those {@link mayBeOneEditAway} are also added to `seen`. */
 function tokensOf(texts: readonly string[], seen: Set<string>): string {
   const tokens: string[] = [];
   for (const text of texts) {
     for (const word of wordsOf(text)) {
       const token = encodeWord(word);
       tokens.push(token);
-      seen.add(token);
+      if (mayBeOneEditAway(token)) seen.add(token);
     }
   }
   return tokens.join(' ');
@@ -167,6 +179,8 @@ export class SessionSearchIndex {
   private readonly rows = new Map<string, number>();
   private readonly ids = new Map<number, string>();
   private nextRow = 1;
+  /** Statements prepared once (SQL text → statement); the database finalizes them when it closes. */
+  private readonly statements = new Map<string, PreparedStatement>();
   /** Writes since the last search or export run in one transaction (FTS5 flushes at commit). */
   private writing = false;
 
@@ -197,8 +211,8 @@ export class SessionSearchIndex {
     const row = old ?? this.nextRow++;
     const seen = new Set<string>();
     const columns = columnsOf(session, seen);
-    this.db.exec({ sql: 'INSERT INTO words(rowid, title, text, cwd) VALUES (?, ?, ?, ?)', bind: [row, ...columns] });
-    this.count(COUNT_IN, seen);
+    this.run('INSERT INTO words(rowid, title, text, cwd) VALUES (?, ?, ?, ?)', [row, ...columns]);
+    this.countIn(seen);
     this.sessions.set(session.id, session);
     this.rows.set(session.id, row);
     this.ids.set(row, session.id);
@@ -217,16 +231,46 @@ export class SessionSearchIndex {
 
   /** Deletes `row`, which indexes `session`: its words leave the vocabulary (counted again from its text). */
   private deleteRow(row: number, session: IndexedSession): void {
-    this.db.exec({ sql: 'DELETE FROM words WHERE rowid = ?', bind: [row] });
+    this.run('DELETE FROM words WHERE rowid = ?', [row]);
     const seen = new Set<string>();
     columnsOf(session, seen);
-    this.count(COUNT_OUT, seen);
+    this.countOut(seen);
   }
 
-  /** Counts the distinct words `seen` in or out of both vocabulary tables. */
-  private count(sql: (table: Vocabulary) => string, seen: ReadonlySet<string>): void {
-    this.db.exec({ sql: sql('vocabulary'), bind: [JSON.stringify([...seen])] });
-    this.db.exec({ sql: sql('reversed'), bind: [JSON.stringify(Array.from(seen, reverse))] });
+  /** Counts a session's distinct words `seen` into the vocabulary. */
+  private countIn(seen: ReadonlySet<string>): void {
+    const words = JSON.stringify([...seen]);
+    this.run('INSERT INTO vocabulary(word, sessions) SELECT value, 1 FROM json_each(?) WHERE true ON CONFLICT(word) DO UPDATE SET sessions = sessions + 1', [words]);
+  }
+
+  /** Counts a session's distinct words `seen` out of the vocabulary: those no session holds any more leave it. */
+  private countOut(seen: ReadonlySet<string>): void {
+    const words = JSON.stringify([...seen]);
+    this.run(`UPDATE vocabulary SET sessions = sessions - 1 WHERE word IN (${EACH})`, [words]);
+    this.run(`DELETE FROM vocabulary WHERE sessions = 0 AND word IN (${EACH})`, [words]);
+  }
+
+  /** Runs `sql` (one statement, prepared once per index) with `bind`. */
+  private run(sql: string, bind: BindingSpec): void {
+    this.statement(sql).bind(bind).stepReset();
+  }
+
+  /** The first column of every row of `sql` (prepared once per index) with `bind`. */
+  private all(sql: string, bind: BindingSpec): SqlValue[] {
+    const statement = this.statement(sql).bind(bind);
+    const values: SqlValue[] = [];
+    try {
+      while (statement.step()) values.push(statement.get(0));
+    } finally {
+      statement.reset();
+    }
+    return values;
+  }
+
+  private statement(sql: string): PreparedStatement {
+    let statement = this.statements.get(sql);
+    if (statement === undefined) this.statements.set(sql, (statement = this.db.prepare(sql)));
+    return statement;
   }
 
   private begin(): void {
@@ -265,43 +309,18 @@ export class SessionSearchIndex {
   }
 
   /**
-   * The indexed words (encoded) one edit from `part` that do not start with it (SPEC §16.3). An
-   * edit at or after the middle keeps the part's head: its words are found in `vocabulary`; an
-   * edit before it keeps the tail, found in `reversed` (the words spelled backwards). At each
-   * position, the one deletion is looked up, and the substitutions and insertions are the
-   * characters that follow the kept head in the vocabulary, visited one distinct character at a
-   * time (a skip scan: one B-tree seek per character, however many words share the head).
+   * The indexed words (encoded) one edit from `part` that do not start with it (SPEC §16.3): at
+   * each position, the deletion, and the substitutions and insertions by every character that
+   * follows the part's head in a word of `vocabulary` ({@link ONE_EDIT}).
    */
   private oneEditWords(part: string): string[] {
     const points = [...part];
-    const middle = points.length >> 1;
-    const candidates = new Set<string>();
-    for (let at = middle; at < points.length; at++) this.editsAt('vocabulary', points, at, (word) => candidates.add(word));
-    const backwards = [...points].reverse();
-    for (let at = points.length - middle; at <= points.length; at++) this.editsAt('reversed', backwards, at, (word) => candidates.add(reverse(word)));
-    const known = this.db.selectValues('SELECT word FROM vocabulary WHERE word IN (SELECT value FROM json_each(?))', [JSON.stringify([...candidates])]) as string[];
-    return known.filter((word) => !word.startsWith(part) && matchesPart(word, part));
-  }
-
-  /**
-   * Calls `add` with the spellings one edit at position `at` from `points` (a deletion, a
-   * substitution, an insertion before it) whose head `points[0, at)` followed by some character
-   * is a word of `table`.
-   */
-  private editsAt(table: Vocabulary, points: readonly string[], at: number, add: (word: string) => void): void {
-    const head = points.slice(0, at).join('');
-    const rest = points.slice(at + 1).join('');
-    const here = points[at] ?? '';
-    if (at < points.length) add(head + rest);
-    let from: string | undefined = head + '\u0001';
-    while (from !== undefined) {
-      const word = this.db.selectValue(`SELECT word FROM ${table} WHERE word >= ? AND word < ? LIMIT 1`, [from, head + LAST]) as string | undefined;
-      if (word === undefined) break;
-      const next = String.fromCodePoint(word.codePointAt(head.length)!);
-      if (at < points.length) add(head + next + rest);
-      add(head + next + here + rest);
-      from = nextCodePoint(next) && head + nextCodePoint(next);
+    const found = new Set<string>();
+    for (let at = 0; at < points.length; at++) {
+      const bind = { $head: points.slice(0, at).join(''), $here: points[at]!, $rest: points.slice(at + 1).join('') };
+      for (const word of this.all(ONE_EDIT, bind)) found.add(word as string);
     }
+    return [...found].filter((word) => !word.startsWith(part) && matchesPart(word, part));
   }
 
   /** Frees the database now (an index that is dropped is freed when collected). */

@@ -13,7 +13,7 @@
 import sqlite3InitModule, { type Sqlite3Static } from '@sqlite.org/sqlite-wasm';
 import { root } from './root.js';
 
-export type { Database, Sqlite3Static } from '@sqlite.org/sqlite-wasm';
+export type { BindingSpec, Database, PreparedStatement, SqlValue, Sqlite3Static } from '@sqlite.org/sqlite-wasm';
 
 /** Emscripten's module options that this loader passes (sqlite's typings declare none). */
 interface InitOptions {
