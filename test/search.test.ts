@@ -254,6 +254,27 @@ describe('searchSessions (SPEC §16)', () => {
     }
   });
 
+  it('the vocabulary of one-edit words keeps a word while some session holds it, and only then', async () => {
+    const index = await SessionSearchIndex.create(256 * 1024);
+    const db = (index as unknown as { db: { selectValue(sql: string, bind: unknown[]): unknown } }).db;
+    const known = (word: string) => db.selectValue('SELECT count(*) FROM vocabulary WHERE word = ?', [word]);
+    const put = (id: string, text: string) => index.put({ id, identity: undefined, seq: 1, title: '', cwd: '', items: [{ role: 'user', text }] });
+    try {
+      put('a', 'the zeppelinword landed');
+      put('b', 'another zeppelinword here');
+      put('a', 'nothing left here'); // replaced: b still holds it
+      expect(index.search(['zeppelinwxrd'], '').map((r) => r.id)).toEqual(['b']);
+      expect(known('zeppelinword')).toBe(1);
+      index.remove('b');
+      expect(index.search(['zeppelinwxrd'], '')).toEqual([]);
+      expect(known('zeppelinword')).toBe(0);
+      expect(known('nothing')).toBe(1);
+      expect(known('the')).toBe(0); // under 4 code points: never one edit from a 5-code-point part
+    } finally {
+      index.close();
+    }
+  });
+
   it('one edit at the start or at the end of a long word still finds it, highlighting the word', async () => {
     const sessions = [session('s-long', 1, [userMessage(1, 'We discussed internationalization at length.')]), session('s-other', 2, [userMessage(1, 'Nothing here.')])];
     const refs = createSessionReferences({ sessionQuery: fakeQuery(sessions) });

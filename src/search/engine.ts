@@ -43,8 +43,11 @@
  *   private-use character of its own (they are word break `Other`: never part of a word).
  * - A query part matches its prefix (`"part"*`) and, from 5 code points on, the words one edit
  *   away (SPEC §16.3), found in a plain table, `vocabulary`: every indexed word of 4 or more code
- *   points (no shorter word is one edit from a 5-code-point part) with the number of sessions
- *   holding it, counted in and out as sessions are indexed and replaced. At each position of the
+ *   points (no shorter word is one edit from a 5-code-point part). A session's words enter it as
+ *   the session is indexed (`INSERT OR IGNORE`); the words a replaced or removed session held
+ *   leave it when FTS5's own list of its words (`fts5vocab`, looked up by those words only) no
+ *   longer has them. (Counting sessions per word instead cost twice as much per indexed
+ *   session: an update of every word's row.) At each position of the
  *   part, one query ({@link ONE_EDIT}) looks up the deletion, and the substitutions and insertions
  *   by each character that follows the part's head in some word, visited by a skip scan: one
  *   B-tree seek per distinct character, about 1 ms for a whole part. Candidates pass
@@ -91,7 +94,10 @@ export interface SearchResult {
 /** The tables (SPEC §16.5; see the module doc). */
 const SCHEMA = `
 CREATE VIRTUAL TABLE words USING fts5(title, text, cwd, tokenize='ascii', content='', contentless_delete=1);
-CREATE TABLE vocabulary(word TEXT PRIMARY KEY, sessions INTEGER NOT NULL) WITHOUT ROWID;`;
+CREATE TABLE vocabulary(word TEXT PRIMARY KEY) WITHOUT ROWID;`;
+
+/** FTS5's own list of the words it holds (where a word still is, after a session left), never exported. */
+const WORDS_VOCABULARY = `CREATE VIRTUAL TABLE temp.words_vocabulary USING fts5vocab(main, words, 'row')`;
 
 /**
  * The words one edit at one position from a query part, `$head || $here || $rest`: the deletion
@@ -200,6 +206,7 @@ export class SessionSearchIndex {
     const sqlite = await loadSqlite();
     const db = new sqlite.oo1.DB(':memory:');
     db.exec(SCHEMA);
+    db.exec(WORDS_VOCABULARY);
     return new SessionSearchIndex(maxIndexBytes, sqlite, db);
   }
 
@@ -207,12 +214,13 @@ export class SessionSearchIndex {
   put(session: IndexedSession): void {
     this.begin();
     const old = this.rows.get(session.id);
-    if (old !== undefined) this.deleteRow(old, this.sessions.get(session.id)!);
+    const before = old === undefined ? undefined : this.deleteRow(old, this.sessions.get(session.id)!);
     const row = old ?? this.nextRow++;
     const seen = new Set<string>();
     const columns = columnsOf(session, seen);
     this.run('INSERT INTO words(rowid, title, text, cwd) VALUES (?, ?, ?, ?)', [row, ...columns]);
-    this.countIn(seen);
+    this.run(`INSERT OR IGNORE INTO vocabulary(word) ${EACH}`, [JSON.stringify([...seen])]);
+    if (before !== undefined) this.forget([...before].filter((word) => !seen.has(word)));
     this.sessions.set(session.id, session);
     this.rows.set(session.id, row);
     this.ids.set(row, session.id);
@@ -223,31 +231,26 @@ export class SessionSearchIndex {
     const row = this.rows.get(id);
     if (row === undefined) return;
     this.begin();
-    this.deleteRow(row, this.sessions.get(id)!);
+    this.forget([...this.deleteRow(row, this.sessions.get(id)!)]);
     this.sessions.delete(id);
     this.rows.delete(id);
     this.ids.delete(row);
   }
 
-  /** Deletes `row`, which indexes `session`: its words leave the vocabulary (counted again from its text). */
-  private deleteRow(row: number, session: IndexedSession): void {
+  /** Deletes `row`, which indexes `session`; returns the session's vocabulary words (from its text again). */
+  private deleteRow(row: number, session: IndexedSession): Set<string> {
     this.run('DELETE FROM words WHERE rowid = ?', [row]);
     const seen = new Set<string>();
     columnsOf(session, seen);
-    this.countOut(seen);
+    return seen;
   }
 
-  /** Counts a session's distinct words `seen` into the vocabulary. */
-  private countIn(seen: ReadonlySet<string>): void {
-    const words = JSON.stringify([...seen]);
-    this.run('INSERT INTO vocabulary(word, sessions) SELECT value, 1 FROM json_each(?) WHERE true ON CONFLICT(word) DO UPDATE SET sessions = sessions + 1', [words]);
-  }
-
-  /** Counts a session's distinct words `seen` out of the vocabulary: those no session holds any more leave it. */
-  private countOut(seen: ReadonlySet<string>): void {
-    const words = JSON.stringify([...seen]);
-    this.run(`UPDATE vocabulary SET sessions = sessions - 1 WHERE word IN (${EACH})`, [words]);
-    this.run(`DELETE FROM vocabulary WHERE sessions = 0 AND word IN (${EACH})`, [words]);
+  /** Takes out of the vocabulary those of `words` (words a session no longer holds) that no session holds any more. */
+  private forget(words: string[]): void {
+    if (words.length === 0) return;
+    const gone = `DELETE FROM vocabulary WHERE word IN (${EACH}) AND word NOT IN (SELECT term FROM words_vocabulary WHERE term IN (${EACH}))`;
+    const list = JSON.stringify(words);
+    this.run(gone, [list, list]);
   }
 
   /** Runs `sql` (one statement, prepared once per index) with `bind`. */
@@ -393,6 +396,7 @@ export class SessionSearchIndex {
         index.close();
         return undefined;
       }
+      index.db.exec(WORDS_VOCABULARY);
       return index;
     } catch {
       index?.close();
