@@ -115,8 +115,11 @@ async function indexOf(state: SearchState): Promise<SessionSearchIndex> {
  * whole, so a cancelled update leaves a consistent index that the next search continues.
  */
 async function syncIndex(state: SearchState, signal: AbortSignal | undefined): Promise<{ index: SessionSearchIndex; listed: Listed[] }> {
-  const index = await indexOf(state);
-  const listed = await root.callHost(() => state.sessionQuery.listSessions(signal), signal, LIST_SESSIONS, readListing);
+  // The engine loads (on the first search) while the host lists.
+  const [index, listed] = await Promise.all([
+    indexOf(state),
+    root.callHost(() => state.sessionQuery.listSessions(signal), signal, LIST_SESSIONS, readListing),
+  ]);
   const present = new Set(listed.map((session) => session.id));
   for (const id of [...index.sessions.keys()]) if (!present.has(id)) index.remove(id);
   const stale = listed.filter(({ id, identity }) => identity === undefined || index.sessions.get(id)?.identity !== identity);
