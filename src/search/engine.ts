@@ -127,7 +127,6 @@ const EACH = 'SELECT value FROM json_each(?)';
 /** Field weights of BM25, in column order (SPEC §16.3: the title above the conversation). */
 const RANK = 'bm25(words, 3, 1, 1)';
 
-
 /**
  * `word` with every ASCII character other than `[a-z0-9]` written as U+E000 + its code: one
  * token of FTS5's `ascii` tokenizer (see the module doc).
@@ -144,7 +143,7 @@ function quote(word: string): string {
 
 /**
  * True when `word` has 4 or more code points: only such words can be one edit from a query part,
- * which needs 5 (SPEC §16.3), so only they enter the vocabulary tables.
+ * which needs 5 (SPEC §16.3), so only they enter `vocabulary`.
  */
 function mayBeOneEditAway(word: string): boolean {
   if (word.length < 4) return false;
@@ -168,11 +167,8 @@ function tokensOf(texts: readonly string[], seen: Set<string>): string {
 
 /** The columns of `words` for `session` (title, text, cwd); its words are added to `seen`. */
 function columnsOf(session: IndexedSession, seen: Set<string>): [string, string, string] {
-  const text = tokensOf(
-    session.items.map((item) => item.text),
-    seen,
-  );
-  return [tokensOf([session.title], seen), text, tokensOf([session.cwd], seen)];
+  const texts = session.items.map((item) => item.text);
+  return [tokensOf([session.title], seen), tokensOf(texts, seen), tokensOf([session.cwd], seen)];
 }
 
 /** Closes the database of an index that was collected without being closed. */
@@ -181,7 +177,7 @@ const finalizer = typeof FinalizationRegistry === 'undefined' ? undefined : new 
 /** The sessions and the engine over them. */
 export class SessionSearchIndex {
   readonly sessions = new Map<string, IndexedSession>();
-  /** The rowid of each session in both tables. */
+  /** The rowid of each session in `words`. */
   private readonly rows = new Map<string, number>();
   private readonly ids = new Map<number, string>();
   private nextRow = 1;
