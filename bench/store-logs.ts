@@ -13,13 +13,21 @@ const COMPRESS = join(process.env.BENCH_DIR ?? 'bench', 'zstd-compress.ts');
 
 const WORDS = 'the a schema migration column numeric value test build deploy branch commit merge fix error günü çözüm 日本語 出力'.split(' ');
 
-/** Words of `WORDS`, and with `vocabulary` one word in four drawn from that many rarer ones (a real vocabulary's long tail, for search). */
+/**
+ * Words of `WORDS`; with `vocabulary`, words of a vocabulary of that many drawn as natural language
+ * uses its words (Zipf's law: the word of rank r about as often as 1/r, so a few words make most of
+ * a text and most words are rare — search's index holds that long tail): rank
+ * ⌊(vocabulary + 1)^u⌋ for a uniform u, `WORDS` the most frequent ranks, `term<rank in base 36>` the rest.
+ */
 function words(random: () => number, chars: number, vocabulary = 0): string {
   let text = '';
-  while (text.length < chars) {
-    text += vocabulary > 0 && random() < 0.25 ? `term${Math.floor(random() * vocabulary).toString(36)} ` : `${WORDS[Math.floor(random() * WORDS.length)]} `;
-  }
+  while (text.length < chars) text += `${vocabulary > 0 ? zipfWord(random, vocabulary) : WORDS[Math.floor(random() * WORDS.length)]} `;
   return text;
+}
+
+function zipfWord(random: () => number, vocabulary: number): string {
+  const rank = Math.min(vocabulary, Math.floor((vocabulary + 1) ** random()));
+  return rank <= WORDS.length ? WORDS[rank - 1]! : `term${rank.toString(36)}`;
 }
 
 /**
@@ -28,7 +36,8 @@ function words(random: () => number, chars: number, vocabulary = 0): string {
  * real sessions), step events, a title now and then, and a compact checkpoint every 200 turns
  * replacing the whole surface before it (the previous checkpoint included), as dsh's compaction
  * does (SPEC §8.2). With `compacted: false` there are no checkpoints, and the surface keeps every
- * message of the log. `vocabulary` > 0 mixes that many rare words into user and assistant texts.
+ * message of the log. `vocabulary` > 0 draws user and assistant texts from a vocabulary of that many
+ * words by Zipf's law (see `words`).
  * @returns The number of events written.
  */
 export function writeLog(path: string, bytes: number, seed: number, id: string, cwd = '/work/bench', compacted = true, vocabulary = 0): number {

@@ -632,6 +632,22 @@ describe('GET /search: the built Worker inside workerd, the index kept in the bu
     }
   });
 
+  it('an index object over MAX_SEARCH_INDEX_BYTES is neither loaded nor written: the index is rebuilt, the answer the same', async () => {
+    const stored = await search('/search?as=target&q=parser');
+    expect(stored.status).toBe(200);
+    const before = await (await (await mf.getR2Bucket('SESSIONS')).get(INDEX_KEY))!.arrayBuffer();
+    // Any index of these logs is larger than 100 bytes: the stored one is not loaded, the rebuilt one not written.
+    const capped = await search('/search?as=target&q=parser', { KEY_PREFIX: 'logs/', MAX_SEARCH_INDEX_BYTES: '100' });
+    expect(capped.status).toBe(200);
+    expect(rounded(capped.body)).toEqual(await expectedHits('parser'));
+    expect(logGets(capped).filter((key) => key === 'logs/archive/7f3a.jsonl.zstd').length).toBeGreaterThan(0);
+    expect(capped.puts).toEqual([]);
+    const after = await (await (await mf.getR2Bucket('SESSIONS')).get(INDEX_KEY))!.arrayBuffer();
+    expect(new Uint8Array(after)).toEqual(new Uint8Array(before));
+    // The limit is read as the other numbers are.
+    expect((await search('/search?as=target&q=x', { KEY_PREFIX: 'logs/', MAX_SEARCH_INDEX_BYTES: '1e3' })).status).toBe(500);
+  });
+
   it('400 for a missing q or as, a bad limit; 405 for a wrong method; 502 READ_FAILED when R2 fails', async () => {
     for (const path of ['/search?as=target', '/search?q=x', '/search?as=target&q=x&limit=0', '/search?as=target&q=x&limit=abc', '/search?as=target&q=x&limit=%205']) {
       const result = await search(path);

@@ -8,15 +8,39 @@
 // links it into the profile's node_modules, where dsh resolves a user's out-of-tree plugins). Then
 // our Node store and CLI read the zstd logs dsh wrote.
 //
+// The web `@` menu (issue 23, SPEC §16.6): with ours, two more headless turns make a session whose
+// turn has reasoning, a `read` tool call and its output besides the conversation, and a newer,
+// weaker match. Then the real web host boots, `dsh --profile web --no-open --port 0`, twice (ours
+// in the profile's session-reference row with `matchContent: true`, then without it), and the test
+// makes the menu's request the way the browser does. The path, in dsh's own packages:
+//   - dsh-client-ui-reference (the `@` source of the web composer) calls
+//     `ctx.remote.sessionReferenceResolver.candidates(session.sessionId, query, signal)`;
+//   - dsh-api-gateway/client turns that into `connection.rpc.call('/api',
+//     'sessionReferenceResolver/candidates', { args: { agentId, query } })`, and
+//     dsh-client-connection's web carrier POSTs `{ type: 'client-request', rpcId, method, payload }`
+//     to `/api/sessionReferenceResolver/candidates`; this test sends that same request with fetch;
+//   - on the host, dsh-client-connection's `/api` route (loopback trust fence, envelope check) hands
+//     it to the interceptor dsh-api-gateway registers; the gateway (TypertGatewayService) builds the
+//     descriptor in source mode (our row's package exports no generated `./typert`, and
+//     dsh-typert-loader registers no artifact for the disabled host row), resolves `agentId` with
+//     dsh-api-remotes' `agent` lookup (which resumes session 2 from its log) and calls our
+//     `remoteExportCandidates(agent, query, signal)`;
+//   - the answer is checked as the web client checks it: the `server-response` envelope, then the
+//     result schema of the host package's `./remote` descriptor (the one dsh-api-remotes' client bundle
+//     mounts as `ctx.remote.sessionReferenceResolver`).
+// Only the browser's rendering (label, cwd, date) is not run; its input is these rows.
+//
 // Run with `npm run test:dsh-host` from the project root (it builds nothing: run `npm run build`
 // first). Nothing is mocked but the LLM.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { TYPERT_REMOTE } from '@deepseek-ai/dsh-session-reference/remote';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(HERE, '../..');
@@ -35,6 +59,26 @@ const REPLY_1 = 'Noted: the secret word is pelican-42.';
 const REPLY_2 = 'Recalled it: pelican-42.';
 /** What dsh's first-prompt fallback titler (session-title, LLM titling disabled) makes of PROMPT_1. */
 const TITLE_1 = 'Remember the secret word pelican-42';
+/**
+ * The session the web `@` menu searches (SPEC §16.6): one turn of reasoning, a `read` tool call,
+ * the tool's output, and the reply. WORD is said by the person and the assistant, after the
+ * words dsh's fallback titler keeps; REASONING_WORD is only in the reasoning, TOOL_WORD only in the
+ * file the tool read.
+ */
+const SEARCHED = {
+  prompt: 'Read notes.txt and tell me the codeword we picked on the cormorant project.',
+  reasoning: 'The quokka detail is irrelevant here.',
+  file: 'The codeword is xylophone.',
+  reply: 'The cormorant project keeps the codeword from notes.txt.',
+};
+const WORD = 'cormorant';
+const REASONING_WORD = 'quokka';
+const TOOL_WORD = 'xylophone';
+/** A newer session that says WORD once in a longer text: found, but ranked after the searched one. */
+const WEAKER = {
+  prompt: 'Unrelated: tidy the release checklist, bump the linker flags, rotate the cache keys and, in passing, log the cormorant sighting from the harbour walk.',
+  reply: 'Done: checklist tidied.',
+};
 const ZSTD_MAGIC = Buffer.from([0x28, 0xb5, 0x2f, 0xfd]);
 
 /** Fails with what to run when an install step is missing or stale (checked before any turn). */
@@ -67,29 +111,37 @@ function listFiles(dir, base = dir) {
   });
 }
 
-/** The overlay of SPEC §14.5: no network plugin, the mock as default model, one session-reference row. */
-function overlay({ plugin, recordFile, reply }) {
-  const disabled = ['llm-deepseek', 'llm-pi-ai', 'session-title-llm', 'session-telemetry-otel', 'web', 'web-search-deepseek', 'tool-web'];
+/** Network plugins every overlay disables (SPEC §14.5). */
+const NETWORK_ROWS = ['llm-deepseek', 'llm-pi-ai', 'session-title-llm', 'session-telemetry-otel', 'web-search-deepseek', 'tool-web'];
+
+/**
+ * The overlay of SPEC §14.5: no network plugin, the mock as default model, and the plugin in the
+ * `session-reference` row. The `headless` profile has no such row, so it is inserted under that id
+ * (and `web`, the capability registry, is disabled too). The `web` profile has the host's row
+ * from the `@deepseek-ai/dsh-web-app` bundle: it is disabled and ours inserted beside it, as
+ * docs/dsh-hosts.md tells users (`web` stays: the web app's `standard` agent preset mounts its
+ * own `tool-web` row, which waits for it; it only registers providers, and the one that searches,
+ * `web-search-deepseek`, is disabled).
+ */
+function overlay({ profile, plugin, config, mock }) {
+  const web = profile === 'web';
+  const disabled = web ? [...NETWORK_ROWS, 'session-reference'] : [...NETWORK_ROWS, 'web'];
+  const row = { id: web ? 'session-reference-dsh' : 'session-reference', name: plugin, ...(config === undefined ? {} : { config }) };
   const rows = [
     ...disabled.map((id) => ({ id, disabled: true })),
     { id: 'agent-default-model', config: { provider: 'mock', model: 'mock-model' } },
-    {
-      insert: [
-        { id: 'llm-mock', name: pathToFileURL(join(HERE, 'mock-llm.mjs')).href, config: { recordFile, reply } },
-        { id: 'session-reference', name: plugin },
-      ],
-    },
+    { insert: [{ id: 'llm-mock', name: pathToFileURL(join(HERE, 'mock-llm.mjs')).href, config: mock }, row] },
   ];
   // JSON is YAML: the overlay needs no YAML writer.
   return JSON.stringify(rows, null, 2) + '\n';
 }
 
 /** One headless dsh turn; returns the process result and the requests the mock received. */
-function dshTurn(env, { plugin, prompt, reply }) {
+function dshTurn(env, { plugin, prompt, reply, reasoning, toolCall }) {
   const turn = mkdtempSync(join(env.dir, 'turn-'));
   const recordFile = join(turn, 'calls.jsonl');
   const overlayFile = join(turn, 'overlay.yml');
-  writeFileSync(overlayFile, overlay({ plugin, recordFile, reply }));
+  writeFileSync(overlayFile, overlay({ profile: 'headless', plugin, mock: { recordFile, reply, reasoning, toolCall } }));
   const result = spawnSync(NODE22, [DSH_BIN, '--profile', 'headless', '--patch', overlayFile, prompt], {
     cwd: env.workspace,
     env: env.vars,
@@ -100,6 +152,71 @@ function dshTurn(env, { plugin, prompt, reply }) {
     ? readFileSync(recordFile, 'utf8').trim().split('\n').map((line) => JSON.parse(line))
     : [];
   return { status: result.status, signal: result.signal, stdout: result.stdout, stderr: result.stderr, error: result.error, calls };
+}
+
+/**
+ * Boots `dsh --profile web --no-open --port 0` (the browser UI's host) with `config` in our
+ * `session-reference-dsh` row; resolves once it prints its URL. `stop()` ends it and waits.
+ */
+async function bootWeb(env, config) {
+  const dir = mkdtempSync(join(env.dir, 'web-'));
+  const overlayFile = join(dir, 'overlay.yml');
+  writeFileSync(overlayFile, overlay({ profile: 'web', plugin: OUR_PLUGIN, config, mock: { recordFile: join(dir, 'calls.jsonl'), reply: 'unused' } }));
+  const child = spawn(NODE22, [DSH_BIN, '--profile', 'web', '--patch', overlayFile, '--no-open', '--port', '0'], {
+    cwd: env.workspace,
+    env: env.vars,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output = { stdout: '', stderr: '' };
+  const exited = new Promise((resolve) => child.once('close', (code, signal) => resolve(code ?? signal)));
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    await exited;
+  };
+  child.stderr.setEncoding('utf8').on('data', (chunk) => (output.stderr += chunk));
+  try {
+    const url = await new Promise((resolve, reject) => {
+      child.stdout.setEncoding('utf8').on('data', (chunk) => {
+        output.stdout += chunk;
+        const printed = /dsh web: (http:\/\/\S+)/.exec(output.stdout);
+        if (printed) resolve(printed[1]);
+      });
+      child.once('error', reject);
+      exited.then((end) => reject(new Error(`dsh web ended (${end}) before serving\nstdout:\n${output.stdout}\nstderr:\n${output.stderr}`)));
+    });
+    return { url, stop, output };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/** The endpoint the web `@` menu calls and the web client's own codec for its answer (the host package's `./remote`). */
+const [CANDIDATES] = TYPERT_REMOTE.descriptors.filter((descriptor) => descriptor.id.endsWith('#sessionReferenceResolver/candidates'));
+const CANDIDATES_ENDPOINT = `${CANDIDATES.namespace}/${CANDIDATES.method}`;
+
+/**
+ * One `@` menu lookup exactly as the browser makes it: dsh-client-ui-reference calls
+ * `ctx.remote.sessionReferenceResolver.candidates(session.sessionId, query, signal)`; the client
+ * API (dsh-api-gateway/client) builds `{ args: { agentId, query } }` and dsh-client-connection's
+ * web carrier POSTs `{ type: 'client-request', rpcId, method, payload }` to `/api/<endpoint>`,
+ * then checks the `server-response` envelope and the rows with the descriptor's result schema.
+ */
+async function menuCandidates(url, agentId, query) {
+  const rpcId = randomUUID();
+  const response = await fetch(`${url}/api/${CANDIDATES_ENDPOINT}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ type: 'client-request', rpcId, method: CANDIDATES_ENDPOINT, payload: { args: { agentId, query } } }),
+  });
+  assert.equal(response.status, 200, `POST /api/${CANDIDATES_ENDPOINT}: HTTP ${response.status}`);
+  const full = await response.json();
+  assert.deepEqual([full.type, full.rpcId], ['server-response', rpcId]);
+  assert.equal(full.result.ok, true, `the gateway answered ${JSON.stringify(full.result)}`);
+  // The web client parses the rows with this schema; its objects drop unknown keys, so an equal
+  // parse also proves that no row carries more (no score, no snippets) than the menu knows.
+  assert.deepEqual(CANDIDATES.result.schema.parse(full.result.value), full.result.value, 'rows the web client accepts as they are');
+  return full.result.value;
 }
 
 function assertTurnOk(turn, reply) {
@@ -287,5 +404,80 @@ describe(`dsh 0.1.0-rc.8 CLI with ours, ${OUR_PLUGIN} (SPEC §14)`, () => {
     assert.deepEqual(ourStats, storeStats);
     // dsh's query engine and our store agree on how far the cited log was read.
     assert.equal(capturedThroughSeq, storeSeq);
+  });
+
+  describe('the dsh web @ menu, served by `dsh --profile web` with matchContent (SPEC §16.6)', () => {
+    const web = {};
+
+    before(async () => {
+      const { env } = state;
+      // The person's other sessions: the searched one, then a newer, weaker match.
+      const { file, ...turn } = SEARCHED;
+      writeFileSync(join(env.workspace, 'notes.txt'), file + '\n');
+      const searched = dshTurn(env, { plugin: OUR_PLUGIN, ...turn, toolCall: { name: 'read', arguments: { file_path: 'notes.txt' } } });
+      assertTurnOk(searched, SEARCHED.reply);
+      web.searchedCalls = searched.calls;
+      assertTurnOk(dshTurn(env, { plugin: OUR_PLUGIN, ...WEAKER }), WEAKER.reply);
+      const known = new Set([state.first.sessionId, state.secondId]);
+      const rows = JSON.parse(ourCli(['candidates', '--store', state.sessions, '--json']));
+      // Our CLI lists newest first: the weaker match, then the searched session.
+      [web.weaker, web.searched] = rows.filter((row) => !known.has(row.sessionId));
+      assert.ok(web.searched && web.weaker, `two new sessions (listed: ${rows.map((row) => row.sessionId).join(', ')})`);
+      // What `dsh plugin --profile web add dsh-session-reference` leaves behind (see twoTurns).
+      const profileModules = join(env.vars.DSH_HOME, 'profiles', 'web', 'node_modules');
+      mkdirSync(profileModules, { recursive: true });
+      symlinkSync(INSTALLED_COPY, join(profileModules, 'dsh-session-reference'), 'dir');
+      const queries = ['', WORD, 'comorant', REASONING_WORD, TOOL_WORD];
+      for (const [name, config] of [['on', { matchContent: true }], ['off', undefined]]) {
+        const host = await bootWeb(env, config);
+        try {
+          // One query after another, as a person types; from session 2, as in its composer.
+          web[name] = {};
+          for (const query of queries) web[name][query] = await menuCandidates(host.url, state.secondId, query);
+          web[name].fromSearched = await menuCandidates(host.url, web.searched.sessionId, WORD);
+        } finally {
+          await host.stop();
+        }
+      }
+    });
+
+    const ids = (rows) => rows.map((row) => row.sessionId);
+
+    it('the searched session had reasoning, a tool call and its output, and a title without the word', () => {
+      const [first, second] = web.searchedCalls;
+      assert.equal(web.searchedCalls.length, 2, 'a model call before and one after the tool');
+      const tool = second.messages.find((message) => message.source?.kind === 'tool');
+      assert.ok(JSON.stringify(tool.content).includes(TOOL_WORD), "dsh's read tool returned the file");
+      const assistant = second.messages.find((message) => message.role === 'assistant');
+      assert.deepEqual(assistant.content.map((block) => block.type), ['reasoning', 'tool-call']);
+      assert.ok(assistant.content[0].text.includes(REASONING_WORD), 'the reasoning dsh logged and replayed');
+      assert.ok(first.messages.some((message) => message.source?.kind === 'user' && textOf(message) === SEARCHED.prompt));
+      for (const word of [WORD, REASONING_WORD, TOOL_WORD]) {
+        assert.ok(!web.searched.label.toLowerCase().includes(word) && !web.searched.sessionId.includes(word), `${word} is not in the title or id`);
+      }
+    });
+
+    it('matchContent on: a word said in the conversation finds the session, best first, with the rows of today', () => {
+      const listed = web.on[''];
+      assert.deepEqual(web.off[''], listed, 'an empty query lists as without matchContent');
+      assert.ok(!ids(listed).includes(state.secondId), 'the agent is never a candidate');
+      assert.deepEqual(ids(listed).slice(0, 2), [web.weaker.sessionId, web.searched.sessionId], 'listing order: the newer session first');
+      const row = (id) => listed.find((candidate) => candidate.sessionId === id);
+      assert.deepEqual(web.on[WORD], [row(web.searched.sessionId), row(web.weaker.sessionId)], 'best first, each row as the menu lists it today');
+      assert.deepEqual(web.on[WORD][0].mention, web.searched.mention, 'the same mention our CLI gives');
+      assert.deepEqual(ids(web.on.comorant), [web.searched.sessionId, web.weaker.sessionId], 'one letter missing still finds it');
+      assert.deepEqual(ids(web.on.fromSearched), [web.weaker.sessionId], 'the target session is never a hit');
+    });
+
+    it('matchContent on: words only in the reasoning or the tool output find nothing', () => {
+      assert.deepEqual(web.on[REASONING_WORD], []);
+      assert.deepEqual(web.on[TOOL_WORD], []);
+    });
+
+    it('matchContent off (the default): titles, ids and cwds only, so the word finds nothing', () => {
+      assert.deepEqual(web.off[WORD], []);
+      assert.deepEqual(web.off.comorant, []);
+      assert.deepEqual(web.off.fromSearched, []);
+    });
   });
 });

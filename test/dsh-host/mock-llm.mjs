@@ -1,12 +1,17 @@
 // A Cordis plugin for the dsh host: an offline LLM provider route (`mock`) that records every
-// request it receives and answers with a fixed text. It registers exactly the way the host's own
-// `@deepseek-ai/dsh-llm-deepseek` does (`inject: ['llm']`, `ctx.llm.registerAdapter`), so the
-// agent loop, session log and title plugins run unchanged; only the network call is replaced.
+// request it receives and answers with a fixed text, optionally after reasoning and one tool call.
+// It registers exactly the way the host's own `@deepseek-ai/dsh-llm-deepseek` does
+// (`inject: ['llm']`, `ctx.llm.registerAdapter`), so the agent loop, tools, session log and title
+// plugins run unchanged; only the network call is replaced.
 //
 // Config (the overlay row's `config`):
 //   recordFile  absolute path; one JSON line per model call is appended:
 //               { provider, model, purpose, system, messages }
-//   reply       the text every call answers with
+//   reply       the text the turn ends with
+//   reasoning   optional; a reasoning block streamed first by a call that does not follow a tool result
+//   toolCall    optional { name, arguments }: a call that does not follow a tool result answers with
+//               this tool call instead of the reply, and the call after the tool's result answers
+//               with the reply. One turn is then: reasoning, tool call, tool output, reply.
 import { appendFileSync } from 'node:fs';
 import { LlmAdapter } from '@deepseek-ai/dsh-llm';
 
@@ -37,10 +42,28 @@ class MockAdapter extends LlmAdapter {
   async *stream(options) {
     const { provider, model, purpose, system, messages } = options;
     appendFileSync(this.config.recordFile, JSON.stringify({ provider, model, purpose, system, messages }) + '\n');
-    const text = this.config.reply;
-    yield { type: 'block-start', index: 0, blockType: 'text' };
-    yield { type: 'text-delta', index: 0, text };
-    yield { type: 'block-end', index: 0, block: { type: 'text', text } };
+    const { reply, reasoning, toolCall } = this.config;
+    const afterTool = messages.at(-1)?.source?.kind === 'tool';
+    let index = 0;
+    if (reasoning !== undefined && !afterTool) {
+      yield { type: 'block-start', index, blockType: 'reasoning' };
+      yield { type: 'reasoning-delta', index, text: reasoning };
+      yield { type: 'block-end', index, block: { type: 'reasoning', text: reasoning } };
+      index += 1;
+    }
+    if (toolCall !== undefined && !afterTool) {
+      const id = `call-${messages.length}`;
+      const args = JSON.stringify(toolCall.arguments);
+      yield { type: 'block-start', index, blockType: 'tool-call' };
+      yield { type: 'tool-call-delta', index, id, name: toolCall.name, argumentsDelta: args };
+      yield { type: 'block-end', index, block: { type: 'tool-call', id, name: toolCall.name, arguments: args } };
+      yield { type: 'usage', usage: { inputTokens: 1, outputTokens: 1 } };
+      yield { type: 'finish', reason: { kind: 'tool-calls' } };
+      return;
+    }
+    yield { type: 'block-start', index, blockType: 'text' };
+    yield { type: 'text-delta', index, text: reply };
+    yield { type: 'block-end', index, block: { type: 'text', text: reply } };
     yield { type: 'usage', usage: { inputTokens: 1, outputTokens: 1 } };
     yield { type: 'finish', reason: { kind: 'stop' } };
   }

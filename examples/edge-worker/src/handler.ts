@@ -17,7 +17,8 @@
  * Configuration (`[vars]` in wrangler.toml, all optional): `MAX_REFERENCE_BYTES`,
  * `MAX_REFERENCES`, `CANDIDATE_LIMIT` (SPEC §5), `KEY_PREFIX` (read only keys under it) and
  * `MAX_LOG_BYTES` (decoded bytes one log read may pass, SPEC §11.2.1; default
- * {@link WORKER_MAX_LOG_BYTES}). Numbers are read by `parsePositiveInteger` (decimal digits only),
+ * {@link WORKER_MAX_LOG_BYTES}), `MAX_SEARCH_INDEX_BYTES` (the largest search index object loaded or
+ * written; default {@link WORKER_MAX_SEARCH_INDEX_BYTES}). Numbers are read by `parsePositiveInteger` (decimal digits only),
  * as the CLI reads its flags.
  */
 import {
@@ -48,6 +49,7 @@ export interface Env {
   CANDIDATE_LIMIT?: string | number;
   KEY_PREFIX?: string;
   MAX_LOG_BYTES?: string | number;
+  MAX_SEARCH_INDEX_BYTES?: string | number;
 }
 
 /**
@@ -139,6 +141,15 @@ function configOf(env: Env): SessionReferenceConfig {
   return config;
 }
 
+/**
+ * The Worker's default `MAX_SEARCH_INDEX_BYTES`: the largest search index object it loads or
+ * writes, 32 MiB, a quarter of a Worker's 128 MB of memory (the loaded bytes and the index built
+ * from them are both held). A larger object, whoever wrote it, is ignored and the index rebuilt
+ * from the logs, as for a damaged one; a larger rebuilt index answers its search but is not written
+ * back (logged).
+ */
+export const WORKER_MAX_SEARCH_INDEX_BYTES = 32 * 1024 * 1024;
+
 /** The name of the search index object, under `KEY_PREFIX` (see {@link searchIndexKey}). */
 export const SEARCH_INDEX_NAME = '.dsh-session-reference/search-index';
 
@@ -214,10 +225,12 @@ function limitOf(url: URL): number | undefined {
  * a cache, so the search then rebuilds it (a corrupt or foreign-version object is ignored by the
  * library itself, SPEC §16.4).
  */
-async function loadSearchIndex(env: Env, key: string): Promise<Uint8Array | undefined> {
+async function loadSearchIndex(env: Env, key: string, max: number): Promise<Uint8Array | undefined> {
   try {
     const object = await env.SESSIONS.get(key);
-    return object === null ? undefined : new Uint8Array(await object.arrayBuffer());
+    if (object === null || (object.size ?? 0) > max) return undefined;
+    const bytes = new Uint8Array(await object.arrayBuffer());
+    return bytes.length > max ? undefined : bytes;
   } catch {
     return undefined;
   }
@@ -233,9 +246,13 @@ function sameBytes(a: Uint8Array | undefined, b: Uint8Array): boolean {
  * Writes the index back when the search changed it. A failed write is logged and does not fail the
  * search, whose answer is complete: the next request rebuilds what it lacks (as the CLI's cache).
  */
-async function saveSearchIndex(env: Env, key: string, loaded: Uint8Array | undefined, refs: SessionReferences): Promise<void> {
+async function saveSearchIndex(env: Env, key: string, max: number, loaded: Uint8Array | undefined, refs: SessionReferences): Promise<void> {
   const bytes = await refs.exportSearchIndex();
   if (sameBytes(loaded, bytes)) return;
+  if (bytes.length > max) {
+    console.error(`search index not saved at ${JSON.stringify(key)}: ${bytes.length} bytes is over MAX_SEARCH_INDEX_BYTES (${max})`);
+    return;
+  }
   try {
     await env.SESSIONS.put(key, bytes);
   } catch (error) {
@@ -251,12 +268,13 @@ async function search(url: URL, env: Env, signal: AbortSignal): Promise<Response
   if (query === null) throw invalid('the "q" query parameter must give the words to search for');
   if (as === null) throw invalid('the "as" query parameter must name the session the prompt is for');
   const key = searchIndexKey(env);
+  const maxIndexObjectBytes = configNumber(env, 'MAX_SEARCH_INDEX_BYTES') ?? WORKER_MAX_SEARCH_INDEX_BYTES;
   // An aborted request reads nothing: searchSessions answers CANCELLED.
-  const searchIndex = signal.aborted ? undefined : await loadSearchIndex(env, key);
+  const searchIndex = signal.aborted ? undefined : await loadSearchIndex(env, key, maxIndexObjectBytes);
   const { sessionQuery, refs } = open(env, searchIndex === undefined ? {} : { searchIndex });
   const agent = await targetAgent(sessionQuery, as, signal);
   const hits = await refs.searchSessions(agent, query, limit === undefined ? { signal } : { limit, signal });
-  await saveSearchIndex(env, key, searchIndex, refs);
+  await saveSearchIndex(env, key, maxIndexObjectBytes, searchIndex, refs);
   return json(hits);
 }
 
