@@ -286,6 +286,9 @@ describe('searchSessions (SPEC §16)', () => {
     }
     // Two edits, one at each end: no match.
     expect(await refs.searchSessions(AGENT, 'xnternationalizatiox')).toEqual([]);
+    // A word typed right ranks its session above one holding a neighbour one edit away.
+    const near = [session('s-near', 3, [userMessage(1, 'internationalizatiom, twice: internationalizatiom')]), ...sessions];
+    expect(ids(await createSessionReferences({ sessionQuery: fakeQuery(near) }).searchSessions(AGENT, 'internationalization'))).toEqual(['s-long', 's-near']);
   });
 
   it('indexes at most maxIndexBytes of conversation per session, the newest kept', async () => {

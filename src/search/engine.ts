@@ -51,8 +51,11 @@
  *   part, one query ({@link ONE_EDIT}) looks up the deletion, and the substitutions and insertions
  *   by each character that follows the part's head in some word, visited by a skip scan: one
  *   B-tree seek per distinct character, about 1 ms for a whole part. Candidates pass
- *   `matchesPart` and are ORed into the part; parts are ANDed. Score: −`bm25(words, 3, 1, 1)`
- *   (title weighted 3). The design first given (range scans of `fts5vocab`, with a second FTS5
+ *   `matchesPart`. Each part is one FTS5 query for its prefix and one for its one-edit words
+ *   (ORed); sessions must match every part (AND, intersected here). Score: the sum over the
+ *   parts of −`bm25(words, 3, 1, 1)` (title weighted 3), one-edit matches weighted 0.45 as
+ *   MiniSearch weighted them (BM25 is a sum over the query's terms, so the parts' scores add up
+ *   to what one query of them all would give, less the weight). The design first given (range scans of `fts5vocab`, with a second FTS5
  *   table of reversed words for suffixes) read every word sharing the part's head or tail: a
  *   common head (the bench's `term…` words, `get…` and `use…` in code) meant the whole
  *   vocabulary, 550 ms at 195,000 words, as fts5vocab walks each word's postings.
@@ -123,6 +126,12 @@ SELECT vocabulary.word FROM spellings JOIN vocabulary ON vocabulary.word = spell
 
 /** The words of a JSON array (a session's distinct words). */
 const EACH = 'SELECT value FROM json_each(?)';
+
+/**
+ * The weight of a match one edit away against a match of the prefix itself: MiniSearch's default
+ * (the engine before), so a word typed right ranks its sessions above those of its neighbours.
+ */
+const FUZZY_WEIGHT = 0.45;
 
 /** Field weights of BM25, in column order (SPEC §16.3: the title above the conversation). */
 const RANK = 'bm25(words, 3, 1, 1)';
@@ -291,20 +300,42 @@ export class SessionSearchIndex {
    */
   search(parts: readonly string[], exclude: string): SearchResult[] {
     this.commit();
-    const expression = parts.map((part) => this.partExpression(encodeWord(part))).join(' AND ');
+    let scores: Map<number, number> | undefined;
+    for (const part of parts) {
+      const found = this.partScores(encodeWord(part));
+      // AND: a session must match every part; its score is the sum of the parts' (BM25 is a sum over the query's terms).
+      for (const [row, score] of scores === undefined ? [] : found) {
+        const before = scores!.get(row);
+        if (before === undefined) found.delete(row);
+        else found.set(row, before + score);
+      }
+      scores = found;
+      if (scores.size === 0) break;
+    }
     const results: SearchResult[] = [];
-    for (const [row, rank] of this.db.selectArrays(`SELECT rowid, ${RANK} FROM words WHERE words MATCH ?`, [expression])) {
-      const id = this.ids.get(Number(row));
-      if (id !== undefined && id !== exclude) results.push({ id, score: -Number(rank) });
+    for (const [row, score] of scores ?? []) {
+      const id = this.ids.get(row);
+      if (id !== undefined && id !== exclude) results.push({ id, score });
     }
     return results;
   }
 
-  /** The FTS5 expression of one encoded query part: its prefix, or any word one edit away. */
-  private partExpression(part: string): string {
-    const terms = [`${quote(part)}*`];
-    if (fuzzyDistance(part) === 1) for (const word of this.oneEditWords(part)) terms.push(quote(word));
-    return `(${terms.join(' OR ')})`;
+  /**
+   * The sessions matching one encoded query part, with the part's BM25 score: what its prefix
+   * matches, plus {@link FUZZY_WEIGHT} times what its words one edit away match (so an exact
+   * word ranks above a typo's neighbours, as MiniSearch ranked them).
+   */
+  private partScores(part: string): Map<number, number> {
+    const scores = new Map<number, number>();
+    const add = (expression: string, weight: number) => {
+      for (const [row, rank] of this.db.selectArrays(`SELECT rowid, ${RANK} FROM words WHERE words MATCH ?`, [expression])) {
+        scores.set(Number(row), (scores.get(Number(row)) ?? 0) - weight * Number(rank));
+      }
+    };
+    add(`${quote(part)}*`, 1);
+    const near = fuzzyDistance(part) === 1 ? this.oneEditWords(part) : [];
+    if (near.length > 0) add(near.map(quote).join(' OR '), FUZZY_WEIGHT);
+    return scores;
   }
 
   /**
