@@ -33,8 +33,9 @@
  *
  * How the index uses FTS5:
  * - Table `words(title, text, cwd)`: contentless (`content=''`, `contentless_delete=1`), so it
- *   stores no text, only the inverted index; snippets come from the items kept here in JavaScript
- *   (as plain strings: with the index at ~0.6× the text, compressing them was not needed).
+ *   stores no text, only the inverted index; snippets come from the items kept here in JavaScript,
+ *   as UTF-8 (`stored.ts`: exactly the indexed bytes, where strings take up to twice as much;
+ *   with the index at ~0.4–0.5× the text, compressing them was not needed).
  *   It is fed our own words (`wordsOf`, SPEC §16.3) joined by spaces, under FTS5's `ascii`
  *   tokenizer, which splits at ASCII characters other than letters and digits and keeps every
  *   other character: every ASCII character of a word that is not `[a-z0-9]` (`_ . ' : ,`…) is
@@ -63,30 +64,13 @@
  */
 import { root } from './root.js';
 import { loadSqlite, type BindingSpec, type Database, type PreparedStatement, type SqlValue, type Sqlite3Static } from './sqlite.js';
+import { itemsOf, plainSession, storeSession, type IndexedSession, type StoredSession } from './stored.js';
 import { fuzzyDistance, matchesPart, segmenterSignature, wordsOf } from './words.js';
+
+export type { IndexedItem, IndexedSession, StoredSession } from './stored.js';
 
 /** The version of the bytes `exportSearchIndex()` writes; bytes of any other version are rebuilt. */
 const FORMAT = 'dsh-session-reference/search-index@2';
-
-/** One indexed item of a session's conversation (SPEC §8.2), newest last. */
-export interface IndexedItem {
-  role: 'user' | 'assistant';
-  text: string;
-}
-
-/** What the index keeps of one session. */
-export interface IndexedSession {
-  id: string;
-  /** The store's file identity when the listing gave one, else `undefined` (compare `seq`). */
-  identity: string | undefined;
-  /** `capturedThroughSeq` of the read that was indexed. */
-  seq: number | null;
-  /** The cleaned latest title (SPEC §6.6), `''` when none. */
-  title: string;
-  cwd: string;
-  /** The newest items, at most `maxIndexBytes` UTF-8 bytes of text in all (SPEC §16.3). */
-  items: IndexedItem[];
-}
 
 /** A session the engine matched: its id and BM25 score (higher is better). */
 export interface SearchResult {
@@ -174,9 +158,9 @@ function tokensOf(texts: readonly string[], seen: Set<string>): string {
   return tokens.join(' ');
 }
 
-/** The columns of `words` for `session` (title, text, cwd); its words are added to `seen`. */
-function columnsOf(session: IndexedSession, seen: Set<string>): [string, string, string] {
-  const texts = session.items.map((item) => item.text);
+/** The columns of `words` for a session (title, text, cwd); its words are added to `seen`. */
+function columnsOf(session: Omit<IndexedSession, 'items'>, items: readonly { text: string }[], seen: Set<string>): [string, string, string] {
+  const texts = items.map((item) => item.text);
   return [tokensOf([session.title], seen), tokensOf(texts, seen), tokensOf([session.cwd], seen)];
 }
 
@@ -185,7 +169,7 @@ const finalizer = typeof FinalizationRegistry === 'undefined' ? undefined : new 
 
 /** The sessions and the engine over them. */
 export class SessionSearchIndex {
-  readonly sessions = new Map<string, IndexedSession>();
+  readonly sessions = new Map<string, StoredSession>();
   /** The rowid of each session in `words`. */
   private readonly rows = new Map<string, number>();
   private readonly ids = new Map<number, string>();
@@ -222,11 +206,11 @@ export class SessionSearchIndex {
     const before = old === undefined ? undefined : this.deleteRow(old, this.sessions.get(session.id)!);
     const row = old ?? this.nextRow++;
     const seen = new Set<string>();
-    const columns = columnsOf(session, seen);
+    const columns = columnsOf(session, session.items, seen);
     this.run('INSERT INTO words(rowid, title, text, cwd) VALUES (?, ?, ?, ?)', [row, ...columns]);
     this.run(`INSERT OR IGNORE INTO vocabulary(word) ${EACH}`, [JSON.stringify([...seen])]);
     if (before !== undefined) this.forget([...before].filter((word) => !seen.has(word)));
-    this.sessions.set(session.id, session);
+    this.sessions.set(session.id, storeSession(session));
     this.rows.set(session.id, row);
     this.ids.set(row, session.id);
   }
@@ -243,10 +227,10 @@ export class SessionSearchIndex {
   }
 
   /** Deletes `row`, which indexes `session`; returns the session's vocabulary words (from its text again). */
-  private deleteRow(row: number, session: IndexedSession): Set<string> {
+  private deleteRow(row: number, session: StoredSession): Set<string> {
     this.run('DELETE FROM words WHERE rowid = ?', [row]);
     const seen = new Set<string>();
-    columnsOf(session, seen);
+    columnsOf(session, itemsOf(session), seen);
     return seen;
   }
 
@@ -374,7 +358,7 @@ export class SessionSearchIndex {
         maxIndexBytes: this.maxIndexBytes,
         words: segmenterSignature(),
         rows: [...this.sessions.keys()].map((id) => this.rows.get(id)),
-        sessions: [...this.sessions.values()],
+        sessions: Array.from(this.sessions.values(), plainSession),
       }),
     );
     const file = this.sqlite.capi.sqlite3_js_db_export(this.db);
@@ -414,7 +398,7 @@ export class SessionSearchIndex {
       if (rows.length !== sessions.length || !rows.every((row) => root.isPositiveSafeInteger(row))) return undefined;
       index = new SessionSearchIndex(maxIndexBytes, sqlite, deserialize(sqlite, body.subarray(newline + 1)));
       sessions.forEach((session, k) => {
-        index!.sessions.set(session.id, session);
+        index!.sessions.set(session.id, storeSession(session));
         index!.rows.set(session.id, rows[k] as number);
         index!.ids.set(rows[k] as number, session.id);
       });

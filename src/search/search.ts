@@ -7,7 +7,8 @@ import type { SessionCandidate } from '../candidates.js';
 import type { ResolvedSessionReferenceConfig } from '../config.js';
 import type { SessionQuery } from '../types.js';
 import { root } from './root.js';
-import { SessionSearchIndex, type IndexedItem, type IndexedSession } from './engine.js';
+import { SessionSearchIndex } from './engine.js';
+import { itemsOf, type IndexedItem, type StoredSession } from './stored.js';
 import { MAX_SNIPPETS, matchedWords, snippetOf, type SessionSearchSnippet } from './snippets.js';
 import { foldWord, fuzzyDistance, matchesPart, queryWords, wordsOf } from './words.js';
 
@@ -242,7 +243,8 @@ async function findHits(
     if (hits.length >= limit) break;
     root.throwIfAborted(signal);
     const session = index.sessions.get(listed.id)!;
-    if (!phrases.every((phrase) => hasPhrase(session, phrase))) continue;
+    const texts = textsOf(session);
+    if (!phrases.every((phrase) => hasPhrase(texts, phrase))) continue;
     const label = session.title || session.id;
     hits.push({
       sessionId: session.id,
@@ -251,15 +253,16 @@ async function findHits(
       createdAt: listed.createdAt,
       mention: root.formatSessionReferenceMention({ sessionId: session.id, label }),
       score: result.score,
-      snippets: snippetsOf(session, parts),
+      snippets: snippetsOf(texts, session.title !== '', parts),
     });
   }
   return hits;
 }
 
-/** The texts of a session that snippets and phrases are looked for in: its title, then its items. */
-function textsOf(session: IndexedSession): Array<{ role: SessionSearchSnippet['role']; text: string }> {
-  return session.title === '' ? session.items : [{ role: 'title', text: session.title }, ...session.items];
+/** The texts of a session that snippets and phrases are looked for in: its title, then its items (decoded). */
+function textsOf(session: StoredSession): Array<{ role: SessionSearchSnippet['role']; text: string }> {
+  const items = itemsOf(session);
+  return session.title === '' ? items : [{ role: 'title', text: session.title }, ...items];
 }
 
 /**
@@ -273,9 +276,9 @@ function mayContain(folded: string, part: string): boolean {
   return folded.includes(part.slice(0, half)) || folded.includes(part.slice(half + 1));
 }
 
-/** True when some text of `session` has words matching `phrase`'s parts next to each other, in order (SPEC §16.2). */
-function hasPhrase(session: IndexedSession, phrase: readonly string[]): boolean {
-  return textsOf(session).some(({ text }) => {
+/** True when one of a session's `texts` has words matching `phrase`'s parts next to each other, in order (SPEC §16.2). */
+function hasPhrase(texts: ReturnType<typeof textsOf>, phrase: readonly string[]): boolean {
+  return texts.some(({ text }) => {
     const folded = foldWord(text);
     if (!phrase.every((part) => mayContain(folded, part))) return false;
     const found = wordsOf(text);
@@ -289,12 +292,12 @@ function hasPhrase(session: IndexedSession, phrase: readonly string[]): boolean 
 /**
  * Up to {@link MAX_SNIPPETS} snippets: the title when it matches, then the newest items that hold
  * a matched word, each around its matched words. Items are looked at newest first and only until
- * the snippets are found, so a hit costs what it shows, not the size of its session.
+ * the snippets are found, so a hit costs what it shows plus one decoding of its kept text (at most
+ * `maxIndexBytes`), not a scan of its whole session.
  */
-function snippetsOf(session: IndexedSession, parts: readonly string[]): SessionSearchSnippet[] {
+function snippetsOf(texts: ReturnType<typeof textsOf>, titled: boolean, parts: readonly string[]): SessionSearchSnippet[] {
   const matches = (word: string) => parts.some((part) => matchesPart(word, part));
-  const texts = textsOf(session);
-  const first = session.title === '' ? 0 : 1;
+  const first = titled ? 1 : 0;
   const order = texts.slice(0, first);
   for (let k = texts.length - 1; k >= first; k--) order.push(texts[k]!);
   const snippets: SessionSearchSnippet[] = [];
