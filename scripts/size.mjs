@@ -32,8 +32,8 @@ export const BUDGETS = [
   // lazy `search chunk` row below.
   // 10 KB since search runs on SQLite (issue 23, SPEC §16.5): provideSqliteWasm, which a Worker
   // calls at startup (workerd compiles no WebAssembly from bytes), the provided-module check it
-  // shares with provideZstdWasm (src/wasm-provide.ts, ~0.25 KB), and compileWasm, the one loader of
-  // WebAssembly modules, handed to the search chunk (~0.1 KB).
+  // shares with provideZstdWasm (src/wasm-provide.ts, ~0.25 KB), and compileWasm/compileWasmSync,
+  // the one loader of WebAssembly modules, handed to the search chunk (~0.1 KB).
   { name: '.', entry: 'src/index.ts', budget: 10 * 1024 },
   {
     name: '. wire functions (URI, format, parse, scan)',

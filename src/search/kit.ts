@@ -13,5 +13,5 @@ export { collapseUntrustedText } from '../label.js';
 export { formatSessionReferenceMention } from '../mention.js';
 export { readSnapshot } from '../service.js';
 export { utf8ByteLength } from '../utf8.js';
-export { compileWasm } from '../wasm.js';
+export { compileWasm, compileWasmSync } from '../wasm.js';
 export { sqliteWasm } from './sqlite-provide.js';

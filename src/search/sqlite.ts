@@ -79,10 +79,10 @@ function quietBootstrap(): void {
   scope.sqlite3ApiConfig ??= { debug: quiet, log: quiet, warn: quiet };
 }
 
-/** True where WebAssembly may be compiled at run time (not workerd). */
+/** True where WebAssembly may be compiled at run time (not workerd): an empty module compiles. */
 function compilesAtRunTime(): boolean {
   try {
-    new WebAssembly.Module(new Uint8Array([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0]));
+    root.compileWasmSync(undefined, 'AGFzbQEAAAA');
     return true;
   } catch {
     return false;
