@@ -92,20 +92,25 @@ export interface SessionReferences {
    * Sessions found by what was said in them (SPEC §16): every word of `query` (AND) matched by
    * prefix, or with one edit from 5 code points on, against each session's projected conversation
    * (never tool output, reasoning, context or plugin messages), latest title (boosted) and cwd;
-   * BM25+ ranked, ties in §6.3's groups then listing order; the agent's own session never a hit.
-   * The first call loads the engine and builds the index (or starts from `config.searchIndex`);
+   * BM25 ranked (SQLite FTS5; one-edit matches weighted below exact ones), ties in §6.3's groups
+   * then listing order; the agent's own session never a hit.
+   * The first call loads the engine (SQLite's WebAssembly build: in Cloudflare workerd call
+   * `provideSqliteWasm` first) and builds the index (or starts from `config.searchIndex`);
    * later calls list once and re-read only sessions added or changed (file identity, else
    * `capturedThroughSeq`). An empty query gives `listCandidates`' rows with `score: 0`.
    * @param options `limit` (default `candidateLimit`), `signal`.
    * @returns hits: the §6.5 row, `score` and up to 3 `snippets` (≤ 240 code points, cleaned as
    * §6.6, untrusted: render as text) with `highlights` (UTF-16 `[start, end)` of whole matched words).
    * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_ARGUMENT` (agent, query, options),
-   * `SESSION_REFERENCE_READ_FAILED` (host failures; cause kept), `SESSION_REFERENCE_CANCELLED`.
+   * `SESSION_REFERENCE_READ_FAILED` (host failures; cause kept), `SESSION_REFERENCE_CANCELLED`,
+   * `SESSION_REFERENCE_INVALID_CONFIG` where WebAssembly cannot run (a CSP without
+   * `'wasm-unsafe-eval'`, workerd without `provideSqliteWasm`): the app's setup, not its arguments.
    */
   searchSessions(agent: TargetAgent, query: string, options?: { limit?: number | undefined; signal?: AbortSignal | undefined }): Promise<SessionSearchHit[]>;
   /**
    * The search index as versioned, checksummed bytes, to pass back as `config.searchIndex` in a
    * later run (SPEC §16.4). Before any search: the `searchIndex` given (if usable) or an empty index.
+   * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_CONFIG` where WebAssembly cannot run (as `searchSessions`).
    */
   exportSearchIndex(): Promise<Uint8Array>;
 }
