@@ -23,7 +23,7 @@
  * | engine | search chunk, min+gzip | index memory / text, text kept for snippets included | build | `function return` | `modle` (fuzzy) | `parser optoins` (fuzzy, no hit) | export |
  * |---|---:|---:|---:|---:|---:|---:|---:|
  * | MiniSearch 7.2.0 | 9.3 KB | 4.92× (3.92× without the text) | 20.2 s | 34 ms | 2.3 ms | 2.7 ms | 7.6 s, 56.4 MB |
- * | SQLite 3.54.1 FTS5 | 70.9 KB + the 879 KB module (lazy) | 1.47× (1.64× with all of SQLite's WebAssembly memory) | 16.0 s | 47 ms | 9.6 ms | 3.9 ms | 2.3 s, 60.4 MB |
+ * | SQLite 3.54.1 FTS5 | 71.3 KB + the 879 KB module (lazy) | 1.47× (1.64× with all of SQLite's WebAssembly memory) | 16.0 s | 47 ms | 9.6 ms | 3.9 ms | 2.3 s, 60.4 MB |
  * (Both rows: the same harness and files, the lead's list of node_modules files; JavaScript heap
  * after GC plus the growth of SQLite's WebAssembly memory, or its database's pages when larger;
  * queries warm, one run each. `node scripts/measure-search-index.mjs 2000` measures SQLite the
