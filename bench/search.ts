@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createSessionReferences } from '../src/index.js';
 import { createDshStoreSessionQuery } from '../src/node/index.js';
+import { createMemorySessionQuery, parseSessionLog } from '../src/store/index.js';
 import { projectSurface } from '../src/projection.js';
 import { loadSqlite, type Sqlite3Static } from '../src/search/sqlite.js';
 import { foldSurface } from '../src/surface.js';
@@ -46,8 +47,12 @@ function writeStore(root: string, count: number, bytes: number): string[] {
  * would show growth only in steps; SQLite's count shows every byte of the index.
  */
 async function memory(): Promise<number> {
-  gc?.();
-  gc?.();
+  // Native memory of collected objects (zlib contexts of compression streams, ArrayBuffers) is
+  // freed by finalizers after a collection: let them run, then collect again.
+  for (let round = 0; round < 3; round++) {
+    gc?.();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
   const { heapUsed, external } = process.memoryUsage();
   const sqlite = await loadSqlite();
   return heapUsed + external - sqlite.wasm.heap8u().byteLength + sqliteMemoryUsed(sqlite);
@@ -67,14 +72,17 @@ function sqliteMemoryUsed({ wasm, capi }: Sqlite3Static): number {
 
 /**
  * Fills what the store caches whether or not anybody searches (headers and titles, by file
- * identity) and loads the search engine once (its code and fixed memory, not an index), so the
- * growth measured next is the index alone.
+ * identity) and loads the search engine once, by indexing one small session elsewhere: its code
+ * and fixed memory (SQLite's module, the runtime's compression streams), not an index. The growth
+ * measured next is the index alone.
  */
 async function warm(store: ReturnType<typeof createDshStoreSessionQuery>): Promise<void> {
   const records = await store.listSessions();
   await store.readTitleSnapshots(records.map((record) => record.header.id));
-  const empty = createSessionReferences({ sessionQuery: { listSessions: async () => [], readSurface: async () => Promise.reject(new Error('no sessions')) } });
-  await empty.searchSessions(AGENT, 'warm');
+  const header = JSON.stringify({ type: 'session', version: 3, id: 'warm', createdAt: 1 });
+  const message = JSON.stringify({ type: 'user/message', seq: 1, time: 1, surfaceOp: 'append', data: { id: 'u1', role: 'user', content: [{ type: 'text', text: 'warm words' }], source: { kind: 'user' } } });
+  const other = createSessionReferences({ sessionQuery: createMemorySessionQuery([parseSessionLog(`${header}\n${message}\n`)]) });
+  await other.searchSessions(AGENT, 'warm');
 }
 
 /** Reads and projects every listed session through `store`, 8 at a time (as the index build reads). */

@@ -113,7 +113,10 @@ export const BUDGETS = [
   // as the base64url of src/search/sqlite-wasm.ts, ~400 KB as a .wasm file) is a further lazy
   // chunk (the `lazy` column), fetched by the first search only where the app did not provide
   // the compiled module (provideSqliteWasm; a Worker always does).
-  { name: 'search chunk (lazy, loaded by searchSessions)', entry: 'src/search/search.ts', budget: 74 * 1024 },
+  // 77 KB with fflate's raw deflate (~1.7 KB gzipped): each session's kept snippet text is stored
+  // compressed in the index's database (src/search/stored.ts), which keeps the index under SPEC
+  // §16.7's 2× the indexed text where sessions hold a few KB of conversation.
+  { name: 'search chunk (lazy, loaded by searchSessions)', entry: 'src/search/search.ts', budget: 77 * 1024 },
 ];
 
 /** The virtual entry module of an `imports` row. */

@@ -201,12 +201,12 @@ describe('searchSessions (SPEC §16)', () => {
     }
   });
 
-  it('a healthy database of other sessions, or with other tables, inside a valid checksum is rebuilt', async () => {
+  it('a database of other sessions inside a valid checksum is an index of them, brought up to the store; other tables or damaged sessions are rebuilt', async () => {
     const query = fakeQuery(SESSIONS);
     const first = createSessionReferences({ sessionQuery: query });
     const expected = await first.searchSessions(AGENT, 'freight');
     const bytes = await first.exportSearchIndex();
-    // The database of an index of one session only: its rows are not the sessions the JSON lists.
+    // The database of an index of one session only: loaded, it is an index of that session, which the search brings up to the store.
     const other = createSessionReferences({ sessionQuery: fakeQuery(SESSIONS.slice(0, 1)) });
     await other.searchSessions(AGENT, 'x');
     const otherBytes = await other.exportSearchIndex();
@@ -221,6 +221,15 @@ describe('searchSessions (SPEC §16)', () => {
     const extraBytes = await index.toBytes();
     index.close();
     expect(await SessionSearchIndex.fromBytes(extraBytes, 256 * 1024)).toBeUndefined();
+    // Sessions whose kept items do not unpack, or of other types than the index writes.
+    for (const damage of ["UPDATE sessions SET items = x'00ff'", "UPDATE sessions SET title = x'41'", "UPDATE sessions SET seq = 'x'", 'DELETE FROM sessions']) {
+      const damaged = await SessionSearchIndex.create(256 * 1024);
+      damaged.put({ id: 'one', identity: undefined, seq: 1, title: 'A title', cwd: '', items: [{ role: 'user', text: 'some words' }] });
+      (damaged as unknown as { db: { exec(sql: string): void } }).db.exec(damage);
+      const damagedBytes = await damaged.toBytes();
+      damaged.close();
+      expect(await SessionSearchIndex.fromBytes(damagedBytes, 256 * 1024), damage).toBeUndefined();
+    }
   });
 
   it("each word is one FTS5 token: words with _ . ' : and CJK words match whole, never as their pieces", async () => {

@@ -33,9 +33,12 @@
  *
  * How the index uses FTS5:
  * - Table `words(title, text, cwd)`: contentless (`content=''`, `contentless_delete=1`), so it
- *   stores no text, only the inverted index; snippets come from the items kept here in JavaScript,
- *   as UTF-8 (`stored.ts`: exactly the indexed bytes, where strings take up to twice as much;
- *   with the index at ~0.4–0.5× the text, compressing them was not needed).
+ *   stores no text, only the inverted index. Table `sessions` holds, per session, what tells
+ *   whether it changed (identity, seq), its title and cwd, and its items compressed (`stored.ts`)
+ *   for snippets and phrases; its `row` is the session's rowid in `words`. Nothing is kept per
+ *   session in JavaScript: a session's conversation is often a few KB (tool output, most of a log,
+ *   is never indexed), so a JavaScript object and strings per session (~1.5 KB) and the text as is
+ *   would alone pass SPEC §16.7's twice the indexed text.
  *   It is fed our own words (`wordsOf`, SPEC §16.3) joined by spaces, under FTS5's `ascii`
  *   tokenizer, which splits at ASCII characters other than letters and digits and keeps every
  *   other character: every ASCII character of a word that is not `[a-z0-9]` (`_ . ' : ,`…) is
@@ -64,13 +67,19 @@
  */
 import { root } from './root.js';
 import { loadSqlite, type BindingSpec, type Database, type PreparedStatement, type SqlValue, type Sqlite3Static } from './sqlite.js';
-import { itemsOf, plainSession, storeSession, type IndexedSession, type StoredSession } from './stored.js';
+import { packItems, unpackItems, type IndexedSession } from './stored.js';
 import { fuzzyDistance, matchesPart, segmenterSignature, wordsOf } from './words.js';
 
-export type { IndexedItem, IndexedSession, StoredSession } from './stored.js';
+export type { IndexedItem, IndexedSession } from './stored.js';
 
 /** The version of the bytes `exportSearchIndex()` writes; bytes of any other version are rebuilt. */
-const FORMAT = 'dsh-session-reference/search-index@2';
+const FORMAT = 'dsh-session-reference/search-index@3';
+
+/** What the index holds of a session besides its text: what tells whether it changed (SPEC §16.4). */
+export interface KnownSession {
+  identity: string | undefined;
+  seq: number | null;
+}
 
 /** A session the engine matched: its id and BM25 score (higher is better). */
 export interface SearchResult {
@@ -81,7 +90,8 @@ export interface SearchResult {
 /** The tables (SPEC §16.5; see the module doc). */
 const SCHEMA = `
 CREATE VIRTUAL TABLE words USING fts5(title, text, cwd, tokenize='ascii', content='', contentless_delete=1);
-CREATE TABLE vocabulary(word TEXT PRIMARY KEY) WITHOUT ROWID;`;
+CREATE TABLE vocabulary(word TEXT PRIMARY KEY) WITHOUT ROWID;
+CREATE TABLE sessions(row INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, identity TEXT, seq INTEGER, title TEXT NOT NULL, cwd TEXT NOT NULL, items BLOB NOT NULL);`;
 
 /** FTS5's own list of the words it holds (where a word still is, after a session left), never exported. */
 const WORDS_VOCABULARY = `CREATE VIRTUAL TABLE temp.words_vocabulary USING fts5vocab(main, words, 'row')`;
@@ -169,11 +179,6 @@ const finalizer = typeof FinalizationRegistry === 'undefined' ? undefined : new 
 
 /** The sessions and the engine over them. */
 export class SessionSearchIndex {
-  readonly sessions = new Map<string, StoredSession>();
-  /** The rowid of each session in `words`. */
-  private readonly rows = new Map<string, number>();
-  private readonly ids = new Map<number, string>();
-  private nextRow = 1;
   /** Statements prepared once (SQL text → statement); the database finalizes them when it closes. */
   private readonly statements = new Map<string, PreparedStatement>();
   /** Writes since the last search or export run in one transaction (FTS5 flushes at commit). */
@@ -199,38 +204,66 @@ export class SessionSearchIndex {
     return new SessionSearchIndex(maxIndexBytes, sqlite, db);
   }
 
+  /** Every indexed session's id, with what tells whether it changed. */
+  known(): Map<string, KnownSession> {
+    const known = new Map<string, KnownSession>();
+    for (const [id, identity, seq] of this.rows<[string, string | null, number | null]>('SELECT json_group_array(json_array(id, identity, seq)) FROM sessions')) {
+      known.set(id as string, { identity: identity === null ? undefined : (identity as string), seq: seq === null ? null : Number(seq) });
+    }
+    return known;
+  }
+
+  /** The indexed session `id` with its items, or `undefined`. */
+  session(id: string): IndexedSession | undefined {
+    const row = this.db.selectArray('SELECT identity, seq, title, cwd, items FROM sessions WHERE id = ?', [id]);
+    if (row === undefined) return undefined;
+    const [identity, seq, title, cwd, items] = row;
+    return {
+      id,
+      identity: identity === null ? undefined : (identity as string),
+      seq: seq === null ? null : Number(seq),
+      title: title as string,
+      cwd: cwd as string,
+      items: unpackItems(items as Uint8Array),
+    };
+  }
+
   /** Adds `session` or replaces the indexed session with its id. */
   put(session: IndexedSession): void {
+    const items = packItems(session.items);
+    const old = this.session(session.id);
     this.begin();
-    const old = this.rows.get(session.id);
-    const before = old === undefined ? undefined : this.deleteRow(old, this.sessions.get(session.id)!);
-    const row = old ?? this.nextRow++;
+    const before = old === undefined ? undefined : this.deleteSession(old);
     const seen = new Set<string>();
     const columns = columnsOf(session, session.items, seen);
-    this.run('INSERT INTO words(rowid, title, text, cwd) VALUES (?, ?, ?, ?)', [row, ...columns]);
+    this.run('INSERT INTO sessions(id, identity, seq, title, cwd, items) VALUES (?, ?, ?, ?, ?, ?)', [
+      session.id,
+      session.identity ?? null,
+      session.seq,
+      session.title,
+      session.cwd,
+      items,
+    ]);
+    this.run('INSERT INTO words(rowid, title, text, cwd) VALUES (last_insert_rowid(), ?, ?, ?)', columns);
     this.run(`INSERT OR IGNORE INTO vocabulary(word) ${EACH}`, [JSON.stringify([...seen])]);
     if (before !== undefined) this.forget([...before].filter((word) => !seen.has(word)));
-    this.sessions.set(session.id, storeSession(session));
-    this.rows.set(session.id, row);
-    this.ids.set(row, session.id);
   }
 
   /** Forgets the session with `id`. */
   remove(id: string): void {
-    const row = this.rows.get(id);
-    if (row === undefined) return;
+    const old = this.session(id);
+    if (old === undefined) return;
     this.begin();
-    this.forget([...this.deleteRow(row, this.sessions.get(id)!)]);
-    this.sessions.delete(id);
-    this.rows.delete(id);
-    this.ids.delete(row);
+    this.forget([...this.deleteSession(old)]);
   }
 
-  /** Deletes `row`, which indexes `session`; returns the session's vocabulary words (from its text again). */
-  private deleteRow(row: number, session: StoredSession): Set<string> {
-    this.run('DELETE FROM words WHERE rowid = ?', [row]);
+  /** Deletes the indexed `session` (its row of `sessions` and of `words`); returns its vocabulary words (from its text again). */
+  private deleteSession(session: IndexedSession): Set<string> {
+    const row = this.db.selectValue('SELECT row FROM sessions WHERE id = ?', [session.id]);
+    this.run('DELETE FROM words WHERE rowid = ?', [row as number]);
+    this.run('DELETE FROM sessions WHERE row = ?', [row as number]);
     const seen = new Set<string>();
-    columnsOf(session, itemsOf(session), seen);
+    columnsOf(session, session.items, seen);
     return seen;
   }
 
@@ -245,6 +278,21 @@ export class SessionSearchIndex {
   /** Runs `sql` (one statement, prepared once per index) with `bind`. */
   private run(sql: string, bind: BindingSpec): void {
     this.statement(sql).bind(bind).stepReset();
+  }
+
+  /**
+   * The rows of `sql`, a query of one value, the JSON array of its rows (`json_group_array`):
+   * thousands of rows come back as one string, where reading them column by column through
+   * sqlite's JavaScript API costs microseconds each.
+   */
+  private rows<Row>(sql: string, bind?: BindingSpec): Row[] {
+    const statement = this.statement(sql);
+    if (bind !== undefined) statement.bind(bind);
+    try {
+      return statement.step() ? (JSON.parse(statement.getString(0) ?? '[]') as Row[]) : [];
+    } finally {
+      statement.reset();
+    }
   }
 
   /** The first column of every row of `sql` (prepared once per index) with `bind`. */
@@ -297,9 +345,10 @@ export class SessionSearchIndex {
       if (scores.size === 0) break;
     }
     const results: SearchResult[] = [];
-    for (const [row, score] of scores ?? []) {
-      const id = this.ids.get(row);
-      if (id !== undefined && id !== exclude) results.push({ id, score });
+    if (scores === undefined || scores.size === 0) return results;
+    const ids = this.rows<[number, string]>(`SELECT json_group_array(json_array(row, id)) FROM sessions WHERE row IN (${EACH})`, [JSON.stringify([...scores.keys()])]);
+    for (const [row, id] of ids) {
+      if (id !== exclude) results.push({ id, score: scores.get(row)! });
     }
     return results;
   }
@@ -312,8 +361,8 @@ export class SessionSearchIndex {
   private partScores(part: string): Map<number, number> {
     const scores = new Map<number, number>();
     const add = (expression: string, weight: number) => {
-      for (const [row, rank] of this.db.selectArrays(`SELECT rowid, ${RANK} FROM words WHERE words MATCH ?`, [expression])) {
-        scores.set(Number(row), (scores.get(Number(row)) ?? 0) - weight * Number(rank));
+      for (const [row, rank] of this.rows<[number, number]>(`WITH ranked AS MATERIALIZED (SELECT rowid, ${RANK} AS rank FROM words WHERE words MATCH ?) SELECT json_group_array(json_array(rowid, rank)) FROM ranked`, [expression])) {
+        scores.set(row, (scores.get(row) ?? 0) - weight * rank);
       }
     };
     add(`${quote(part)}*`, 1);
@@ -345,8 +394,8 @@ export class SessionSearchIndex {
 
   /**
    * The versioned, checksummed bytes of this index (SPEC §16.4): a header line with the format
-   * and the SHA-256 of the body; the body is one line of JSON (the sessions, their rowids and what
-   * the index was built with), then the database file (`sqlite3_serialize`). The same index gives
+   * and the SHA-256 of the body; the body is one line of JSON (what the index was built with),
+   * then the database file (`sqlite3_serialize`), which holds the sessions too. The same index gives
    * the same bytes however it was reached (a loaded index that did not change exports the bytes it
    * was loaded from): a host can tell whether a search changed the index by comparing bytes (the
    * edge Worker writes its R2 object only then).
@@ -357,8 +406,6 @@ export class SessionSearchIndex {
       JSON.stringify({
         maxIndexBytes: this.maxIndexBytes,
         words: segmenterSignature(),
-        rows: [...this.sessions.keys()].map((id) => this.rows.get(id)),
-        sessions: Array.from(this.sessions.values(), plainSession),
       }),
     );
     const file = this.sqlite.capi.sqlite3_js_db_export(this.db);
@@ -387,23 +434,10 @@ export class SessionSearchIndex {
     let index: SessionSearchIndex | undefined;
     try {
       const newline = body.indexOf(10);
-      const data = JSON.parse(new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(body.subarray(0, newline))) as {
-        maxIndexBytes: unknown;
-        words: unknown;
-        rows: unknown;
-        sessions: IndexedSession[];
-      };
-      const { rows, sessions } = data;
-      if (data.maxIndexBytes !== maxIndexBytes || data.words !== segmenterSignature() || !Array.isArray(sessions) || !Array.isArray(rows)) return undefined;
-      if (rows.length !== sessions.length || !rows.every((row) => root.isPositiveSafeInteger(row))) return undefined;
+      const data = JSON.parse(new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(body.subarray(0, newline))) as { maxIndexBytes: unknown; words: unknown };
+      if (data.maxIndexBytes !== maxIndexBytes || data.words !== segmenterSignature()) return undefined;
       index = new SessionSearchIndex(maxIndexBytes, sqlite, deserialize(sqlite, body.subarray(newline + 1)));
-      sessions.forEach((session, k) => {
-        index!.sessions.set(session.id, storeSession(session));
-        index!.rows.set(session.id, rows[k] as number);
-        index!.ids.set(rows[k] as number, session.id);
-      });
-      for (const row of index.ids.keys()) index.nextRow = Math.max(index.nextRow, row + 1);
-      if (index.sessions.size !== sessions.length || index.ids.size !== sessions.length || !index.healthy()) {
+      if (!index.healthy()) {
         index.close();
         return undefined;
       }
@@ -416,16 +450,22 @@ export class SessionSearchIndex {
   }
 
   /**
-   * True when the loaded database passes SQLite's `quick_check` and FTS5's `integrity-check`,
-   * holds exactly the tables {@link create} makes, and the rows of the sessions (a database
-   * damaged inside a valid checksum is never searched).
+   * True when the loaded database passes SQLite's `integrity_check` and FTS5's `integrity-check`,
+   * holds exactly the tables {@link create} makes, a row of `words` for each session and no other,
+   * sessions of the types `put` writes, and items that unpack (a database damaged inside a valid
+   * checksum is never searched). Reads every session once: linear in the index.
    */
   private healthy(): boolean {
     const db = this.db;
-    if (db.selectValue('PRAGMA quick_check') !== 'ok' || schemaOf(db) !== emptySchema(this.sqlite)) return false;
+    if (db.selectValue('PRAGMA integrity_check') !== 'ok' || schemaOf(db) !== emptySchema(this.sqlite)) return false;
     db.exec("INSERT INTO words(words) VALUES ('integrity-check')");
-    const rows = [...this.ids.keys()].sort((a, b) => a - b).join();
-    return (db.selectValues('SELECT id FROM words_docsize ORDER BY id') as number[]).join() === rows;
+    const rows = (db.selectValues('SELECT row FROM sessions ORDER BY row') as number[]).join();
+    if ((db.selectValues('SELECT id FROM words_docsize ORDER BY id') as number[]).join() !== rows) return false;
+    const typed = `typeof(id) = 'text' AND typeof(identity) IN ('text', 'null') AND typeof(seq) IN ('integer', 'null')
+      AND typeof(title) = 'text' AND typeof(cwd) = 'text' AND typeof(items) = 'blob'`;
+    if (db.selectValue(`SELECT count(*) FROM sessions WHERE NOT (${typed})`) !== 0) return false;
+    for (const items of db.selectValues('SELECT items FROM sessions')) unpackItems(items as Uint8Array);
+    return true;
   }
 }
 

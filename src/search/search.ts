@@ -7,8 +7,8 @@ import type { SessionCandidate } from '../candidates.js';
 import type { ResolvedSessionReferenceConfig } from '../config.js';
 import type { SessionQuery } from '../types.js';
 import { root } from './root.js';
-import { SessionSearchIndex } from './engine.js';
-import { itemsOf, type IndexedItem, type StoredSession } from './stored.js';
+import { SessionSearchIndex, type KnownSession } from './engine.js';
+import type { IndexedItem, IndexedSession } from './stored.js';
 import { MAX_SNIPPETS, matchedWords, snippetOf, type SessionSearchSnippet } from './snippets.js';
 import { foldWord, fuzzyDistance, matchesPart, queryWords, wordsOf } from './words.js';
 
@@ -122,25 +122,32 @@ async function syncIndex(state: SearchState, signal: AbortSignal | undefined): P
     root.callHost(() => state.sessionQuery.listSessions(signal), signal, LIST_SESSIONS, readListing),
   ]);
   const present = new Set(listed.map((session) => session.id));
-  for (const id of [...index.sessions.keys()]) if (!present.has(id)) index.remove(id);
-  const stale = listed.filter(({ id, identity }) => identity === undefined || index.sessions.get(id)?.identity !== identity);
+  const known = index.known();
+  for (const id of known.keys()) if (!present.has(id)) index.remove(id);
+  const stale = listed.filter(({ id, identity }) => identity === undefined || known.get(id)?.identity !== identity);
   for (let start = 0; start < stale.length; start += READ_BATCH) {
     root.throwIfAborted(signal);
-    await indexBatch(state, index, stale.slice(start, start + READ_BATCH), signal);
+    await indexBatch(state, index, known, stale.slice(start, start + READ_BATCH), signal);
   }
   root.throwIfAborted(signal);
   return { index, listed };
 }
 
-/** Reads and indexes `batch`: one surface read each, one title read for those that changed. */
-async function indexBatch(state: SearchState, index: SessionSearchIndex, batch: Listed[], signal: AbortSignal | undefined): Promise<void> {
+/** Reads and indexes `batch`: one surface read each, one title read for those that changed (`known`: what the index held before). */
+async function indexBatch(
+  state: SearchState,
+  index: SessionSearchIndex,
+  known: ReadonlyMap<string, KnownSession>,
+  batch: Listed[],
+  signal: AbortSignal | undefined,
+): Promise<void> {
   const { sessionQuery, config } = state;
   // A read at a reference budget holds about what search keeps (SPEC §16.7): twice the text bytes
   // leaves room for the JSON of the items.
   const budget = config.maxIndexBytes * 2 + 4096;
   const snapshots = await Promise.all(batch.map(({ id }) => root.readSnapshot(sessionQuery, id, budget, signal)));
   const changed = batch.flatMap((listed, k) => {
-    const old = index.sessions.get(listed.id);
+    const old = known.get(listed.id);
     const snapshot = snapshots[k]!;
     return listed.identity === undefined && old !== undefined && old.identity === undefined && old.seq === snapshot.capturedThroughSeq
       ? []
@@ -242,7 +249,8 @@ async function findHits(
   for (const { result, listed } of results) {
     if (hits.length >= limit) break;
     root.throwIfAborted(signal);
-    const session = index.sessions.get(listed.id)!;
+    const session = index.session(listed.id);
+    if (session === undefined) continue;
     const texts = textsOf(session);
     if (!phrases.every((phrase) => hasPhrase(texts, phrase))) continue;
     const label = session.title || session.id;
@@ -259,10 +267,9 @@ async function findHits(
   return hits;
 }
 
-/** The texts of a session that snippets and phrases are looked for in: its title, then its items (decoded). */
-function textsOf(session: StoredSession): Array<{ role: SessionSearchSnippet['role']; text: string }> {
-  const items = itemsOf(session);
-  return session.title === '' ? items : [{ role: 'title', text: session.title }, ...items];
+/** The texts of a session that snippets and phrases are looked for in: its title, then its items. */
+function textsOf(session: IndexedSession): Array<{ role: SessionSearchSnippet['role']; text: string }> {
+  return session.title === '' ? session.items : [{ role: 'title', text: session.title }, ...session.items];
 }
 
 /**
