@@ -149,9 +149,10 @@ describe('the npm package (npm pack → npm install → import)', () => {
     expect(readFileSync(join(consumer, 'node_modules/dsh-session-reference/dist/search/sqlite3.wasm'))).toEqual(
       readFileSync(join(ROOT, 'node_modules/@sqlite.org/sqlite-wasm/dist/sqlite3.wasm')),
     );
-    // One dependency, SQLite (@sqlite.org/sqlite-wasm), imported only by the lazy search chunk
-    // (SPEC §16.5); libzstd ships in the package itself (src/store/libzstd*, from zstddec's module).
-    expect(Object.keys(manifest.dependencies ?? {})).toEqual(['@sqlite.org/sqlite-wasm']);
+    // Two dependencies, SQLite (@sqlite.org/sqlite-wasm) and fflate (the kept snippet text's
+    // compression), imported only by the lazy search chunk (SPEC §16.5); libzstd ships in the
+    // package itself (src/store/libzstd*, from zstddec's module).
+    expect(Object.keys(manifest.dependencies ?? {})).toEqual(['@sqlite.org/sqlite-wasm', 'fflate']);
   });
 
   it('imports the root, ./store, ./editor and ./node entries in Node', () => {
