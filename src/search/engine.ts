@@ -24,6 +24,7 @@
  * |---|---:|---:|---:|---:|---:|---:|---:|
  * | MiniSearch 7.2.0 | 9.3 KB | 4.92× (3.92× without the text) | 20.2 s | 34 ms | 2.3 ms | 2.7 ms | 7.6 s, 56.4 MB |
  * | SQLite 3.54.1 FTS5 | 71.3 KB + the 879 KB module (lazy) | 1.47× (1.64× with all of SQLite's WebAssembly memory) | 16.0 s | 47 ms | 9.6 ms | 3.9 ms | 2.3 s, 60.4 MB |
+ * | SQLite FTS5, sessions and their text (fflate) in the database | 75.7 KB + the module | 0.77× (0.92×) | 14.4 s | 22 ms | 4.5 ms | 5.1 ms | 0.6 s, 30.5 MB |
  * (Both rows: the same harness and files, the lead's list of node_modules files; JavaScript heap
  * after GC plus the growth of SQLite's WebAssembly memory, or its database's pages when larger;
  * queries warm, one run each. `node scripts/measure-search-index.mjs 2000` measures SQLite the
