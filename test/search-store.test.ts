@@ -10,22 +10,15 @@ import { describe, expect, it } from 'vitest';
 import realLog from '../samples/store/77-Dumen/session-904b047f-eb01-493f-b98a-391ecfae5b66/session.v3.jsonl?raw';
 import { createSessionReferences, type SessionEvent } from '../src/index.js';
 import { createMemorySessionQuery, parseSessionLog } from '../src/store/index.js';
+import { concatBytes } from './fixtures/base64.js';
 import { storedFrame } from './fixtures/zstd-build.js';
-import { assistantMessage, toolResult, userMessage } from './sessions.js';
+import { assistantMessage, contextMessage, reasoningMessage, toolResult, userMessage } from './sessions.js';
 
 const REAL_ID = 'session-904b047f-eb01-493f-b98a-391ecfae5b66';
 const encoder = new TextEncoder();
 
-const reasoning = (seq: number, text: string): SessionEvent => ({
-  type: 'assistant/message',
-  seq,
-  time: seq,
-  data: { turn: 1, step: 1, message: { role: 'assistant', content: [{ type: 'reasoning', text }] } },
-  surfaceOp: 'append',
-});
-const title = (seq: number, text: string): SessionEvent => ({ type: 'session/title', seq, time: seq, data: { title: text, source: 'fallback' } });
-const contextMessage = (seq: number, text: string) => userMessage(seq, text, { source: { kind: 'plugin', plugin: 'skill-catalog' } });
 
+const title = (seq: number, text: string): SessionEvent => ({ type: 'session/title', seq, time: seq, data: { title: text, source: 'fallback' } });
 const lines = (header: Record<string, unknown>, events: SessionEvent[]) => [header, ...events].map((line) => `${JSON.stringify(line)}\n`);
 
 /** A zstd log as dsh writes it: the header line in a frame of its own, then a frame per batch of two events. */
@@ -33,18 +26,12 @@ function zstdLog(header: Record<string, unknown>, events: SessionEvent[]): Uint8
   const [head, ...rest] = lines(header, events);
   const frames = [storedFrame(head!)];
   for (let k = 0; k < rest.length; k += 2) frames.push(storedFrame(rest.slice(k, k + 2).join(''), { checksum: true }));
-  const bytes = new Uint8Array(frames.reduce((sum, frame) => sum + frame.length, 0));
-  let at = 0;
-  for (const frame of frames) {
-    bytes.set(frame, at);
-    at += frame.length;
-  }
-  return bytes;
+  return concatBytes(...frames);
 }
 
 const V0_ZSTD = zstdLog({ type: 'session', version: 0, id: 'v0-ledger', createdAt: 30, cwd: '/home/user/ledger' }, [
   userMessage(1, 'Which checksum should the nightly ledger export carry? The auditors want reproducibility.'),
-  reasoning(2, 'Thinking about the pelicanreasoning tradeoffs before answering.'),
+  reasoningMessage(2, 'Thinking about the pelicanreasoning tradeoffs before answering.'),
   toolResult(3, 'grep output: quarantinedtoolword appears in vendor/hash.c'),
   assistantMessage(4, 'We decided on XXH64 for the ledger export: deterministic across platforms.'),
   contextMessage(5, 'A skill catalog mentions the contextcatalogword.'),

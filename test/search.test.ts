@@ -8,7 +8,7 @@ import * as kit from '../src/search/kit.js';
 import { useRoot } from '../src/search/root.js';
 import { wordsOf } from '../src/search/words.js';
 import { expectRejectCode } from './helpers.js';
-import { assistantMessage, fakeQuery, toolResult, userMessage, type FakeSession } from './sessions.js';
+import { assistantMessage, contextMessage, fakeQuery, reasoningMessage, toolResult, userMessage, type FakeSession } from './sessions.js';
 
 const REAL_ID = 'session-904b047f-eb01-493f-b98a-391ecfae5b66';
 const AGENT = { id: 'agent', cwd: '/w/agent' };
@@ -17,18 +17,10 @@ function session(id: string, createdAt: number, events: SessionEvent[], title?: 
   return { header: { id, createdAt, ...(cwd ? { cwd } : {}) }, events, ...(title ? { title } : {}) };
 }
 
-const reasoning = (seq: number, text: string): SessionEvent => ({
-  type: 'assistant/message',
-  seq,
-  time: seq,
-  data: { turn: 1, step: 1, message: { role: 'assistant', content: [{ type: 'reasoning', text }] } },
-  surfaceOp: 'append',
-});
-const contextMessage = (seq: number, text: string) => userMessage(seq, text, { source: { kind: 'plugin', plugin: 'skill-catalog' } });
 
 const SESSIONS = [
   session('s-checksum', 5, [userMessage(1, 'Which checksum should the ledger export use?'), assistantMessage(2, 'We chose XXH64 for the checksum: fast and stable.')], 'Ledger export', '/w/ledger'),
-  session('s-freight', 4, [userMessage(1, 'Let us triage the Freight schemas today.'), toolResult(2, 'secretToolWord appears only here'), reasoning(3, 'hiddenReasoningWord')], 'Freight triage', '/w/agent'),
+  session('s-freight', 4, [userMessage(1, 'Let us triage the Freight schemas today.'), toolResult(2, 'secretToolWord appears only here'), reasoningMessage(3, 'hiddenReasoningWord')], 'Freight triage', '/w/agent'),
   session('s-chinese', 3, [userMessage(1, '我们讨论了数据库迁移的方案'), assistantMessage(2, '校验和使用XXH64算法。')], '数据库迁移'),
   session('s-context', 2, [contextMessage(1, 'contextOnlyWord in a plugin message'), userMessage(2, 'Nothing special here.')]),
   session('agent', 1, [userMessage(1, 'The agent talks about checksum and Freight too.')], 'Agent itself', '/w/agent'),

@@ -40,6 +40,22 @@ export function assistantMessage(seq: number, text: string | string[], extra: Ex
   };
 }
 
+/** An assistant message holding only reasoning (never projected, SPEC §8). */
+export function reasoningMessage(seq: number, text: string): SessionEvent {
+  return {
+    type: 'assistant/message',
+    seq,
+    time: 1_700_000_000_000 + seq,
+    data: { turn: 1, step: 1, message: { role: 'assistant', content: [{ type: 'reasoning', text }] } },
+    surfaceOp: 'append',
+  };
+}
+
+/** A user message from a plugin (a context message: never projected, SPEC §8). */
+export function contextMessage(seq: number, text: string): SessionEvent {
+  return userMessage(seq, text, { source: { kind: 'plugin', plugin: 'skill-catalog' } });
+}
+
 export function checkpoint(seq: number, text: string, start: number, end: number, source: unknown = { kind: 'plugin', plugin: 'compact' }): SessionEvent {
   return userMessage(seq, text, { source, surfaceOp: { op: 'replace', start, end } });
 }
