@@ -156,15 +156,23 @@ async function selectByTitle(
  * that is not empty once cleaned, by session id; one `readTitleSnapshots` call (none for no
  * headers or without the method). A failed read only loses the labels, unless it is the signal's
  * abort; rows are matched by `sessionId`, not position, and a row that cannot be read is skipped
- * (SPEC §6.4, §10.1).
+ * (SPEC §6.4, §10.1). The ids whose title read failed (the whole call, or a `rejected` row) are
+ * added to `failed` when given: search indexes them again on its next run.
  */
-export async function readTitleLabels(sessionQuery: SessionQuery, headers: readonly SessionHeader[], signal: AbortSignal | undefined): Promise<Map<string, string>> {
+export async function readTitleLabels(
+  sessionQuery: SessionQuery,
+  headers: readonly SessionHeader[],
+  signal: AbortSignal | undefined,
+  failed?: Set<string>,
+): Promise<Map<string, string>> {
   const labels = new Map<string, string>();
   if (headers.length === 0 || typeof sessionQuery.readTitleSnapshots !== 'function') return labels;
   const ids = headers.map((header) => header.id);
-  const rows = await callHost(() => sessionQuery.readTitleSnapshots!(ids, signal), signal, 'readTitleSnapshots()', readTitleRows).catch(() =>
-    throwIfAborted(signal),
-  );
+  const read = (answer: unknown) => readTitleRows(answer, failed);
+  const rows = await callHost(() => sessionQuery.readTitleSnapshots!(ids, signal), signal, 'readTitleSnapshots()', read).catch(() => {
+    throwIfAborted(signal);
+    for (const id of ids) failed?.add(id);
+  });
   throwIfAborted(signal);
   // An id not asked for is never looked up.
   for (const [sessionId, title] of rows ?? []) {

@@ -103,7 +103,7 @@ function isHole(array: readonly unknown[], index: number): boolean {
  * `callHost` turns into `SESSION_REFERENCE_READ_FAILED` and discovery into no titles.
  * Proportional to the rows present (SPEC §10.3).
  */
-export function readTitleRows(answer: unknown): Array<[sessionId: string, title: string]> {
+export function readTitleRows(answer: unknown, failed?: Set<string>): Array<[sessionId: string, title: string]> {
   const titles: Array<[string, string]> = [];
   if (!Array.isArray(answer)) return titles;
   const rows = presentEntries(answer);
@@ -112,6 +112,7 @@ export function readTitleRows(answer: unknown): Array<[sessionId: string, title:
       const { sessionId, status, value } = Object(rows.at(k)) as { sessionId?: unknown; status?: unknown; value?: unknown };
       const title: unknown = status === 'fulfilled' ? Object(Object(value).title).title : undefined;
       if (typeof sessionId === 'string' && typeof title === 'string') titles.push([sessionId, title]);
+      else if (typeof sessionId === 'string' && status !== 'fulfilled') failed?.add(sessionId);
     } catch {
       // An unreadable row: its session keeps its id as label.
     }

@@ -1,5 +1,5 @@
 /** CLI `search QUERY` over the sample store (SPEC §16.4, §16.6): the cached index across runs. */
-import { appendFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -55,6 +55,15 @@ describe('CLI search (SPEC §16.6)', () => {
     expect((await search('设计')).map((h) => h.sessionId)).toContain(CJK);
     const [file] = readdirSync(cacheDir);
     expect(file).toMatch(/^search-[0-9a-f]{24}\.index$/);
+    // The user's alone: it holds conversation text.
+    expect(statSync(cacheDir).mode & 0o777).toBe(0o700);
+    expect(statSync(join(cacheDir, file!)).mode & 0o777).toBe(0o600);
+    // Nothing changed: the file is not written again.
+    const written = statSync(join(cacheDir, file!)).mtimeMs;
+    utimesSync(join(cacheDir, file!), 1_600_000_000, 1_600_000_000);
+    expect((await search('设计')).map((h) => h.sessionId)).toContain(CJK);
+    expect(statSync(join(cacheDir, file!)).mtimeMs).toBe(1_600_000_000_000);
+    expect(written).not.toBe(1_600_000_000_000);
     // Reused: a log rewritten in place with its size and mtime kept has the same identity, so
     // the cached index answers for it (a rebuild would not find the old word any more).
     const original = readFileSync(cjkLog, 'utf8');
@@ -75,6 +84,15 @@ describe('CLI search (SPEC §16.6)', () => {
     expect((await search('zeppelinchecksum')).map((h) => h.sessionId)).toEqual([CJK]);
     writeFileSync(path, 'not an index');
     expect((await search('zeppelinchecksum')).map((h) => h.sessionId)).toEqual([CJK]);
+  });
+
+  it('ignores a relative XDG_CACHE_HOME (the XDG Base Directory rule): the cache goes under HOME', async () => {
+    const { store } = setup('relative');
+    const home = join(TMP, 'relative', 'home');
+    const { code, stderr } = await cli(['search', 'gemini', '--store', store, '--json'], { XDG_CACHE_HOME: 'relative/cache', HOME: home });
+    expect([code, stderr]).toEqual([0, '']);
+    expect(existsSync(join(process.cwd(), 'relative'))).toBe(false);
+    expect(readdirSync(join(home, '.cache', 'dsh-session-reference'))).toHaveLength(1);
   });
 
   it('never finds the --as session; usage errors exit 2', async () => {

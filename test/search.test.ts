@@ -7,6 +7,7 @@ import { encodeWord, SessionSearchIndex } from '../src/search/engine.js';
 import * as kit from '../src/search/kit.js';
 import { useRoot } from '../src/search/root.js';
 import { wordsOf } from '../src/search/words.js';
+import { fail } from '../src/errors.js';
 import { expectRejectCode } from './helpers.js';
 import { assistantMessage, contextMessage, fakeQuery, reasoningMessage, toolResult, userMessage, type FakeSession } from './sessions.js';
 
@@ -216,7 +217,7 @@ describe('searchSessions (SPEC §16)', () => {
     // Sessions whose kept items do not unpack, or of other types than the index writes.
     for (const damage of ["UPDATE sessions SET items = x'00ff'", "UPDATE sessions SET title = x'41'", "UPDATE sessions SET seq = 'x'", 'DELETE FROM sessions']) {
       const damaged = await SessionSearchIndex.create(256 * 1024);
-      damaged.put({ id: 'one', identity: undefined, seq: 1, title: 'A title', cwd: '', items: [{ role: 'user', text: 'some words' }] });
+      await damaged.put({ id: 'one', identity: undefined, seq: 1, title: 'A title', cwd: '', items: [{ role: 'user', text: 'some words' }] });
       (damaged as unknown as { db: { exec(sql: string): void } }).db.exec(damage);
       const damagedBytes = await damaged.toBytes();
       damaged.close();
@@ -241,15 +242,15 @@ describe('searchSessions (SPEC §16)', () => {
     const index = await SessionSearchIndex.create(256 * 1024);
     try {
       const item = (text: string) => [{ role: 'user' as const, text }];
-      index.put({ id: 'whole', identity: undefined, seq: 1, title: '', cwd: '', items: item(words.join(' ')) });
+      await index.put({ id: 'whole', identity: undefined, seq: 1, title: '', cwd: '', items: item(words.join(' ')) });
       // The same letters as separate words (what an ASCII tokenizer would have made of them).
-      index.put({ id: 'pieces', identity: undefined, seq: 1, title: '', cwd: '', items: item('snake case v3 14 don t 数 据 x uni code 1 000') });
+      await index.put({ id: 'pieces', identity: undefined, seq: 1, title: '', cwd: '', items: item('snake case v3 14 don t 数 据 x uni code 1 000') });
       for (const word of words) {
         const parts = wordsOf(word);
-        expect(index.search(parts, '').map((r) => r.id), `${word} ${JSON.stringify(parts)}`).toEqual(['whole']);
+        expect((await index.search(parts, '')).map((r) => r.id), `${word} ${JSON.stringify(parts)}`).toEqual(['whole']);
       }
-      expect(index.search(wordsOf('snake_c'), '').map((r) => r.id)).toEqual(['whole']); // a prefix with an encoded character
-      expect(index.search(['snake'], '').map((r) => r.id).sort()).toEqual(['pieces', 'whole']);
+      expect((await index.search(wordsOf('snake_c'), '')).map((r) => r.id)).toEqual(['whole']); // a prefix with an encoded character
+      expect((await index.search(['snake'], '')).map((r) => r.id).sort()).toEqual(['pieces', 'whole']);
     } finally {
       index.close();
     }
@@ -261,13 +262,13 @@ describe('searchSessions (SPEC §16)', () => {
     const known = (word: string) => db.selectValue('SELECT count(*) FROM vocabulary WHERE word = ?', [word]);
     const put = (id: string, text: string) => index.put({ id, identity: undefined, seq: 1, title: '', cwd: '', items: [{ role: 'user', text }] });
     try {
-      put('a', 'the zeppelinword landed');
-      put('b', 'another zeppelinword here');
-      put('a', 'nothing left here'); // replaced: b still holds it
-      expect(index.search(['zeppelinwxrd'], '').map((r) => r.id)).toEqual(['b']);
+      await put('a', 'the zeppelinword landed');
+      await put('b', 'another zeppelinword here');
+      await put('a', 'nothing left here'); // replaced: b still holds it
+      expect((await index.search(['zeppelinwxrd'], '')).map((r) => r.id)).toEqual(['b']);
       expect(known('zeppelinword')).toBe(1);
-      index.remove('b');
-      expect(index.search(['zeppelinwxrd'], '')).toEqual([]);
+      await index.remove('b');
+      expect(await index.search(['zeppelinwxrd'], '')).toEqual([]);
       expect(known('zeppelinword')).toBe(0);
       expect(known('nothing')).toBe(1);
       expect(known('the')).toBe(0); // under 4 code points: never one edit from a 5-code-point part
@@ -317,5 +318,69 @@ describe('searchSessions (SPEC §16)', () => {
     await expectRejectCode(createSessionReferences({ sessionQuery: slow }).searchSessions(AGENT, 'x', { signal: controller.signal }), 'SESSION_REFERENCE_CANCELLED');
     expect(() => createSessionReferences({ sessionQuery: fakeQuery([]), config: { searchIndex: 'x' as never } })).toThrow(/searchIndex/);
     expect(() => createSessionReferences({ sessionQuery: fakeQuery([]), config: { maxIndexBytes: 0 } })).toThrow(/maxIndexBytes/);
+  });
+});
+describe('searchSessions under a probe (issue 23 findings)', () => {
+  it('a build over an always-ready host yields to the event loop and honours an abort inside it', async () => {
+    const big = Array.from({ length: 40 }, (_, i) => session(`big-${i}`, i, [userMessage(1, `word${i} `.repeat(12_000)), assistantMessage(2, 'reply '.repeat(8_000))]));
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new Error('typed again')), 0);
+    await expectRejectCode(createSessionReferences({ sessionQuery: fakeQuery(big) }).searchSessions(AGENT, 'word1', { signal: controller.signal }), 'SESSION_REFERENCE_CANCELLED');
+  });
+
+  it('a query of many words yields and honours an abort; a repeated word costs one', async () => {
+    const refs = createSessionReferences({ sessionQuery: fakeQuery(SESSIONS) });
+    expect(ids(await refs.searchSessions(AGENT, 'freight '.repeat(500)))).toEqual(['s-freight']);
+    // 2,000 different words, each said in one session: every part is looked up.
+    const query = Array.from({ length: 2000 }, (_, i) => `w${i}x`).join(' ');
+    const many = createSessionReferences({ sessionQuery: fakeQuery([session('many', 1, [userMessage(1, query)])]) });
+    expect(ids(await many.searchSessions(AGENT, 'w7x w1999x'))).toEqual(['many']);
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 0);
+    await expectRejectCode(many.searchSessions(AGENT, query, { signal: controller.signal }), 'SESSION_REFERENCE_CANCELLED');
+  });
+
+  it('a failed title read is read again by the next search: the label never stays the id', async () => {
+    const host = fakeQuery(SESSIONS);
+    let fail = true;
+    const flaky = {
+      ...host,
+      readTitleSnapshots: async (ids: string[]) => (fail ? ids.map((sessionId) => ({ sessionId, status: 'rejected' as const, reason: new Error('busy') })) : host.readTitleSnapshots(ids)),
+    };
+    const refs = createSessionReferences({ sessionQuery: flaky });
+    expect((await refs.searchSessions(AGENT, 'schemas'))[0]?.label).toBe('s-freight');
+    fail = false;
+    expect((await refs.searchSessions(AGENT, 'schemas'))[0]?.label).toBe('Freight triage');
+    expect((await refs.searchSessions(AGENT, 'triage'))[0]?.sessionId).toBe('s-freight'); // its title is indexed now
+  });
+
+  it('a session deleted after the listing is forgotten, not an error', async () => {
+    const host = fakeQuery(SESSIONS);
+    const gone = {
+      ...host,
+      readSurface: async (id: string) => (id === 's-freight' ? Promise.reject(fail('NOT_FOUND', 'no session s-freight')) : host.readSurface(id)),
+    };
+    const refs = createSessionReferences({ sessionQuery: gone });
+    expect(await refs.searchSessions(AGENT, 'freight')).toEqual([]);
+    expect(ids(await refs.searchSessions(AGENT, 'checksum'))).toEqual(['s-checksum']);
+  });
+
+  it('finds a long identifier by its prefix, highlighting it whole; Korean syllables count as letters', async () => {
+    const identifier = 'compute_the_reconciliation_totals_for_every_ledger_in_the_nightly_batch_job';
+    const sessions = [session('s-long', 1, [userMessage(1, `Rename ${identifier} please.`)]), session('s-ko', 2, [userMessage(1, '한국 은행 계좌')])];
+    const refs = createSessionReferences({ sessionQuery: fakeQuery(sessions) });
+    const [hit] = await refs.searchSessions(AGENT, 'compute');
+    expect(hit?.sessionId).toBe('s-long');
+    expect(hit!.snippets[0]!.highlights.map(([a, b]) => hit!.snippets[0]!.text.slice(a, b))).toEqual([identifier]);
+    expect(ids(await refs.searchSessions(AGENT, '한국'))).toEqual(['s-ko']);
+    expect(await refs.searchSessions(AGENT, '한구')).toEqual([]); // two letters: no one-edit match
+    expect(await refs.searchSessions(AGENT, '하')).toEqual([]); // 하 is not the start of 한
+  });
+
+  it('maxIndexBytes never leaves the end of a cut word as a word of its own', async () => {
+    const sessions = [session('cut', 1, [userMessage(1, 'alpha bravocharliedelta')])];
+    const refs = createSessionReferences({ sessionQuery: fakeQuery(sessions), config: { maxIndexBytes: 10 } });
+    expect(await refs.searchSessions(AGENT, 'arliedelta')).toEqual([]); // the indexed end would have been 'arliedelta'
+    expect(await refs.searchSessions(AGENT, 'alpha')).toEqual([]);
   });
 });

@@ -12,6 +12,7 @@ import { decodeSessionReferenceUri, encodeSessionReferenceUri } from '../uri.js'
 import { parseSessionReferenceText } from '../mention.js';
 import type { SessionQuery, TargetAgent, UserMessage } from '../types.js';
 import { sampleStoreRoot } from './samples.js';
+import { homedir } from 'node:os';
 import { readSearchCache, searchCacheDirectory, searchCacheFile, writeSearchCache } from './search-cache.js';
 import { createDshStoreSessionQuery, defaultSessionStoreRoot } from './store.js';
 import { escapeControls } from './terminal.js';
@@ -330,12 +331,15 @@ async function prepare(text: string, flags: Flags, io: CliIO, out: (text: string
 async function search(query: string, flags: Flags, io: CliIO, out: (text: string) => void): Promise<void> {
   const limit = integerFlag('limit', flags.limit);
   const { sessionQuery, agent, root } = await openStore(flags, io);
-  const cache = flags['no-cache'] ? undefined : searchCacheFile(searchCacheDirectory(io.env ?? process.env), root);
+  const env = io.env ?? process.env;
+  const cache = flags['no-cache'] ? undefined : searchCacheFile(searchCacheDirectory(env, env.HOME || homedir()), root);
   const searchIndex = cache === undefined ? undefined : await readSearchCache(cache);
   const refs = createSessionReferences({ sessionQuery, config: { searchIndex } });
   const hits = await refs.searchSessions(agent, query, { limit });
-  if (cache !== undefined) {
-    await writeSearchCache(cache, await refs.exportSearchIndex()).catch((error: unknown) =>
+  const bytes = cache === undefined ? undefined : await refs.exportSearchIndex();
+  // Written only when the search changed the index (an unchanged index exports the bytes it was loaded from).
+  if (cache !== undefined && bytes !== undefined && !sameBytes(searchIndex, bytes)) {
+    await writeSearchCache(cache, bytes).catch((error: unknown) =>
       io.stderr.write(`note: search index not cached at ${printJson(cache)}: ${escapeControls(describeValue(error))}\n`),
     );
   }
@@ -347,6 +351,11 @@ async function search(query: string, flags: Flags, io: CliIO, out: (text: string
     const snippet = hit.snippets[0]?.text ?? '';
     out([field(hit.label), hit.cwd === undefined ? '(no cwd)' : field(hit.cwd), hit.score.toFixed(2), field(snippet)].join('\t'));
   }
+}
+
+/** True when `a` holds exactly the bytes of `b`. */
+function sameBytes(a: Uint8Array | undefined, b: Uint8Array): boolean {
+  return a !== undefined && Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b);
 }
 
 /** A table field on one line: JSON-quoted, controls escaped, when it holds control characters (tabs, newlines, ESC, …). */

@@ -1,16 +1,26 @@
 /**
  * Where the CLI keeps its search index between runs (SPEC §16.4): one file per store root under
- * `$XDG_CACHE_HOME/dsh-session-reference/`, else `~/.cache/dsh-session-reference/`.
+ * `$XDG_CACHE_HOME/dsh-session-reference/`, else `~/.cache/dsh-session-reference/`. The index holds
+ * conversation text, so the directory is the user's alone (0700) and each file too (0600), whatever
+ * the umask; a file larger than {@link MAX_CACHE_BYTES} is not read (it is rebuilt).
  * @module
  */
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 
-/** The cache directory of SPEC §16.4 for `env`. */
+/**
+ * The largest cache file read back, in bytes (1 GiB): a file past it is not the index of any store
+ * the CLI searches in memory (the index is about the size of the text it indexes), so it is damage
+ * and is rebuilt, never read whole.
+ */
+export const MAX_CACHE_BYTES = 1024 * 1024 * 1024;
+
+/** The cache directory of SPEC §16.4 for `env` (a relative `XDG_CACHE_HOME` is ignored, as the XDG Base Directory spec says). */
 export function searchCacheDirectory(env: Readonly<Record<string, string | undefined>>, home: string = homedir()): string {
-  const base = env.XDG_CACHE_HOME ? env.XDG_CACHE_HOME : join(home, '.cache');
+  const xdg = env.XDG_CACHE_HOME;
+  const base = xdg && isAbsolute(xdg) ? xdg : join(home, '.cache');
   return join(base, 'dsh-session-reference');
 }
 
@@ -23,6 +33,7 @@ export function searchCacheFile(directory: string, root: string): string {
 /** The cached bytes, or `undefined` when there are none or they cannot be read (the index is then rebuilt). */
 export async function readSearchCache(file: string): Promise<Uint8Array | undefined> {
   try {
+    if ((await stat(file)).size > MAX_CACHE_BYTES) return undefined;
     return new Uint8Array(await readFile(file));
   } catch {
     return undefined;
@@ -34,8 +45,10 @@ export async function readSearchCache(file: string): Promise<Uint8Array | undefi
  * directory. Rejects with the file system's error.
  */
 export async function writeSearchCache(file: string, bytes: Uint8Array): Promise<void> {
-  await mkdir(join(file, '..'), { recursive: true });
+  const directory = join(file, '..');
+  await mkdir(directory, { recursive: true, mode: 0o700 });
+  await chmod(directory, 0o700);
   const temporary = `${file}.${process.pid}.tmp`;
-  await writeFile(temporary, bytes);
+  await writeFile(temporary, bytes, { mode: 0o600 });
   await rename(temporary, file);
 }

@@ -156,23 +156,53 @@ function mayBeOneEditAway(word: string): boolean {
   return false;
 }
 
-/** The encoded words of `texts`, joined by spaces (what a column of `words` is given); those {@link mayBeOneEditAway} are also added to `seen`. */
-function tokensOf(texts: readonly string[], seen: Set<string>): string {
+/**
+ * Text segmented between two chances to yield, in UTF-16 code units (about a millisecond of
+ * work): a session holds up to `maxIndexBytes` of text, which must not block the event loop
+ * whole (SPEC §10.3).
+ */
+const SLICE = 16_384;
+
+/**
+ * Where the slice of `text` from `start` ends: at the first whitespace from {@link SLICE} code
+ * units on (words never hold one), else {@link SLICE} further on (text without spaces), never
+ * inside a surrogate pair.
+ */
+function sliceEnd(text: string, start: number): number {
+  if (text.length - start <= SLICE) return text.length;
+  const space = text.slice(start + SLICE, start + 2 * SLICE).search(/\s/);
+  let end = space === -1 ? start + 2 * SLICE : start + SLICE + space;
+  if (/[\udc00-\udfff]/.test(text[end] ?? '')) end--;
+  return Math.min(end, text.length);
+}
+
+/**
+ * The encoded words of `texts`, joined by spaces (what a column of `words` is given); those
+ * {@link mayBeOneEditAway} are also added to `seen`. Yields to the event loop and checks `signal`
+ * between slices of text.
+ */
+async function tokensOf(texts: readonly string[], seen: Set<string>, signal: AbortSignal | undefined): Promise<string> {
   const tokens: string[] = [];
   for (const text of texts) {
-    for (const word of wordsOf(text)) {
-      const token = encodeWord(word);
-      tokens.push(token);
-      if (mayBeOneEditAway(token)) seen.add(token);
+    for (let start = 0; start < text.length; ) {
+      const end = sliceEnd(text, start);
+      for (const word of wordsOf(text.slice(start, end))) {
+        const token = encodeWord(word);
+        tokens.push(token);
+        if (mayBeOneEditAway(token)) seen.add(token);
+      }
+      await root.pace(1 + ((end - start) >> 10));
+      root.throwIfAborted(signal);
+      start = end;
     }
   }
   return tokens.join(' ');
 }
 
 /** The columns of `words` for a session (title, text, cwd); its words are added to `seen`. */
-function columnsOf(session: Omit<IndexedSession, 'items'>, items: readonly { text: string }[], seen: Set<string>): [string, string, string] {
+async function columnsOf(session: Omit<IndexedSession, 'items'>, items: readonly { text: string }[], seen: Set<string>, signal: AbortSignal | undefined): Promise<[string, string, string]> {
   const texts = items.map((item) => item.text);
-  return [tokensOf([session.title], seen), tokensOf(texts, seen), tokensOf([session.cwd], seen)];
+  return [await tokensOf([session.title], seen, signal), await tokensOf(texts, seen, signal), await tokensOf([session.cwd], seen, signal)];
 }
 
 /** Closes the database of an index that was collected without being closed. */
@@ -229,14 +259,19 @@ export class SessionSearchIndex {
     };
   }
 
-  /** Adds `session` or replaces the indexed session with its id. */
-  put(session: IndexedSession): void {
+  /**
+   * Adds `session` or replaces the indexed session with its id. Its words are found first,
+   * yielding to the event loop as they are (`signal` checked: a cancelled put writes nothing), then
+   * written at once.
+   */
+  async put(session: IndexedSession, signal?: AbortSignal): Promise<void> {
     const items = packItems(session.items);
     const old = this.session(session.id);
-    this.begin();
-    const before = old === undefined ? undefined : this.deleteSession(old);
+    const before = old === undefined ? undefined : await this.wordsOf(old, signal);
     const seen = new Set<string>();
-    const columns = columnsOf(session, session.items, seen);
+    const columns = await columnsOf(session, session.items, seen, signal);
+    this.begin();
+    if (old !== undefined) this.deleteSession(old.id);
     this.run('INSERT INTO sessions(id, identity, seq, title, cwd, items) VALUES (?, ?, ?, ?, ?, ?)', [
       session.id,
       session.identity ?? null,
@@ -250,22 +285,28 @@ export class SessionSearchIndex {
     if (before !== undefined) this.forget([...before].filter((word) => !seen.has(word)));
   }
 
-  /** Forgets the session with `id`. */
-  remove(id: string): void {
+  /** Forgets the session with `id` (`signal` checked while its words are found: a cancelled remove changes nothing). */
+  async remove(id: string, signal?: AbortSignal): Promise<void> {
     const old = this.session(id);
     if (old === undefined) return;
+    const words = await this.wordsOf(old, signal);
     this.begin();
-    this.forget([...this.deleteSession(old)]);
+    this.deleteSession(id);
+    this.forget([...words]);
   }
 
-  /** Deletes the indexed `session` (its row of `sessions` and of `words`); returns its vocabulary words (from its text again). */
-  private deleteSession(session: IndexedSession): Set<string> {
-    const row = this.db.selectValue('SELECT row FROM sessions WHERE id = ?', [session.id]);
+  /** The vocabulary words of an indexed session (found from its text again). */
+  private async wordsOf(session: IndexedSession, signal: AbortSignal | undefined): Promise<Set<string>> {
+    const seen = new Set<string>();
+    await columnsOf(session, session.items, seen, signal);
+    return seen;
+  }
+
+  /** Deletes the session with `id`: its row of `sessions` and of `words`. */
+  private deleteSession(id: string): void {
+    const row = this.db.selectValue('SELECT row FROM sessions WHERE id = ?', [id]);
     this.run('DELETE FROM words WHERE rowid = ?', [row as number]);
     this.run('DELETE FROM sessions WHERE row = ?', [row as number]);
-    const seen = new Set<string>();
-    columnsOf(session, session.items, seen);
-    return seen;
   }
 
   /** Takes out of the vocabulary those of `words` (words a session no longer holds) that no session holds any more. */
@@ -331,10 +372,13 @@ export class SessionSearchIndex {
    * or, from 5 code points on, by one edit (SPEC §16.3), scored by BM25 with the title weighted;
    * `exclude` is never a result. Unordered (the caller orders).
    */
-  search(parts: readonly string[], exclude: string): SearchResult[] {
+  async search(parts: readonly string[], exclude: string, signal?: AbortSignal): Promise<SearchResult[]> {
     this.commit();
     let scores: Map<number, number> | undefined;
-    for (const part of parts) {
+    // A part given twice matches what it matched once (a query of one word repeated costs one).
+    for (const part of new Set(parts)) {
+      await root.pace(8);
+      root.throwIfAborted(signal);
       const found = this.partScores(encodeWord(part));
       // AND: a session must match every part; its score is the sum of the parts' (BM25 is a sum over the query's terms).
       for (const [row, score] of scores === undefined ? [] : found) {

@@ -5,6 +5,7 @@
  * @module
  */
 export { checkSignal, raceAbort, throwIfAborted } from '../abort.js';
+export { pace } from '../pace.js';
 export { cwdGroup, listCandidates, readTitleLabels } from '../candidates.js';
 export { isPositiveSafeInteger } from '../config.js';
 export { check, fail } from '../errors.js';

@@ -123,7 +123,7 @@ async function syncIndex(state: SearchState, signal: AbortSignal | undefined): P
   ]);
   const present = new Set(listed.map((session) => session.id));
   const known = index.known();
-  for (const id of known.keys()) if (!present.has(id)) index.remove(id);
+  for (const id of known.keys()) if (!present.has(id)) await index.remove(id, signal);
   const stale = listed.filter(({ id, identity }) => identity === undefined || known.get(id)?.identity !== identity);
   for (let start = 0; start < stale.length; start += READ_BATCH) {
     root.throwIfAborted(signal);
@@ -145,28 +145,42 @@ async function indexBatch(
   // A read at a reference budget holds about what search keeps (SPEC §16.7): twice the text bytes
   // leaves room for the JSON of the items.
   const budget = config.maxIndexBytes * 2 + 4096;
-  const snapshots = await Promise.all(batch.map(({ id }) => root.readSnapshot(sessionQuery, id, budget, signal)));
+  // A session deleted since the listing is forgotten like one the listing no longer has (SPEC §16.4).
+  const read = ({ id }: Listed) => root.readSnapshot(sessionQuery, id, budget, signal).catch((error: unknown) => (vanished(error) ? undefined : Promise.reject(error)));
+  const snapshots = await Promise.all(batch.map(read));
+  for (const [k, listed] of batch.entries()) if (snapshots[k] === undefined) await index.remove(listed.id, signal);
   const changed = batch.flatMap((listed, k) => {
     const old = known.get(listed.id);
-    const snapshot = snapshots[k]!;
+    const snapshot = snapshots[k];
+    if (snapshot === undefined) return [];
     return listed.identity === undefined && old !== undefined && old.identity === undefined && old.seq === snapshot.capturedThroughSeq
       ? []
       : [{ listed, snapshot }];
   });
   if (changed.length === 0) return;
   const headers = changed.map(({ listed }) => ({ id: listed.id, createdAt: listed.createdAt }));
-  const titles = await root.readTitleLabels(sessionQuery, headers, signal);
+  const failed = new Set<string>();
+  const titles = await root.readTitleLabels(sessionQuery, headers, signal, failed);
   root.throwIfAborted(signal);
   for (const { listed, snapshot } of changed) {
-    index.put({
+    // A session whose title read failed is kept as changed (no identity, no seq): the next search
+    // reads it and its title again, so its label never stays its id (SPEC §16.4: never stale).
+    const retry = failed.has(listed.id);
+    await index.put({
       id: listed.id,
-      identity: listed.identity,
-      seq: snapshot.capturedThroughSeq,
+      identity: retry ? undefined : listed.identity,
+      seq: retry ? null : snapshot.capturedThroughSeq,
       title: titles.get(listed.id) ?? '',
       cwd: root.isNonEmptyString(listed.cwd) ? listed.cwd : '',
       items: newestText(snapshot.items, config.maxIndexBytes),
-    });
+    }, signal);
   }
+}
+
+/** True when `error` is the store saying a listed session is not there (deleted after the listing). */
+function vanished(error: unknown): boolean {
+  const { code, cause } = Object(error) as { code?: unknown; cause?: unknown };
+  return code === 'SESSION_REFERENCE_READ_FAILED' && (Object(cause) as { code?: unknown }).code === 'SESSION_REFERENCE_NOT_FOUND';
 }
 
 /** The newest items holding at most `maxBytes` UTF-8 bytes of text; the oldest one kept keeps its end (SPEC §16.3). */
@@ -182,7 +196,7 @@ function newestText(items: ReadonlyArray<{ role: 'user' | 'assistant'; text: str
   return kept.reverse();
 }
 
-/** The longest end of `text` of at most `maxBytes` UTF-8 bytes, whole code points. */
+/** The longest end of `text` of at most `maxBytes` UTF-8 bytes, whole code points, not starting inside a word. */
 function utf8Tail(text: string, maxBytes: number): string {
   let start = text.length;
   let bytes = 0;
@@ -194,8 +208,15 @@ function utf8Tail(text: string, maxBytes: number): string {
     bytes += size;
     start -= pair ? 2 : 1;
   }
+  // A word the cut split is left out whole: its end alone would be indexed and shown as a word.
+  if (start > 0 && WORD_CHAR.test(text[start - 1]!) && WORD_CHAR.test(text[start]!)) {
+    while (start < text.length && WORD_CHAR.test(text[start]!)) start++;
+  }
   return text.slice(start);
 }
+
+/** A code unit that may be inside a word: a letter, digit, mark or `_` (a surrogate counts as one). */
+const WORD_CHAR = /[\p{L}\p{N}\p{M}_\ud800-\udfff]/u;
 
 /**
  * The listing as plain data (read once, inside `callHost`): id, createdAt, cwd and the optional
@@ -240,14 +261,14 @@ async function findHits(
   const byId = new Map(listed.map((session) => [session.id, session]));
   const parts = words.flat();
   const phrases = words.filter((word) => word.length > 1);
-  const results = index
-    .search(parts, agentId)
+  const results = (await index.search(parts, agentId, signal))
     .map((result) => ({ result, listed: byId.get(result.id)! }))
     .filter(({ listed }) => listed !== undefined)
     .sort((a, b) => b.result.score - a.result.score || root.cwdGroup(ownCwd, a.listed.cwd) - root.cwdGroup(ownCwd, b.listed.cwd) || a.listed.order - b.listed.order);
   const hits: SessionSearchHit[] = [];
   for (const { result, listed } of results) {
     if (hits.length >= limit) break;
+    await root.pace(4);
     root.throwIfAborted(signal);
     const session = index.session(listed.id);
     if (session === undefined) continue;

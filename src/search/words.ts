@@ -8,10 +8,17 @@
 const PIECE = 2048;
 
 /**
- * Words longer than this (UTF-16 code units) are not indexed: base64 blobs and hashes pasted into a
- * conversation would only bloat the index, and nobody types them as a query.
+ * Words longer than this (UTF-16 code units) are indexed by their first this many code units
+ * ({@link wordHead}): a long identifier (`a_snake_case_name_of_seventy_letters…`) is found by
+ * its prefix, and a pasted base64 blob or hash costs one word of this length, not its size.
  */
 export const MAX_WORD_LENGTH = 64;
+
+/** `word`, or its first {@link MAX_WORD_LENGTH} code units when longer (never half a surrogate pair). */
+export function wordHead(word: string): string {
+  if (word.length <= MAX_WORD_LENGTH) return word;
+  return word.slice(0, /[\ud800-\udbff]/.test(word[MAX_WORD_LENGTH - 1]!) ? MAX_WORD_LENGTH - 1 : MAX_WORD_LENGTH);
+}
 
 /**
  * ASCII characters that are a word boundary on both sides under every rule of UAX #29 (word
@@ -35,12 +42,15 @@ let segmenter: Intl.Segmenter | undefined;
 export function foldWord(word: string): string {
   const lower = word.toLowerCase();
   // eslint-disable-next-line no-control-regex
-  return /^[\0-\x7f]*$/.test(lower) ? lower : lower.normalize('NFKD').replace(/\p{M}/gu, '');
+  // NFC again after the marks are gone: Hangul syllables, which NFKD splits into their letters
+  // (jamo, not marks), come back whole, so a two-syllable word is two letters, not five.
+  return /^[\0-\x7f]*$/.test(lower) ? lower : lower.normalize('NFKD').replace(/\p{M}/gu, '').normalize('NFC');
 }
 
 /**
- * Calls `visit(start, end, folded)` for every word of `text` in order (UTF-16 offsets into `text`),
- * skipping words longer than {@link MAX_WORD_LENGTH} and words that fold to nothing. Linear: the
+ * Calls `visit(start, end, folded)` for every word of `text` in order (UTF-16 offsets into `text`;
+ * `folded` of a word longer than {@link MAX_WORD_LENGTH} is that of its {@link wordHead}), skipping
+ * words that fold to nothing. Linear: the
  * segmenter sees chunks of at most {@link PIECE} code units.
  */
 export function forEachWord(text: string, visit: (start: number, end: number, folded: string) => void): void {
@@ -48,7 +58,7 @@ export function forEachWord(text: string, visit: (start: number, end: number, fo
     const chunk = match[0];
     const at = match.index;
     if (ASCII_WORD.test(chunk)) {
-      if (chunk.length <= MAX_WORD_LENGTH) visit(at, at + chunk.length, chunk.toLowerCase());
+      visit(at, at + chunk.length, wordHead(chunk).toLowerCase());
       continue;
     }
     for (let start = 0; start < chunk.length; ) {
@@ -69,8 +79,8 @@ function pieceEnd(chunk: string, start: number): number {
 function segmentPiece(piece: string, offset: number, visit: (start: number, end: number, folded: string) => void): void {
   segmenter ??= new Intl.Segmenter(undefined, { granularity: 'word' });
   for (const { segment, index, isWordLike } of segmenter.segment(piece)) {
-    if (!isWordLike || segment.length > MAX_WORD_LENGTH) continue;
-    const folded = foldWord(segment);
+    if (!isWordLike) continue;
+    const folded = foldWord(wordHead(segment));
     if (folded !== '') visit(offset + index, offset + index + segment.length, folded);
   }
 }
