@@ -57,7 +57,7 @@ export function unpackItems(packed: Uint8Array): IndexedItem[] {
   if (size > (packed.length - 4) * 1032 + 64) throw new Error('kept items say a size their bytes cannot hold');
   const json = inflateSync(packed.subarray(4), { out: new Uint8Array(size) });
   if (json.length !== size) throw new Error('kept items are not the size they say');
-  const pairs: unknown = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(json));
+  const pairs: unknown = JSON.parse(new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(json));
   if (!Array.isArray(pairs)) throw new Error('kept items are not an array');
   return pairs.map((pair: unknown) => {
     if (!Array.isArray(pair) || pair.length !== 2 || (pair[0] !== 0 && pair[0] !== 1) || typeof pair[1] !== 'string') throw new Error('a kept item is not [0 | 1, text]');
