@@ -384,3 +384,54 @@ describe('searchSessions under a probe (issue 23 findings)', () => {
     expect(await refs.searchSessions(AGENT, 'alpha')).toEqual([]);
   });
 });
+describe('searchSessions after a second probe (issue 23 findings)', () => {
+  it('ids, titles and cwds come back exactly, lone surrogates included: two ids that differ only there stay two', async () => {
+    const sessions = [session('a\ud800', 2, [userMessage(1, 'alphaword here')], 'T\udc00'), session('a\ufffd', 1, [userMessage(1, 'betaword here')])];
+    const refs = createSessionReferences({ sessionQuery: fakeQuery(sessions) });
+    for (const round of [1, 2]) {
+      expect((await refs.searchSessions(AGENT, 'alphaword')).map((hit) => [hit.sessionId, hit.label]), String(round)).toEqual([['a\ud800', expect.any(String)]]);
+      expect(ids(await refs.searchSessions(AGENT, 'betaword')), String(round)).toEqual(['a\ufffd']);
+    }
+    const again = createSessionReferences({ sessionQuery: fakeQuery(sessions), config: { searchIndex: await refs.exportSearchIndex() } });
+    expect(ids(await again.searchSessions(AGENT, 'alphaword'))).toEqual(['a\ud800']);
+  });
+
+  it('an index that lost sessions exports the bytes of what it holds, not of what it held', async () => {
+    const many = Array.from({ length: 20 }, (_, i) => session(`s-${i}`, i, [userMessage(1, `topic${i} `.repeat(2000))]));
+    const host = fakeQuery(many);
+    const refs = createSessionReferences({ sessionQuery: host });
+    await refs.searchSessions(AGENT, 'topic1');
+    const full = (await refs.exportSearchIndex()).length;
+    many.splice(1);
+    await refs.searchSessions(AGENT, 'topic0');
+    const fresh = createSessionReferences({ sessionQuery: fakeQuery(many) });
+    await fresh.searchSessions(AGENT, 'topic0');
+    const shrunk = (await refs.exportSearchIndex()).length;
+    const freshLength = (await fresh.exportSearchIndex()).length;
+    expect(shrunk, `${full} → ${shrunk}, a fresh build ${freshLength}`).toBeLessThanOrEqual(freshLength * 1.1);
+    expect(shrunk).toBeLessThan(full * 0.75);
+  });
+
+  it('an engine failure during a search rebuilds the index from the store once, never an error', async () => {
+    const refs = createSessionReferences({ sessionQuery: fakeQuery(SESSIONS) });
+    const expected = await refs.searchSessions(AGENT, 'freight');
+    const original = SessionSearchIndex.prototype.search;
+    let failures = 0;
+    SessionSearchIndex.prototype.search = function (...args) {
+      if (failures++ === 0) throw Object.assign(new Error('SQLITE_CORRUPT_VTAB'), { resultCode: 267 });
+      return original.apply(this, args);
+    };
+    try {
+      expect(await refs.searchSessions(AGENT, 'freight')).toEqual(expected);
+      expect(failures).toBe(2);
+    } finally {
+      SessionSearchIndex.prototype.search = original;
+    }
+  });
+
+  it('a cut at maxIndexBytes in text without spaces drops one word, not the run', async () => {
+    const thai = 'ภาษาไทยเขียนติดกันโดยไม่มีช่องว่างระหว่างคำ'.repeat(20);
+    const refs = createSessionReferences({ sessionQuery: fakeQuery([session('th', 1, [userMessage(1, thai)])]), config: { maxIndexBytes: 500 } });
+    expect(ids(await refs.searchSessions(AGENT, 'ภาษา'))).toEqual(['th']);
+  });
+});

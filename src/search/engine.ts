@@ -205,6 +205,20 @@ async function columnsOf(session: Omit<IndexedSession, 'items'>, items: readonly
   return [await tokensOf([session.title], seen, signal), await tokensOf(texts, seen, signal), await tokensOf([session.cwd], seen, signal)];
 }
 
+/**
+ * A string as the `sessions` table keeps it: its JSON. SQLite stores text as UTF-8, where a lone
+ * surrogate (a host's id may hold one) would become U+FFFD and two ids could become one; JSON
+ * writes it as an escape, so every string comes back exactly (SPEC §6.6: ids are returned as given).
+ */
+function toText(value: string): string {
+  return JSON.stringify(value);
+}
+
+/** The string {@link toText} kept. */
+function fromText(text: string): string {
+  return JSON.parse(text) as string;
+}
+
 /** Closes the database of an index that was collected without being closed. */
 const finalizer = typeof FinalizationRegistry === 'undefined' ? undefined : new FinalizationRegistry<Database>((db) => db.close());
 
@@ -212,6 +226,8 @@ const finalizer = typeof FinalizationRegistry === 'undefined' ? undefined : new 
 export class SessionSearchIndex {
   /** Statements prepared once (SQL text → statement); the database finalizes them when it closes. */
   private readonly statements = new Map<string, PreparedStatement>();
+  /** Sessions replaced or removed since the database was last compacted (see `toBytes`). */
+  private deletions = 0;
   /** Writes since the last search or export run in one transaction (FTS5 flushes at commit). */
   private writing = false;
 
@@ -235,26 +251,31 @@ export class SessionSearchIndex {
     return new SessionSearchIndex(maxIndexBytes, sqlite, db);
   }
 
+  /** The number of sessions indexed. */
+  private size(): number {
+    return Number(this.db.selectValue('SELECT count(*) FROM sessions'));
+  }
+
   /** Every indexed session's id, with what tells whether it changed. */
   known(): Map<string, KnownSession> {
     const known = new Map<string, KnownSession>();
     for (const [id, identity, seq] of this.rows<[string, string | null, number | null]>('SELECT json_group_array(json_array(id, identity, seq)) FROM sessions')) {
-      known.set(id as string, { identity: identity === null ? undefined : (identity as string), seq: seq === null ? null : Number(seq) });
+      known.set(fromText(id), { identity: identity === null ? undefined : fromText(identity), seq });
     }
     return known;
   }
 
   /** The indexed session `id` with its items, or `undefined`. */
   session(id: string): IndexedSession | undefined {
-    const row = this.db.selectArray('SELECT identity, seq, title, cwd, items FROM sessions WHERE id = ?', [id]);
+    const row = this.db.selectArray('SELECT identity, seq, title, cwd, items FROM sessions WHERE id = ?', [toText(id)]);
     if (row === undefined) return undefined;
     const [identity, seq, title, cwd, items] = row;
     return {
       id,
-      identity: identity === null ? undefined : (identity as string),
+      identity: identity === null ? undefined : fromText(identity as string),
       seq: seq === null ? null : Number(seq),
-      title: title as string,
-      cwd: cwd as string,
+      title: fromText(title as string),
+      cwd: fromText(cwd as string),
       items: unpackItems(items as Uint8Array),
     };
   }
@@ -273,11 +294,11 @@ export class SessionSearchIndex {
     this.begin();
     if (old !== undefined) this.deleteSession(old.id);
     this.run('INSERT INTO sessions(id, identity, seq, title, cwd, items) VALUES (?, ?, ?, ?, ?, ?)', [
-      session.id,
-      session.identity ?? null,
+      toText(session.id),
+      session.identity === undefined ? null : toText(session.identity),
       session.seq,
-      session.title,
-      session.cwd,
+      toText(session.title),
+      toText(session.cwd),
       items,
     ]);
     this.run('INSERT INTO words(rowid, title, text, cwd) VALUES (last_insert_rowid(), ?, ?, ?)', columns);
@@ -304,7 +325,8 @@ export class SessionSearchIndex {
 
   /** Deletes the session with `id`: its row of `sessions` and of `words`. */
   private deleteSession(id: string): void {
-    const row = this.db.selectValue('SELECT row FROM sessions WHERE id = ?', [id]);
+    this.deletions++;
+    const row = this.db.selectValue('SELECT row FROM sessions WHERE id = ?', [toText(id)]);
     this.run('DELETE FROM words WHERE rowid = ?', [row as number]);
     this.run('DELETE FROM sessions WHERE row = ?', [row as number]);
   }
@@ -392,7 +414,8 @@ export class SessionSearchIndex {
     const results: SearchResult[] = [];
     if (scores === undefined || scores.size === 0) return results;
     const ids = this.rows<[number, string]>(`SELECT json_group_array(json_array(row, id)) FROM sessions WHERE row IN (${EACH})`, [JSON.stringify([...scores.keys()])]);
-    for (const [row, id] of ids) {
+    for (const [row, text] of ids) {
+      const id = fromText(text);
       if (id !== exclude) results.push({ id, score: scores.get(row)! });
     }
     return results;
@@ -447,6 +470,14 @@ export class SessionSearchIndex {
    */
   async toBytes(): Promise<Uint8Array> {
     this.commit();
+    // Once a quarter as many sessions as it holds were replaced or removed, FTS5's segments are
+    // merged (dropping the deleted entries) and the freed pages given back before the file is
+    // written: the bytes a host keeps hold the index as it is, not as large as it once was.
+    if (this.deletions * 4 > this.size()) {
+      this.db.exec("INSERT INTO words(words) VALUES ('optimize')");
+      this.db.exec('VACUUM');
+      this.deletions = 0;
+    }
     const json = new TextEncoder().encode(
       JSON.stringify({
         maxIndexBytes: this.maxIndexBytes,
@@ -506,7 +537,9 @@ export class SessionSearchIndex {
     db.exec("INSERT INTO words(words) VALUES ('integrity-check')");
     const rows = (db.selectValues('SELECT row FROM sessions ORDER BY row') as number[]).join();
     if ((db.selectValues('SELECT id FROM words_docsize ORDER BY id') as number[]).join() !== rows) return false;
-    const typed = `typeof(id) = 'text' AND typeof(identity) IN ('text', 'null') AND typeof(seq) IN ('integer', 'null')
+    const typed = `json_type(id) = 'text' AND (identity IS NULL OR json_type(identity) = 'text') AND typeof(seq) IN ('integer', 'null')
+      AND json_type(title) = 'text' AND json_type(cwd) = 'text'
+      AND typeof(id) = 'text' AND typeof(identity) IN ('text', 'null')
       AND typeof(title) = 'text' AND typeof(cwd) = 'text' AND typeof(items) = 'blob'`;
     if (db.selectValue(`SELECT count(*) FROM sessions WHERE NOT (${typed})`) !== 0) return false;
     for (const items of db.selectValues('SELECT items FROM sessions')) unpackItems(items as Uint8Array);

@@ -74,11 +74,26 @@ export async function searchSessions(
   }
   const words = queryWords(query);
   const ownCwd = agent.cwd;
-  return queued(state, signal, async () => {
+  const search = async () => {
     const { index, listed } = await syncIndex(state, signal);
     if (words.length === 0) return [];
     return findHits(index, listed, words, agent.id, ownCwd, limit, signal);
-  });
+  };
+  return queued(state, signal, () =>
+    search().catch(async (error: unknown) => {
+      if (!engineFault(error)) throw error;
+      // A database damaged in a way the checks at load did not see (a page only a query reads): it
+      // is dropped and the index rebuilt from the store, once — never an error for it (SPEC §16.4).
+      state.index?.close();
+      state.index = await SessionSearchIndex.create(state.config.maxIndexBytes);
+      return search();
+    }),
+  );
+}
+
+/** True for an error SQLite raised (its result code set): the index's database failed, not the host or the caller. */
+function engineFault(error: unknown): boolean {
+  return typeof (Object(error) as { resultCode?: unknown }).resultCode === 'number';
 }
 
 /**
@@ -208,9 +223,11 @@ function utf8Tail(text: string, maxBytes: number): string {
     bytes += size;
     start -= pair ? 2 : 1;
   }
-  // A word the cut split is left out whole: its end alone would be indexed and shown as a word.
+  // A word the cut split is left out: its end alone would be indexed and shown as a word. The
+  // segmenter says where that end stops (text without spaces, Chinese or Thai, loses one word).
   if (start > 0 && WORD_CHAR.test(text[start - 1]!) && WORD_CHAR.test(text[start]!)) {
-    while (start < text.length && WORD_CHAR.test(text[start]!)) start++;
+    const [first] = new Intl.Segmenter(undefined, { granularity: 'word' }).segment(text.slice(start, start + 256));
+    start += first?.segment.length ?? 0;
   }
   return text.slice(start);
 }
@@ -259,7 +276,7 @@ async function findHits(
   signal: AbortSignal | undefined,
 ): Promise<SessionSearchHit[]> {
   const byId = new Map(listed.map((session) => [session.id, session]));
-  const parts = words.flat();
+  const parts = [...new Set(words.flat())];
   const phrases = words.filter((word) => word.length > 1);
   const results = (await index.search(parts, agentId, signal))
     .map((result) => ({ result, listed: byId.get(result.id)! }))

@@ -95,13 +95,17 @@ export function wordsOf(text: string): string[] {
 /**
  * The words of a query (SPEC §16.2): one entry per whitespace-separated query word, holding its
  * parts as the segmenter splits them (most words have one part; a Chinese word may have several,
- * which must stand next to each other in that order). Query words without any word are dropped.
+ * which must stand next to each other in that order). Query words without any word are dropped,
+ * and so are repeats.
  */
 export function queryWords(query: string): string[][] {
-  return query
-    .split(/\s+/)
-    .map(wordsOf)
-    .filter((parts) => parts.length > 0);
+  const words = new Map<string, string[]>();
+  for (const piece of query.split(/\s+/)) {
+    const parts = wordsOf(piece);
+    // A word given twice asks nothing more (a query of one word repeated costs one word).
+    if (parts.length > 0) words.set(parts.join(' '), parts);
+  }
+  return [...words.values()];
 }
 
 /**
