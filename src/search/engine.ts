@@ -267,7 +267,7 @@ export class SessionSearchIndex {
 
   /** The indexed session `id` with its items, or `undefined`. */
   session(id: string): IndexedSession | undefined {
-    const row = this.db.selectArray('SELECT identity, seq, title, cwd, items FROM sessions WHERE id = ?', [toText(id)]);
+    const row = this.first('SELECT identity, seq, title, cwd, items FROM sessions WHERE id = ?', [toText(id)]);
     if (row === undefined) return undefined;
     const [identity, seq, title, cwd, items] = row;
     return {
@@ -326,7 +326,7 @@ export class SessionSearchIndex {
   /** Deletes the session with `id`: its row of `sessions` and of `words`. */
   private deleteSession(id: string): void {
     this.deletions++;
-    const row = this.db.selectValue('SELECT row FROM sessions WHERE id = ?', [toText(id)]);
+    const [row] = this.first('SELECT row FROM sessions WHERE id = ?', [toText(id)])!;
     this.run('DELETE FROM words WHERE rowid = ?', [row as number]);
     this.run('DELETE FROM sessions WHERE row = ?', [row as number]);
   }
@@ -354,6 +354,16 @@ export class SessionSearchIndex {
     if (bind !== undefined) statement.bind(bind);
     try {
       return statement.step() ? (JSON.parse(statement.getString(0) ?? '[]') as Row[]) : [];
+    } finally {
+      statement.reset();
+    }
+  }
+
+  /** The first row of `sql` (prepared once per index: it runs for every put and every hit) with `bind`, or `undefined`. */
+  private first(sql: string, bind: BindingSpec): SqlValue[] | undefined {
+    const statement = this.statement(sql).bind(bind);
+    try {
+      return statement.step() ? statement.get([]) : undefined;
     } finally {
       statement.reset();
     }
