@@ -33,7 +33,9 @@
  *   a guard would have meant patching it, and its errors never match libzstd's.
  * @module
  */
+import { raceAbort } from '../abort.js';
 import { fail } from '../errors.js';
+import { MAX_WINDOW_BYTES } from './zstd-window.js';
 import { compileWasm, compileWasmSync } from '../wasm.js';
 import { zstdWasm } from './libzstd-provide.js';
 
@@ -74,8 +76,18 @@ export interface ZstdStep {
   frameEnded: boolean;
 }
 
-/** Idle decoding contexts kept (each holds its window buffer, up to the largest window it met). */
-const MAX_IDLE_CONTEXTS = 2;
+/**
+ * Decoding contexts that asynchronous reads hold at once (SPEC §11.2.2): each holds a window buffer
+ * of up to {@link MAX_WINDOW_BYTES} plus two blocks, and WebAssembly memory never shrinks, so
+ * concurrent reads take turns rather than each growing the module's memory by a window. A read
+ * waits for a context ({@link LibZstd.whenAvailable}) only when its bytes turn out to be zstd; a
+ * synchronous parse takes one at once (it ends before any other read runs), so at most
+ * `MAX_LIVE_CONTEXTS + 1` exist: libzstd's memory stays under about 3 × 8.4 MiB plus its own.
+ */
+export const MAX_LIVE_CONTEXTS = 2;
+
+/** Idle decoding contexts kept for the next read (each keeps its window buffer); freed ones go back to libzstd's allocator for the next. */
+const MAX_IDLE_CONTEXTS = MAX_LIVE_CONTEXTS;
 
 /**
  * libzstd, instantiated once per runtime. Every stream has a decoding context of its own; the
@@ -87,6 +99,10 @@ export class LibZstd {
   private view: DataView;
   /** Decoding contexts whose last frame ended, kept for the next stream. */
   private readonly idle: number[] = [];
+  /** Contexts in use by a stream. */
+  private live = 0;
+  /** Reads waiting for a context, first come first served. */
+  private readonly waiting: (() => void)[] = [];
   /** {@link STEP_BYTES} of input, then of output, then the `ZSTD_inBuffer` and `ZSTD_outBuffer` structs. */
   private readonly input: number;
 
@@ -99,9 +115,47 @@ export class LibZstd {
     this.input = this.malloc(2 * STEP_BYTES + 24);
   }
 
-  /** A new streaming decoder (see {@link ZstdDecoder}). */
+  /**
+   * A new streaming decoder (see {@link ZstdDecoder}), whether or not a context is
+   * {@link LibZstd.available}: an asynchronous read waits for one first.
+   */
   open(): ZstdDecoder {
     return new ZstdDecoder(this);
+  }
+
+  /** Fewer than {@link MAX_LIVE_CONTEXTS} contexts are in use: a read may open a decoder now. */
+  get available(): boolean {
+    return this.live < MAX_LIVE_CONTEXTS;
+  }
+
+  /**
+   * Resolves once a context is {@link LibZstd.available} (at once when one is); callers check
+   * again, since another read may take it first.
+   * @throws SessionReferenceError `SESSION_REFERENCE_CANCELLED` when `signal` aborts while waiting.
+   */
+  async whenAvailable(signal?: AbortSignal): Promise<void> {
+    if (this.available) return;
+    let wake!: () => void;
+    const turn = new Promise<void>((resolve) => (wake = resolve));
+    this.waiting.push(wake);
+    try {
+      await raceAbort(turn, signal);
+    } finally {
+      const at = this.waiting.indexOf(wake);
+      if (at !== -1) this.waiting.splice(at, 1);
+      // A wake-up this read cannot use goes to the next in line.
+      else if (signal?.aborted) this.waiting.shift()?.();
+    }
+  }
+
+  /** Contexts in use by streams now (at most {@link MAX_LIVE_CONTEXTS} for asynchronous reads, one more during a synchronous parse). */
+  get liveContexts(): number {
+    return this.live;
+  }
+
+  /** Bytes of the module's memory (it grows, never shrinks): what its reads have cost at most. */
+  get memoryBytes(): number {
+    return this.api.memory.buffer.byteLength;
   }
 
   /**
@@ -150,13 +204,19 @@ export class LibZstd {
   createContext(): number {
     const context = this.idle.pop() ?? this.api.ZSTD_createDCtx();
     if (context === 0) throw fail('INVALID_LOG', 'dsh session log: the zstd decoder ran out of memory');
+    this.live++;
     return context;
   }
 
-  /** Gives a context back: kept when `clean` (its last frame ended: it starts the next one afresh), else freed. */
+  /**
+   * Gives a context back: kept when `clean` (its last frame ended: it starts the next one afresh),
+   * else freed; the first read waiting for a context is woken.
+   */
   releaseContext(context: number, clean: boolean): void {
+    this.live--;
     if (clean && this.idle.length < MAX_IDLE_CONTEXTS) this.idle.push(context);
     else this.api.ZSTD_freeDCtx(context);
+    this.waiting.shift()?.();
   }
 }
 

@@ -157,7 +157,7 @@ export class LogFeed {
         this.sniffed = held === chunk ? chunk.slice() : held;
         return;
       }
-      if (isZstd(held) && this.codec === undefined) {
+      if (isZstd(held) && !this.zstdReady()) {
         this.sniffed = held === chunk ? chunk.slice() : held;
         this.needsZstd = true;
         return;
@@ -168,6 +168,15 @@ export class LogFeed {
     }
     if (this.zstd !== undefined) this.zstd.push(chunk);
     else this.lines.push(chunk);
+  }
+
+  /**
+   * The codec is here and, for an asynchronous read, one of libzstd's decoding contexts is free
+   * (SPEC §11.2.2: concurrent reads take turns, see `MAX_LIVE_CONTEXTS`); a synchronous read takes
+   * one at once.
+   */
+  private zstdReady(): boolean {
+    return this.codec !== undefined && (!this.sliced || this.codec.lib.available);
   }
 
   /** Ends the input (a torn last line, a truncated final frame are dropped by the stages). */
@@ -456,7 +465,7 @@ async function feedChunks(
   let finished = false;
   try {
     for (;;) {
-      if (feed.needsZstd) feed.provide(await loadZstd());
+      if (feed.needsZstd) await provideZstd(feed, signal);
       await slices(feed, signal);
       if (feed.done) return;
       // The next chunk (`undefined` at the end), checked, cancellable by `signal`. A store's own
@@ -485,13 +494,21 @@ async function feedChunks(
     }
     if (size !== undefined && read < size) throw sizeMismatch(read, size);
     finished = true;
-    if (feed.needsZstd) feed.provide(await loadZstd());
+    if (feed.needsZstd) await provideZstd(feed, signal);
     await slices(feed, signal);
     feed.end();
   } finally {
     feed.close();
     if (!finished && reader.cancel) await reader.cancel();
   }
+}
+
+/** Gives `feed` the zstd codec once it is loaded and one of its decoding contexts is free. */
+async function provideZstd(feed: LogFeed, signal: AbortSignal | undefined): Promise<void> {
+  const codec = await loadZstd();
+  while (!codec.lib.available) await codec.lib.whenAvailable(signal);
+  throwIfAborted(signal);
+  feed.provide(codec);
 }
 
 /**

@@ -23,6 +23,7 @@ import { fail } from '../errors.js';
 import { LibZstdError, STEP_BYTES, type LibZstd, type ZstdDecoder } from './libzstd.js';
 import { concat } from './lines.js';
 import { isSkippableMagic, readU32, ZSTD_MAGIC } from './magic.js';
+import { checkFrameWindow, frameHeaderBytes } from './zstd-window.js';
 
 export { isZstd } from './magic.js';
 export { libZstdSync, loadLibZstd, type LibZstd } from './libzstd.js';
@@ -289,7 +290,8 @@ export class ZstdStream {
     if (this.queue.length < 4) return false;
     const magic = readU32(this.queue.peek(4), 0);
     if (isSkippableMagic(magic)) return this.queue.length >= 8;
-    return magic !== ZSTD_MAGIC || this.queue.length >= 5;
+    // A data frame starts once its whole header is here: its window is checked first.
+    return magic !== ZSTD_MAGIC || (this.queue.length >= 5 && this.queue.length >= frameHeaderBytes(this.queue.peek(5)[4]!));
   }
 
   private run(budget: number): void {
@@ -324,6 +326,8 @@ export class ZstdStream {
       return;
     }
     if (magic !== ZSTD_MAGIC) throw corrupt(this.offset, `unknown magic number 0x${magic.toString(16)}`);
+    // The window cap (SPEC §11.2.2, zstd-window.ts), before libzstd sees the frame and allocates it.
+    checkFrameWindow(this.queue.peek(frameHeaderBytes(this.queue.peek(5)[4]!)), this.offset);
     this.frameStart = this.offset;
     this.restore = this.options.mark();
     this.skippingContent = false;
