@@ -5,7 +5,7 @@
  */
 import { describeValue, fail } from '../errors.js';
 import type { SessionEvent, SessionHeader } from '../types.js';
-import type { LineSink } from './lines.js';
+import type { RowCollector } from './classify.js';
 
 /**
  * What a read keeps of each event, given the event and its line number: the event itself
@@ -74,10 +74,20 @@ function isEventRow(value: unknown): value is SessionEvent {
   return isRecord(value) && typeof value.type === 'string' && typeof value.seq === 'number' && Number.isFinite(value.seq);
 }
 
+/** True for a packed chunk row (`type` ending in `-chunks`): never an event (SPEC §11.1). */
+function isChunkRow(type: string): boolean {
+  return type.endsWith('-chunks');
+}
+
+/** The event of a parsed row, or `undefined` for packed chunk rows and rows of unknown shape (SPEC §11.1). */
+function rowEvent(row: unknown): SessionEvent | undefined {
+  return isEventRow(row) && !isChunkRow(row.type) ? row : undefined;
+}
+
 /**
  * The event of one line after the header, or `undefined` when the line is skipped: blank lines,
- * packed chunk rows (`type` ending in `-chunks`), rows of unknown shape, and a torn last line
- * (no final `\n` and not JSON, or not UTF-8).
+ * packed chunk rows, rows of unknown shape, and a torn last line (no final `\n` and not JSON, or
+ * not UTF-8).
  */
 function readEventLine(line: string | undefined, number: number, terminated: boolean): SessionEvent | undefined {
   if (line === undefined) {
@@ -90,9 +100,12 @@ function readEventLine(line: string | undefined, number: number, terminated: boo
     if (!terminated) return undefined;
     throw invalidLine(number, `is not JSON: ${describeValue(line)}`, parsed.error);
   }
-  const row = parsed.value;
-  if (!isEventRow(row) || row.type.endsWith('-chunks')) return undefined;
-  return row;
+  return rowEvent(parsed.value);
+}
+
+/** What a read uses the data of: every row but packed chunk rows (a whole log, `parseSessionLog`). */
+export function everyRow(type: string): boolean {
+  return !isChunkRow(type);
 }
 
 /** `data.title` of a `session/title` event when it is a string (SPEC §11.3). */
@@ -115,10 +128,11 @@ function namesLaterSeq({ seq, surfaceOp }: SessionEvent): boolean {
 }
 
 /**
- * A {@link LineSink} that collects a log's header and events as the lines go by. After the
- * input ends, {@link LogCollector.finish} checks that there was a header.
+ * The collector, last stage of a read: a {@link RowCollector} that collects a log's header and
+ * events as the lines go by. After the input ends, {@link LogCollector.finish} checks that there
+ * was a header.
  */
-export class LogCollector implements LineSink {
+export class LogCollector implements RowCollector {
   header: SessionHeader | undefined;
   /** Text of line 1 when it ended without `\n` and is not JSON (a header still being written), when reading the header only. */
   private tornHeader: string | undefined;
@@ -144,11 +158,15 @@ export class LogCollector implements LineSink {
    *   seqs keep increasing (no seq repeats) and no replace names a later seq. Runs when the kept
    *   events double.
    * @param lines When given, only these lines (and the header) are parsed, and the read stops after the last of them.
+   * @param readsData The row types whose data `keep` reads (default: every type but packed chunk
+   *   rows): rows of other types reach `keep` as `{ type, seq, time?, surfaceOp? }` without data
+   *   (SPEC §11.2.6, classify.ts).
    */
   constructor(
     private readonly keep: KeepEvent | 'header',
     private readonly compact?: (events: SessionEvent[]) => SessionEvent[],
     private readonly lines?: ReadonlySet<number>,
+    private readonly reads: (type: string) => boolean = everyRow,
   ) {
     let last = lines === undefined ? Infinity : 1;
     for (const line of lines ?? []) last = Math.max(last, line);
@@ -171,8 +189,29 @@ export class LogCollector implements LineSink {
       this.header = readHeader(text);
       return !this.headerOnly;
     }
-    if (this.lines !== undefined && !this.lines.has(number)) return number < this.lastLine;
-    const event = readEventLine(text, number, terminated);
+    if (!this.wants(number)) return this.passOver(number);
+    return this.event(readEventLine(text, number, terminated), number);
+  }
+
+  /** `session/title` rows are always read in full: every read keeps the latest title. */
+  readsData(type: string): boolean {
+    return type === 'session/title' || this.reads(type);
+  }
+
+  wants(number: number): boolean {
+    return this.lines === undefined || number === 1 || this.lines.has(number);
+  }
+
+  passOver(number: number): boolean {
+    return number < this.lastLine;
+  }
+
+  row(row: Record<string, unknown>, number: number): boolean {
+    return this.event(rowEvent(row), number);
+  }
+
+  /** Collects the event of line `number` (`undefined`: a skipped line). */
+  private event(event: SessionEvent | undefined, number: number): boolean {
     if (event === undefined) return number < this.lastLine;
     if ((this.lastSeq !== null && !(event.seq > this.lastSeq)) || namesLaterSeq(event)) this.increasing = false;
     this.lastSeq = event.seq;

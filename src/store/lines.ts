@@ -1,21 +1,25 @@
 /**
- * Splitting a log's bytes into lines as they stream by (SPEC §11.1, §11.2.1, §11.2.2): on byte
- * `0x0A` only, each line decoded as strict UTF-8 on its own (a BOM kept as U+FEFF), so a torn
- * last line cut inside a multi-byte character is just a torn line.
+ * The line splitter, one stage of a read (SPEC §11.1, §11.2.1, §11.2.2): decoded log bytes in, as
+ * they stream by, split on byte `0x0A` only; each line out as its bytes, for the line classifier
+ * (classify.ts) to validate, skip or decode. Memory: the unfinished line only.
  * @module
  */
 import { fail } from '../errors.js';
-import { decodeUtf8Strict } from '../utf8.js';
 
-/** Receives the lines of a log, in order. */
+/** Receives the lines of a log as bytes, in order. */
 export interface LineSink {
   /**
    * One line without its `\n`.
-   * @param text The line's text; `undefined` when its bytes are not UTF-8.
+   * @param bytes The line's bytes: a view valid during the call only.
    * @param number 1-based line number.
    * @param terminated A `\n` ended the line (false only for the last line of the input).
    * @returns `false` to stop reading: no further line is delivered.
    */
+  line(bytes: Uint8Array, number: number, terminated: boolean): boolean;
+}
+
+/** Receives the lines of a log given as text, in order (see {@link LineSink}; `text` is `undefined` for bytes that are not UTF-8). */
+export interface TextLineSink {
   line(text: string | undefined, number: number, terminated: boolean): boolean;
 }
 
@@ -32,14 +36,6 @@ export interface LineLimits {
  * (about 2^29 UTF-16 code units), so holding more of it can only waste memory.
  */
 export const MAX_LINE_BYTES = 256 * 1024 * 1024;
-
-/**
- * Lines are decoded in runs of at most this many bytes (one `TextDecoder` call per run). Small
- * enough that a run's string stays a regular heap object: in V8 a string over 128 KiB (64 Ki
- * two-byte units) goes to large-object space, and decoding 100 MB of log in 256 KiB runs took 1.4 s
- * in Node 20 where 32 KiB runs take 0.2 s (`npm run bench -- --only store`, prepare rows).
- */
-const RUN_BYTES = 32 * 1024;
 
 function headerTooLong(limit: number) {
   return fail('INVALID_LOG', `dsh session log line 1 (the header) is over ${limit} bytes (header line over ${limit / 1048576} MiB): not a dsh session header`);
@@ -159,19 +155,27 @@ export class LineSplitter {
     if (this.total > this.limits.maxLogBytes) {
       throw fail('INVALID_LOG', `dsh session log is larger than maxLogBytes (${this.limits.maxLogBytes} bytes)`);
     }
-    if (chunk.length <= RUN_BYTES) {
-      this.run(chunk);
-      return;
-    }
-    for (let at = 0; at < chunk.length && !this.stopped; at += RUN_BYTES) {
-      this.run(chunk.subarray(at, Math.min(at + RUN_BYTES, chunk.length)));
+    let start = 0;
+    for (;;) {
+      const newline = chunk.indexOf(0x0a, start);
+      if (newline === -1) return this.hold(chunk.subarray(start));
+      const bytes = chunk.subarray(start, newline);
+      if (start === 0 && this.pending.bytes > 0) {
+        this.checkHeaderLength(this.pending.bytes + bytes.length);
+        this.deliver(this.pending.take(bytes), true);
+      } else {
+        this.checkHeaderLength(bytes.length);
+        this.deliver(bytes, true);
+      }
+      if (this.stopped) return;
+      start = newline + 1;
     }
   }
 
   /** Ends the input: delivers the last, unterminated line if there is one. */
   end(): void {
     if (this.stopped || this.pending.bytes === 0) return;
-    this.deliver(decodeUtf8Strict(this.pending.take(new Uint8Array(0))), false);
+    this.deliver(this.pending.take(new Uint8Array(0)), false);
   }
 
   /** A restore point: calling the result puts the splitter back as it was when marked. */
@@ -184,41 +188,8 @@ export class LineSplitter {
     };
   }
 
-  private run(bytes: Uint8Array): void {
-    const first = bytes.indexOf(0x0a);
-    if (first === -1) {
-      this.hold(bytes);
-      return;
-    }
-    this.checkHeaderLength(this.pending.bytes + first);
-    this.deliver(decodeUtf8Strict(this.pending.take(bytes.subarray(0, first))), true);
-    const last = bytes.lastIndexOf(0x0a);
-    if (last > first && !this.stopped) this.deliverRun(bytes.subarray(first + 1, last));
-    if (!this.stopped) this.hold(bytes.subarray(last + 1));
-  }
-
-  /** Complete lines joined by `\n` (no final one): decoded in one call, line by line only when that fails. */
-  private deliverRun(bytes: Uint8Array): void {
-    const text = decodeUtf8Strict(bytes);
-    if (text === undefined) {
-      for (let start = 0; start <= bytes.length && !this.stopped; ) {
-        let end = bytes.indexOf(0x0a, start);
-        if (end === -1) end = bytes.length;
-        this.deliver(decodeUtf8Strict(bytes.subarray(start, end)), true);
-        start = end + 1;
-      }
-      return;
-    }
-    for (let start = 0; start <= text.length && !this.stopped; ) {
-      let end = text.indexOf('\n', start);
-      if (end === -1) end = text.length;
-      this.deliver(text.slice(start, end), true);
-      start = end + 1;
-    }
-  }
-
-  private deliver(text: string | undefined, terminated: boolean): void {
-    if (!this.sink.line(text, this.number++, terminated)) this.stopped = true;
+  private deliver(bytes: Uint8Array, terminated: boolean): void {
+    if (!this.sink.line(bytes, this.number++, terminated)) this.stopped = true;
   }
 
   private hold(bytes: Uint8Array): void {
@@ -254,7 +225,7 @@ export function concat(parts: readonly Uint8Array[]): Uint8Array {
  * The lines of a log given as text (SPEC §11.1): split on `\n`; the text after the last `\n`,
  * when not empty, is the unterminated last line.
  */
-export function splitTextLines(text: string, sink: LineSink): void {
+export function splitTextLines(text: string, sink: TextLineSink): void {
   for (let start = 0, number = 1; start < text.length; number++) {
     const newline = text.indexOf('\n', start);
     const end = newline === -1 ? text.length : newline;

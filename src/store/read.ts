@@ -100,9 +100,15 @@ export async function readSessionLog(
   return { header: collector.finish(), events: collector.events };
 }
 
-/** Reads a log's header and latest title, parsing only the lines that can hold a title. */
+/** A title read uses the data of no row but `session/title` (which every read reads in full). */
+const noRowData = () => false;
+
+/**
+ * Reads a log's header and latest title, parsing only the lines that can hold a title: every other
+ * row is validated by a scan of its bytes, never decoded or parsed (SPEC §11.2.6).
+ */
 export async function readSessionTitle(source: StoreSource, options: ReadOptions): Promise<{ header: SessionHeader; title: string | undefined }> {
-  const collector = await collectLog(source, undefined, options);
+  const collector = await collectLog(source, undefined, options, undefined, undefined, noRowData);
   return { header: collector.finish(), title: collector.title };
 }
 

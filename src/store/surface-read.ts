@@ -63,6 +63,9 @@ export function checkBudget(maxReferenceBytes: unknown): asserts maxReferenceByt
 /** Event types whose data projection reads (SPEC §8.2); every other event is kept as a placeholder. */
 const PROJECTED_TYPES: ReadonlySet<string> = new Set(['user/message', 'steering/message', 'assistant/message']);
 
+/** A surface read uses the data of projected rows only: the others reach it without (SPEC §11.2.6). */
+export const readsProjected = (type: string) => PROJECTED_TYPES.has(type);
+
 /**
  * What a read at a budget holds of full messages before it drops any text: 16 MiB, counted as the
  * raw UTF-8 bytes of each message's projected text plus {@link MESSAGE_OVERHEAD} (its objects),
@@ -144,7 +147,7 @@ function stripMessage(message: Record<string, unknown>, enveloped: boolean): voi
  * line), so that what a read holds of a message is about its projected text; anything else as a
  * placeholder holding what folding reads.
  */
-function surfaceEntry(event: SessionEvent): SessionEvent | undefined {
+export function surfaceEntry(event: SessionEvent): SessionEvent | undefined {
   const { type, data } = event;
   if (event.surfaceOp === undefined && !MESSAGE_BEARING_TYPES.has(type)) return undefined;
   if (!PROJECTED_TYPES.has(type)) return placeholder(event);
@@ -342,7 +345,7 @@ export async function readSessionSurface(
 /** The first pass: the folded surface (slots included for a read at a budget), header and title. */
 async function readFolded(open: OpenLog, options: ReadOptions, retained: RetainedRead | undefined): Promise<SessionRead> {
   // Folded as the lines go by, so shadowed events (a compacted history) are not held to the end.
-  const collector = await collectLog(await open(), retained?.keep ?? surfaceEntry, options, retained?.fold ?? foldSurface);
+  const collector = await collectLog(await open(), retained?.keep ?? surfaceEntry, options, retained?.fold ?? foldSurface, undefined, readsProjected);
   return { header: collector.finish(), capturedThroughSeq: collector.lastSeq, events: foldSurface(collector.events), title: collector.title };
 }
 
@@ -373,7 +376,7 @@ async function readAgain(open: OpenLog, options: ReadOptions, header: SessionHea
     found.set(line, entry!);
     return undefined;
   };
-  const collector = await collectLog(await open(), keep, options, undefined, new Set(reread.keys()));
+  const collector = await collectLog(await open(), keep, options, undefined, new Set(reread.keys()), readsProjected);
   if (collector.finish().id !== header.id) throw changed(1);
   for (const line of reread.keys()) if (!found.has(line)) throw changed(line);
   return found;

@@ -1,0 +1,238 @@
+/**
+ * A validating scan of one JSON Lines row in UTF-8 bytes (SPEC §11.2.6): it checks that the bytes
+ * are one JSON value (RFC 8259, as `JSON.parse` accepts it) in valid UTF-8 (as a fatal
+ * `TextDecoder` accepts it), without decoding them to a string or building objects, and gives the
+ * byte ranges of the values of a few top-level keys of an object.
+ *
+ * It is sound, never complete: bytes it accepts are bytes `JSON.parse(decode(bytes))` accepts, and
+ * whatever it cannot vouch for (a malformed row, a top-level key written with escapes) it refuses,
+ * so that its caller reads the row in full and gets today's outcome, errors included.
+ * @module
+ */
+
+/** The top-level keys whose values a scan reports, by index in {@link ScannedRow.values}. */
+export const TOP_LEVEL_KEYS = ['type', 'seq', 'time', 'surfaceOp'] as const;
+
+/** Byte ranges `[start, end)` of the values of {@link TOP_LEVEL_KEYS} (the last one of a repeated key, as `JSON.parse` keeps), `-1` for a key absent. */
+export interface ScannedRow {
+  /** Start of each key's value, in the order of {@link TOP_LEVEL_KEYS}; `-1` when absent. */
+  starts: Int32Array;
+  /** End (exclusive) of each key's value. */
+  ends: Int32Array;
+  /** Times `type` occurred at the top level. */
+  types: number;
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/** Key ids by their bytes (ASCII): index in {@link TOP_LEVEL_KEYS} plus one; 0 for any other key. */
+function keyId(bytes: Uint8Array, start: number, end: number): number {
+  const length = end - start;
+  const first = bytes[start];
+  if (length === 4 && first === 0x74) {
+    if (bytes[start + 1] === 0x79 && bytes[start + 2] === 0x70 && bytes[start + 3] === 0x65) return 1; // type
+    if (bytes[start + 1] === 0x69 && bytes[start + 2] === 0x6d && bytes[start + 3] === 0x65) return 3; // time
+    return 0;
+  }
+  if (length === 3 && first === 0x73 && bytes[start + 1] === 0x65 && bytes[start + 2] === 0x71) return 2; // seq
+  if (length === 9 && first === 0x73) {
+    const tail = 'urfaceOp';
+    for (let i = 0; i < 8; i++) if (bytes[start + 1 + i] !== tail.charCodeAt(i)) return 0;
+    return 4; // surfaceOp
+  }
+  return 0;
+}
+
+/** Index after JSON whitespace (space, tab, CR; a line holds no LF) from `i`. */
+function skipSpace(bytes: Uint8Array, i: number): number {
+  for (;;) {
+    const c = bytes[i];
+    if (c !== 0x20 && c !== 0x09 && c !== 0x0d) return i;
+    i++;
+  }
+}
+
+function isHex(c: number | undefined): boolean {
+  return c !== undefined && ((c >= 0x30 && c <= 0x39) || ((c | 0x20) >= 0x61 && (c | 0x20) <= 0x66));
+}
+
+function isContinuation(c: number | undefined): boolean {
+  return c !== undefined && (c & 0xc0) === 0x80;
+}
+
+/**
+ * Index after the UTF-8 sequence that starts at `i` with lead byte `c` (at least 0x80), or -1 when
+ * it is not well-formed UTF-8 (overlong forms, surrogates and code points over U+10FFFF refused,
+ * as a fatal `TextDecoder` refuses them).
+ */
+function skipMultibyte(bytes: Uint8Array, i: number, c: number): number {
+  const c1 = bytes[i + 1];
+  if (c >= 0xc2 && c <= 0xdf) return isContinuation(c1) ? i + 2 : -1;
+  if (c >= 0xe0 && c <= 0xef) {
+    const low = c === 0xe0 ? 0xa0 : 0x80;
+    const high = c === 0xed ? 0x9f : 0xbf;
+    if (c1 === undefined || c1 < low || c1 > high || !isContinuation(bytes[i + 2])) return -1;
+    return i + 3;
+  }
+  if (c >= 0xf0 && c <= 0xf4) {
+    const low = c === 0xf0 ? 0x90 : 0x80;
+    const high = c === 0xf4 ? 0x8f : 0xbf;
+    if (c1 === undefined || c1 < low || c1 > high || !isContinuation(bytes[i + 2]) || !isContinuation(bytes[i + 3])) return -1;
+    return i + 4;
+  }
+  return -1;
+}
+
+/**
+ * Index after the string whose opening quote is at `i - 1`, or -1 when it is not a JSON string
+ * in valid UTF-8 (a raw control character, a bad escape, an unterminated string).
+ */
+function skipString(bytes: Uint8Array, i: number): number {
+  const end = bytes.length;
+  for (;;) {
+    // The hot loop: the bulk of a row is string bytes in ASCII.
+    let c = bytes[i]!;
+    while (c >= 0x20 && c < 0x80 && c !== QUOTE && c !== BACKSLASH) c = bytes[++i]!;
+    if (i >= end) return -1;
+    if (c === QUOTE) return i + 1;
+    if (c === BACKSLASH) {
+      const e = bytes[i + 1];
+      if (e === 0x75) {
+        if (!isHex(bytes[i + 2]) || !isHex(bytes[i + 3]) || !isHex(bytes[i + 4]) || !isHex(bytes[i + 5])) return -1;
+        i += 6;
+      } else if (e === QUOTE || e === BACKSLASH || e === 0x2f || e === 0x62 || e === 0x66 || e === 0x6e || e === 0x72 || e === 0x74) {
+        i += 2;
+      } else {
+        return -1;
+      }
+    } else if (c < 0x20) {
+      return -1;
+    } else {
+      i = skipMultibyte(bytes, i, c);
+      if (i === -1) return -1;
+    }
+  }
+}
+
+function isDigit(c: number | undefined): boolean {
+  return c !== undefined && c >= 0x30 && c <= 0x39;
+}
+
+/** Index after the JSON number at `i`, or -1 (`-? (0 | [1-9]\d*) (\.\d+)? ([eE][+-]?\d+)?`). */
+function skipNumber(bytes: Uint8Array, i: number): number {
+  if (bytes[i] === 0x2d) i++;
+  if (bytes[i] === 0x30) i++;
+  else if (isDigit(bytes[i])) while (isDigit(bytes[i])) i++;
+  else return -1;
+  if (bytes[i] === 0x2e) {
+    i++;
+    if (!isDigit(bytes[i])) return -1;
+    while (isDigit(bytes[i])) i++;
+  }
+  if ((bytes[i]! | 0x20) === 0x65) {
+    i++;
+    if (bytes[i] === 0x2b || bytes[i] === 0x2d) i++;
+    if (!isDigit(bytes[i])) return -1;
+    while (isDigit(bytes[i])) i++;
+  }
+  return i;
+}
+
+/** Index after `word` (ASCII) at `i`, or -1. */
+function skipWord(bytes: Uint8Array, i: number, word: string): number {
+  for (let k = 0; k < word.length; k++) if (bytes[i + k] !== word.charCodeAt(k)) return -1;
+  return i + word.length;
+}
+
+/** Index after the scalar value (string, number, `true`, `false`, `null`) at `i`, or -1. */
+function skipScalar(bytes: Uint8Array, i: number): number {
+  const c = bytes[i];
+  if (c === QUOTE) return skipString(bytes, i + 1);
+  if (c === 0x74) return skipWord(bytes, i, 'true');
+  if (c === 0x66) return skipWord(bytes, i, 'false');
+  if (c === 0x6e) return skipWord(bytes, i, 'null');
+  return skipNumber(bytes, i);
+}
+
+const OBJECT = 1;
+const ARRAY = 2;
+
+/**
+ * Scans `bytes` (one line, without its `\n`) as one JSON object in valid UTF-8.
+ * @returns Where the values of {@link TOP_LEVEL_KEYS} are; `undefined` when the bytes are not one
+ * JSON object in valid UTF-8, or a top-level key has an escape (it may spell one of those keys).
+ */
+export function scanRow(bytes: Uint8Array): ScannedRow | undefined {
+  const end = bytes.length;
+  const starts = new Int32Array(TOP_LEVEL_KEYS.length).fill(-1);
+  const ends = new Int32Array(TOP_LEVEL_KEYS.length);
+  let types = 0;
+  let i = skipSpace(bytes, 0);
+  if (bytes[i] !== 0x7b) return undefined;
+  /** Open containers, innermost last. */
+  const stack: number[] = [];
+  /** The top-level key whose value is being scanned (its id), 0 for none. */
+  let key = 0;
+  let expectKey = false;
+  for (;;) {
+    let c: number | undefined;
+    if (expectKey) {
+      // After `{` or `,` in an object: a key, `:`, then a value.
+      i = skipSpace(bytes, i);
+      if (bytes[i] !== QUOTE) return undefined;
+      const start = i + 1;
+      i = skipString(bytes, start);
+      if (i === -1) return undefined;
+      if (stack.length === 1) {
+        for (let k = start; k < i - 1; k++) if (bytes[k] === BACKSLASH) return undefined;
+        key = keyId(bytes, start, i - 1);
+        if (key === 1) types++;
+      }
+      i = skipSpace(bytes, i);
+      if (bytes[i] !== 0x3a) return undefined;
+      i++;
+      expectKey = false;
+    }
+    // A value.
+    i = skipSpace(bytes, i);
+    if (key !== 0 && stack.length === 1) starts[key - 1] = i;
+    c = bytes[i];
+    if (c === 0x7b || c === 0x5b) {
+      i = skipSpace(bytes, i + 1);
+      const close = c === 0x7b ? 0x7d : 0x5d;
+      if (bytes[i] !== close) {
+        stack.push(c === 0x7b ? OBJECT : ARRAY);
+        if (stack.length === 1) key = 0;
+        expectKey = c === 0x7b;
+        continue;
+      }
+      i++;
+    } else {
+      i = skipScalar(bytes, i);
+      if (i === -1) return undefined;
+    }
+    // After a value: `,` or the container's close, as many times as containers close.
+    for (;;) {
+      if (stack.length === 1 && key !== 0) {
+        ends[key - 1] = i;
+        key = 0;
+      }
+      i = skipSpace(bytes, i);
+      if (stack.length === 0) return i === end ? { starts, ends, types } : undefined;
+      c = bytes[i];
+      const top = stack[stack.length - 1];
+      if (c === 0x2c) {
+        i++;
+        expectKey = top === OBJECT;
+        break;
+      }
+      if ((c === 0x7d && top === OBJECT) || (c === 0x5d && top === ARRAY)) {
+        stack.pop();
+        i++;
+        continue;
+      }
+      return undefined;
+    }
+  }
+}
