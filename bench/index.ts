@@ -4,7 +4,7 @@
  * target and exits with status 1 when any ratio misses its target.
  *
  * Flags: `--only parse,editor,retention,discovery,codec,dsh,store,search` (sections; `dsh`: ours vs the
- * dsh host's own plugin; `store-prepare`, `store-list`, `store-titles`, `store-rss`, `store-edge`, `store-worst` for one part of
+ * dsh host's own plugin; `store-prepare`, `store-real`, `store-list`, `store-titles`, `store-rss`, `store-edge`, `store-worst` for one part of
  * `store`), `--quick` (fewer samples and smaller inputs, for a smoke run; not for RESULTS.md),
  * `--write` (rewrite bench/RESULTS.md with the table).
  *
@@ -697,7 +697,7 @@ async function main(): Promise<void> {
   if (wants('discovery')) await benchDiscovery();
   if (wants('codec')) await benchCodec();
   if (wants('dsh')) await benchDsh();
-  if (['store', 'store-prepare', 'store-list', 'store-titles', 'store-rss', 'store-edge', 'store-worst'].some(wants)) await benchStores({ ratioRow, countRow, wants, quick });
+  if (['store', 'store-prepare', 'store-real', 'store-list', 'store-titles', 'store-rss', 'store-edge', 'store-worst'].some(wants)) await benchStores({ ratioRow, countRow, wants, quick });
   if (wants('zstd-damage')) await benchZstdDamage({ ratioRow, quick });
   if (wants('search')) await benchSearch({ ratioRow, countRow, wants, quick });
   const misses = rows.filter((row) => row.ok === false);

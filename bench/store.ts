@@ -1,11 +1,12 @@
 /**
- * `npm run bench -- --only store` (or `store-prepare`, `store-rss`, `store-edge`, `store-worst`, `store-list`, `store-titles`):
+ * `npm run bench -- --only store` (or `store-prepare`, `store-real`, `store-rss`, `store-edge`, `store-worst`, `store-list`, `store-titles`):
  * the stores at the speed of their bytes (issue 14, SPEC §11.2.2), each ratio measured side by
  * side in one run. Generated stores go to a temporary directory, removed at the end.
  *
  * - prepare through the Node store and the object store on a 100 MB log, plain and one-frame zstd,
  *   against the floor: read the same bytes in the same chunks, decompress them with the same
  *   decoder (fzstd's streaming `Decompress`), split lines on `\n`, `JSON.parse` each line;
+ * - prepare on a real-shaped log below the parse floor (bench/store-real.ts, SPEC §11.2.6);
  * - a 1 GiB log (plain and zstd) prepared through both stores in a child process: peak RSS growth
  *   against 128 MiB + 100 bytes per event;
  * - the same log cited through the edge Worker in plain workerd and through the CLI
@@ -29,6 +30,7 @@ import { createObjectStoreSessionQuery, type ObjectStoreBucket } from '../src/st
 import { formatMs, measure } from './harness.js';
 import { statusBytes } from './memory.js';
 import { benchEdge } from './store-edge.js';
+import { benchRealPrepare } from './store-real.js';
 import { benchWorst } from './store-worst.js';
 import { compress, hugeLog, hugeLogAllowance, hugeLogForms, writeLog, type HugeLog } from './store-logs.js';
 
@@ -383,6 +385,7 @@ export async function benchStores(hooks: StoreBenchHooks): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'dsh-bench-store-'));
   try {
     if (hooks.wants('store') || hooks.wants('store-prepare')) await benchPrepare(dir, hooks);
+    if (hooks.wants('store') || hooks.wants('store-real')) await benchRealPrepare(dir, hooks);
     if (hooks.wants('store') || hooks.wants('store-list')) await benchListing(dir, hooks);
     if (hooks.wants('store') || hooks.wants('store-titles')) await benchTitles(dir, hooks);
     if (hooks.wants('store') || hooks.wants('store-rss')) await benchRss(dir, hooks);

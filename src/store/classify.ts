@@ -68,6 +68,17 @@ export function dshType(bytes: Uint8Array): string | undefined {
 /** The value of bytes `[start, end)` of a scanned row, as `JSON.parse` gives it. */
 function valueAt(bytes: Uint8Array, start: number, end: number): unknown {
   const first = bytes[start]!;
+  if (end - start <= 15) {
+    // A non-negative integer of at most 15 digits (seqs and times): exact as a double, read at once.
+    let value = 0;
+    let i = start;
+    for (; i < end; i++) {
+      const digit = bytes[i]! - 0x30;
+      if (digit < 0 || digit > 9) break;
+      value = value * 10 + digit;
+    }
+    if (i === end) return value;
+  }
   if (first === 0x2d || (first >= 0x30 && first <= 0x39)) {
     // A JSON number is ASCII: its text is its bytes, and Number() reads it as JSON.parse does.
     return Number(String.fromCharCode.apply(null, bytes.subarray(start, end) as unknown as number[]));

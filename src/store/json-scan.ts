@@ -85,16 +85,35 @@ function skipMultibyte(bytes: Uint8Array, i: number, c: number): number {
 }
 
 /**
+ * Classes of a string's bytes: 1 for the bytes it holds as they are (printable ASCII but `"` and
+ * `\\`), 2 for the lead byte of a 2-byte UTF-8 sequence (U+0080..U+07FF: Latin, Cyrillic, …),
+ * 0 for the rest (quote, backslash, controls, longer sequences, invalid bytes).
+ */
+const STRING_BYTE = new Uint8Array(256);
+for (let c = 0x20; c < 0x80; c++) STRING_BYTE[c] = c === QUOTE || c === BACKSLASH ? 0 : 1;
+for (let c = 0xc2; c <= 0xdf; c++) STRING_BYTE[c] = 2;
+
+/**
  * Index after the string whose opening quote is at `i - 1`, or -1 when it is not a JSON string
  * in valid UTF-8 (a raw control character, a bad escape, an unterminated string).
  */
 function skipString(bytes: Uint8Array, i: number): number {
   const end = bytes.length;
   for (;;) {
-    // The hot loop: the bulk of a row is string bytes in ASCII.
-    let c = bytes[i]!;
-    while (c >= 0x20 && c < 0x80 && c !== QUOTE && c !== BACKSLASH) c = bytes[++i]!;
+    // The hot loop: the bulk of a row is string bytes, mostly ASCII.
+    let kind = STRING_BYTE[bytes[i]!];
+    while (kind !== 0 && i < end) {
+      if (kind === 1) {
+        i++;
+      } else if ((bytes[i + 1]! & 0xc0) === 0x80) {
+        i += 2;
+      } else {
+        return -1;
+      }
+      kind = STRING_BYTE[bytes[i]!];
+    }
     if (i >= end) return -1;
+    const c = bytes[i]!;
     if (c === QUOTE) return i + 1;
     if (c === BACKSLASH) {
       const e = bytes[i + 1];
@@ -106,7 +125,7 @@ function skipString(bytes: Uint8Array, i: number): number {
       } else {
         return -1;
       }
-    } else if (c < 0x20) {
+    } else if (c < 0x80) {
       return -1;
     } else {
       i = skipMultibyte(bytes, i, c);
@@ -158,20 +177,27 @@ function skipScalar(bytes: Uint8Array, i: number): number {
 const OBJECT = 1;
 const ARRAY = 2;
 
+/** The one result of {@link scanRow}, reused: read it before the next scan. */
+const SCANNED: ScannedRow = { starts: new Int32Array(TOP_LEVEL_KEYS.length), ends: new Int32Array(TOP_LEVEL_KEYS.length), types: 0 };
+/** The container stack of {@link scanRow}, reused. */
+const STACK: number[] = [];
+
 /**
  * Scans `bytes` (one line, without its `\n`) as one JSON object in valid UTF-8.
- * @returns Where the values of {@link TOP_LEVEL_KEYS} are; `undefined` when the bytes are not one
+ * @returns Where the values of {@link TOP_LEVEL_KEYS} are (one object, reused by the next scan);
+ * `undefined` when the bytes are not one
  * JSON object in valid UTF-8, or a top-level key has an escape (it may spell one of those keys).
  */
 export function scanRow(bytes: Uint8Array): ScannedRow | undefined {
   const end = bytes.length;
-  const starts = new Int32Array(TOP_LEVEL_KEYS.length).fill(-1);
-  const ends = new Int32Array(TOP_LEVEL_KEYS.length);
+  const { starts, ends } = SCANNED;
+  starts.fill(-1);
   let types = 0;
   let i = skipSpace(bytes, 0);
   if (bytes[i] !== 0x7b) return undefined;
   /** Open containers, innermost last. */
-  const stack: number[] = [];
+  const stack = STACK;
+  stack.length = 0;
   /** The top-level key whose value is being scanned (its id), 0 for none. */
   let key = 0;
   let expectKey = false;
@@ -219,7 +245,10 @@ export function scanRow(bytes: Uint8Array): ScannedRow | undefined {
         key = 0;
       }
       i = skipSpace(bytes, i);
-      if (stack.length === 0) return i === end ? { starts, ends, types } : undefined;
+      if (stack.length === 0) {
+        SCANNED.types = types;
+        return i === end ? SCANNED : undefined;
+      }
       c = bytes[i];
       const top = stack[stack.length - 1];
       if (c === 0x2c) {
