@@ -10,7 +10,6 @@
  * `JSON.parse` every line. Targets: 0.5× the floor plain, 0.7× with libzstd for zstd.
  */
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createSessionReferences } from '../src/index.js';
 import { createDshStoreSessionQuery } from '../src/node/index.js';
@@ -18,11 +17,10 @@ import { createObjectStoreSessionQuery } from '../src/store/index.js';
 import { loadLibZstd } from '../src/store/libzstd.js';
 import { ZstdStream } from '../src/store/zstd.js';
 import { measure } from './harness.js';
-import { benchBucket, type StoreBenchHooks } from './store.js';
+import { benchBucket, fileChunks, memoryChunks, type StoreBenchHooks } from './store.js';
 import { compress } from './store-logs.js';
 
 const MIB = 1 << 20;
-const CHUNK = MIB;
 const REAL_LOG = join(process.env.BENCH_DIR ?? 'bench', '..', 'samples/store/77-Dumen/session-904b047f-eb01-493f-b98a-391ecfae5b66/session.v3.jsonl');
 const ID = 'real-100mib';
 
@@ -50,26 +48,6 @@ export function writeRealShapedLog(path: string, bytes: number): { lines: number
   return { lines: parts.length, messages };
 }
 
-/** Chunks of a file, {@link CHUNK} at a time. */
-async function* fileChunks(path: string): AsyncGenerator<Uint8Array> {
-  const file = await open(path, 'r');
-  try {
-    for (let position = 0; ; ) {
-      const buffer = new Uint8Array(CHUNK);
-      const { bytesRead } = await file.read(buffer, 0, CHUNK, position);
-      if (bytesRead === 0) return;
-      position += bytesRead;
-      yield buffer.subarray(0, bytesRead);
-    }
-  } finally {
-    await file.close();
-  }
-}
-
-async function* memoryChunks(bytes: Uint8Array): AsyncGenerator<Uint8Array> {
-  for (let at = 0; at < bytes.length; at += CHUNK) yield bytes.subarray(at, at + CHUNK);
-}
-
 /**
  * The parse floor: `chunks` (decompressed by libzstd when `zstd`), split on `\n`, every line decoded
  * and `JSON.parse`d. Lines are decoded in runs of whole lines (one `TextDecoder` call per run of
@@ -77,7 +55,7 @@ async function* memoryChunks(bytes: Uint8Array): AsyncGenerator<Uint8Array> {
  */
 async function floorRead(chunks: AsyncIterable<Uint8Array>, zstd: boolean): Promise<number> {
   const decoder = new TextDecoder('utf-8', { fatal: true });
-  let pending = new Uint8Array(0);
+  let pending: Uint8Array = new Uint8Array(0);
   let lines = 0;
   const parseRun = (bytes: Uint8Array) => {
     const text = decoder.decode(bytes);

@@ -88,7 +88,7 @@ async function floorRead(chunks: AsyncIterable<Uint8Array>, zstd: boolean): Prom
  * A file's bytes in chunks of {@link CHUNK} (one chunk of its size, plus one byte, for a smaller
  * file: as the Node store reads), until a short read.
  */
-async function* fileChunks(path: string): AsyncGenerator<Uint8Array> {
+export async function* fileChunks(path: string): AsyncGenerator<Uint8Array> {
   const file = await open(path, 'r');
   try {
     const size = Math.min(CHUNK, (await file.stat()).size + 1);
@@ -105,7 +105,7 @@ async function* fileChunks(path: string): AsyncGenerator<Uint8Array> {
   }
 }
 
-async function* memoryChunks(bytes: Uint8Array): AsyncGenerator<Uint8Array> {
+export async function* memoryChunks(bytes: Uint8Array): AsyncGenerator<Uint8Array> {
   for (let at = 0; at < bytes.length; at += CHUNK) yield bytes.subarray(at, at + CHUNK);
 }
 
