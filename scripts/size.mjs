@@ -64,7 +64,10 @@ export const BUDGETS = [
   // rest of the entry shrank to ~14 KB. Apps that do not call parseSessionLog never load it up
   // front (the next row); its JavaScript form (wasm2js, ~38 KB gzipped) is a lazy chunk, loaded
   // only where WebAssembly cannot run.
-  { name: './store', entry: 'src/store/index.ts', budget: 48 * 1024 },
+  // 50 KB since reads below the parse floor (SPEC §11.2.6, issue 30): the validating byte scan of
+  // JSON Lines rows (src/store/json-scan.ts) and the line classifier (~1.5 KB), and the zstd
+  // window cap checked on frame headers (issue 28, src/store/zstd-window.ts, ~0.4 KB).
+  { name: './store', entry: 'src/store/index.ts', budget: 50 * 1024 },
   // What an app that streams logs ships up front (object store, readSessionLog; a Worker): libzstd
   // is a lazy chunk, fetched on the first zstd log (in workerd the app gives the compiled module).
   // 11.5 KB with the rest of issue 21's hardening of ./store (caller-data copies, strict streams).
@@ -73,7 +76,9 @@ export const BUDGETS = [
   {
     name: './store streaming (createObjectStoreSessionQuery, readSessionLog, provideZstdWasm)',
     imports: `export { createObjectStoreSessionQuery, readSessionLog, provideZstdWasm } from './src/store/index.ts';`,
-    budget: 11.75 * 1024,
+    // 13.25 KB since reads below the parse floor (SPEC §11.2.6): the byte scan and the line
+    // classifier every read runs (~1.5 KB).
+    budget: 13.25 * 1024,
   },
   // ./editor: 3.5 KB for the trigger, insertion, chip range and replay helpers (SPEC §15.1–§15.4);
   // 5 KB since the edit model with atomic chips (SPEC §15.6–§15.7: segments, selection
@@ -101,7 +106,9 @@ export const BUDGETS = [
     // read (read requests, ~0.3 KB).
     // 14.25 KB since search: the root's loader (above) and the memory store's listing identities.
     // 14.75 KB since search runs on SQLite: the root's provideSqliteWasm and compileWasm (above).
-    budget: 14.75 * 1024,
+    // 16.25 KB since reads below the parse floor (SPEC §11.2.6): the byte scan and the line
+    // classifier of the ./store rows above (~1.5 KB).
+    budget: 16.25 * 1024,
   },
   // The search chunk alone (SPEC §16.5): the engine, segmentation and folding, snippets, the
   // incremental index and its checksummed bytes (SHA-256 by Web Crypto). It imports nothing of the
