@@ -483,8 +483,9 @@ function headerBuffer(): Uint8Array {
 
 /**
  * The reads of an open file's bytes, one chunk per call (`undefined` at the end): reads of
- * `first` bytes, doubling up to {@link CHUNK_BYTES}, each into a fresh buffer (the pipeline may
- * keep references to them), never past `size`, the file's size when it was opened: the snapshot
+ * `first` bytes, doubling up to {@link CHUNK_BYTES}, into one buffer reused from read to read
+ * (grown as the reads grow): the pipeline copies what it keeps of a chunk before it asks for the
+ * next (src/store/pipeline.ts), so a 100 MB log costs one 1 MiB buffer, not a hundred. Never past `size`, the file's size when it was opened: the snapshot
  * is the file as it was then (SPEC §11.2.4), so bytes appended meanwhile are not read, and the
  * end is known without one more read. A short read before `size` (a file system that returns them
  * mid-file) reads on; the end of the file before `size` (a file truncated while it is read) ends
@@ -497,6 +498,8 @@ function fileReads(fd: number, path: string, first: number, size: number): (requ
   let position = 0;
   let length = first;
   let ended = size === 0;
+  /** The buffer of reads over {@link HEADER_CHUNK} bytes, reused. */
+  let reused: Uint8Array | undefined;
   return (request) =>
     new Promise((resolve, reject) => {
       if (request !== undefined && request.skip > 0) {
@@ -506,7 +509,8 @@ function fileReads(fd: number, path: string, first: number, size: number): (requ
       }
       if (ended) return resolve(undefined);
       const asked = Math.max(1, Math.min(length, size - position, request?.limit ?? Infinity));
-      const buffer = asked <= HEADER_CHUNK ? headerBuffer().subarray(0, asked) : new Uint8Array(asked);
+      if (asked > HEADER_CHUNK && (reused === undefined || reused.length < asked)) reused = new Uint8Array(asked);
+      const buffer = asked <= HEADER_CHUNK ? headerBuffer().subarray(0, asked) : reused!.subarray(0, asked);
       readFd(fd, buffer, 0, asked, position, (error, bytesRead) => {
         if (error) return reject(readFailed(error, path));
         position += bytesRead;

@@ -65,6 +65,9 @@ export function dshType(bytes: Uint8Array): string | undefined {
   return shared;
 }
 
+/** `"append"`, the `surfaceOp` of most rows (SPEC §4.3): read without a string decoded and parsed. */
+const APPEND = [0x22, 0x61, 0x70, 0x70, 0x65, 0x6e, 0x64, 0x22];
+
 /** The value of bytes `[start, end)` of a scanned row, as `JSON.parse` gives it. */
 function valueAt(bytes: Uint8Array, start: number, end: number): unknown {
   const first = bytes[start]!;
@@ -79,6 +82,7 @@ function valueAt(bytes: Uint8Array, start: number, end: number): unknown {
     }
     if (i === end) return value;
   }
+  if (end - start === APPEND.length && APPEND.every((byte, i) => bytes[start + i] === byte)) return 'append';
   if (first === 0x2d || (first >= 0x30 && first <= 0x39)) {
     // A JSON number is ASCII: its text is its bytes, and Number() reads it as JSON.parse does.
     return Number(String.fromCharCode.apply(null, bytes.subarray(start, end) as unknown as number[]));
