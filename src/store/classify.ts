@@ -114,6 +114,6 @@ export class LineClassifier implements LineSink {
         if (scan !== undefined && scan.types === 1) return collector.row(skimmed(bytes, type, scan), number);
       }
     }
-    return collector.line(decodeUtf8Strict(bytes), number, terminated);
+    return collector.line(bytes.length === 0 ? '' : decodeUtf8Strict(bytes), number, terminated);
   }
 }

@@ -37,6 +37,9 @@ export interface LineLimits {
  */
 export const MAX_LINE_BYTES = 256 * 1024 * 1024;
 
+/** An empty line's bytes (never written to). */
+const NO_BYTES = new Uint8Array(0);
+
 function headerTooLong(limit: number) {
   return fail('INVALID_LOG', `dsh session log line 1 (the header) is over ${limit} bytes (header line over ${limit / 1048576} MiB): not a dsh session header`);
 }
@@ -157,9 +160,10 @@ export class LineSplitter {
     }
     let start = 0;
     for (;;) {
-      const newline = chunk.indexOf(0x0a, start);
+      // An empty line (a flood of them is the cheapest way to make a log big) costs no search and no view.
+      const newline = chunk[start] === 0x0a ? start : chunk.indexOf(0x0a, start);
       if (newline === -1) return this.hold(chunk.subarray(start));
-      const bytes = chunk.subarray(start, newline);
+      const bytes = newline === start ? NO_BYTES : chunk.subarray(start, newline);
       if (start === 0 && this.pending.bytes > 0) {
         this.checkHeaderLength(this.pending.bytes + bytes.length);
         this.deliver(this.pending.take(bytes), true);

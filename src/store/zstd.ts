@@ -64,7 +64,7 @@ const ERROR_NAMES: Record<number, string> = {
   10: 'unknown frame descriptor',
   12: 'version not supported',
   14: 'unsupported frame parameter',
-  16: 'frame requires too much memory for decoding (window over 128 MiB)',
+  16: 'frame requires too much memory for decoding',
   20: 'data corruption detected',
   22: 'content checksum mismatch',
   24: 'header of literals is wrong',
