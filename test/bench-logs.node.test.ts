@@ -47,3 +47,21 @@ describe('bench writeLog (bench/store-logs.ts)', () => {
     expect(surface.some((event) => event.surfaceOp !== 'append')).toBe(false);
   });
 });
+
+describe('the real-shaped log of bench/store-real.ts (SPEC §11.2.6)', () => {
+  it('is the real log repeated with seqs renumbered: seqs increase, every other byte as dsh wrote it', async () => {
+    const { writeRealShapedLog } = await import('../bench/store-real.js');
+    const path = join(dir, 'real.jsonl');
+    const { lines, messages } = writeRealShapedLog(path, 1_000_000);
+    const text = readFileSync(path, 'utf8');
+    const log = parseSessionLog(text);
+    expect(log.header.id).toBe('real-100mib');
+    expect(text.split('\n').length - 1).toBe(lines);
+    const seqs = log.events.map((event) => event.seq);
+    expect(seqs.every((seq, i) => i === 0 || seq > seqs[i - 1]!)).toBe(true);
+    expect(log.events.filter((event) => /^(user|assistant|steering)\/message$/.test(event.type))).toHaveLength(messages);
+    const real = readFileSync(new URL('../samples/store/77-Dumen/session-904b047f-eb01-493f-b98a-391ecfae5b66/session.v3.jsonl', import.meta.url), 'utf8').split('\n');
+    const strip = (line: string) => line.replace(/"seq":\d+/, '"seq":0');
+    expect(text.split('\n').slice(1, real.length - 1).map(strip)).toEqual(real.slice(1, -1).map(strip));
+  });
+});
