@@ -81,7 +81,7 @@ describe('offsets inside a surrogate pair (SPEC §15.5)', () => {
           fc.constantFrom('😀', '@😀', ' @👩‍💻x', '🇯🇵🇺🇸', '𐀀', 'a\u0301😀', EMOJI_LABEL, ' @a 😀 b'),
           ...(lone ? [fc.constantFrom('\ud83d', '\ude00', '\ude00\ud83d', '@\ud83d')] : []),
         ),
-        { maxLength: 6 },
+        { maxLength: 4 },
       )
       .map((pieces) => pieces.join(''));
 
@@ -114,28 +114,27 @@ describe('offsets inside a surrogate pair (SPEC §15.5)', () => {
         for (let offset = 0; offset <= text.length; offset++) if (insidePair(text, offset)) inside++;
         checkText(text, mention);
       }),
-      { numRuns: 120 },
+      { numRuns: 80 },
     );
     expect(inside).toBeGreaterThan(100);
   });
 
-  it('a well-formed text gives well-formed results at every offset', () => {
+  it('a well-formed text gives well-formed results at any offsets', () => {
+    const textAndOffsets = astralText(false).chain((text) =>
+      fc.tuple(fc.constant(text), fc.nat({ max: text.length }), fc.nat({ max: text.length }), wellFormedMention),
+    );
     fc.assert(
-      fc.property(astralText(false), wellFormedMention, (text, mention) => {
-        for (const [name, call] of CALLS) {
-          for (let a = 0; a <= text.length; a++) {
-            for (const b of new Set([a, 0, text.length])) expect(loneSurrogates(call(text, a, b, mention)), `${name} at ${a}, ${b}`).toBe(0);
-          }
-        }
+      fc.property(textAndOffsets, ([text, a, b, mention]) => {
+        for (const [name, call] of CALLS) expect(loneSurrogates(call(text, a, b, mention)), `${name} at ${a}, ${b}`).toBe(0);
       }),
-      { numRuns: 60 },
+      { numRuns: 400 },
     );
   });
 
   it('with lone surrogates in the text: the same, and no result holds a lone surrogate the input did not', () => {
     fc.assert(
       fc.property(astralText(true), canonicalMention, (text, mention) => checkText(text, mention)),
-      { numRuns: 120 },
+      { numRuns: 80 },
     );
   });
 });
