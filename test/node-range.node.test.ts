@@ -8,7 +8,7 @@
  * meets is installed beside the tarball, so the check sees npm print the warning it looks for.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -42,6 +42,17 @@ function cleanEnv(pathFirst?: string): NodeJS.ProcessEnv {
   for (const [key, value] of Object.entries(process.env)) if (!/^npm_/i.test(key)) env[key] = value;
   if (pathFirst !== undefined) env.PATH = `${pathFirst}:${env.PATH ?? ''}`;
   return { ...env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' };
+}
+
+/** The script of the `npm` on PATH (`npm-cli.js`), which the test runs with each Node binary. */
+function npmCliScript(): string {
+  for (const dir of (process.env.PATH ?? '').split(':')) {
+    const npm = join(dir, 'npm');
+    if (!existsSync(npm)) continue;
+    const script = realpathSync(npm);
+    if (script.endsWith('npm-cli.js')) return script;
+  }
+  throw new Error('no npm on PATH whose script is npm-cli.js');
 }
 
 describe('the supported Node range (package.json engines)', () => {
@@ -102,7 +113,7 @@ describe('installing the packed tarball on the lowest and the newest Node of the
   beforeAll(() => {
     // The binaries, as the test matrix installs them (npm ci in their own folder).
     if (BINARIES.some((b) => !existsSync(b.bin))) execFileSync('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: RANGE_DIR, env: cleanEnv(), stdio: 'ignore' });
-    npmCli = join(execFileSync('npm', ['prefix', '-g'], { encoding: 'utf8', env: cleanEnv() }).trim(), 'lib', 'node_modules', 'npm', 'bin', 'npm-cli.js');
+    npmCli = npmCliScript();
     tmp = mkdtempSync(join(tmpdir(), 'dsh-node-range-'));
     // The package as published, from the built dist/ (engines and dependencies are what npm checks).
     expect(existsSync(join(ROOT, 'dist', 'index.js')), 'dist/ is missing: run npm run build first').toBe(true);
