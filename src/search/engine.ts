@@ -67,7 +67,7 @@
  * @module
  */
 import { DamagedIndexError } from './damage.js';
-import { root } from './root.js';
+import { engineRoot as root } from './root.js';
 import type { SqlHost, SqlValue } from './sql-host.js';
 import { keptItems, packItems, unpackItems, type IndexedSession } from './stored.js';
 import { forEachWord, fuzzyDistance, matchesPart, segmenterSignature, slicesOf } from './words.js';
@@ -231,9 +231,9 @@ interface Prepared {
 
 /**
  * The sessions and the engine over them, on any SQLite ({@link SqlHost}: SQLite's WebAssembly
- * build for the service, a Durable Object's storage for the edge catalog; SPEC §17.5). Set the
- * search chunk's root functions first (`useRoot(kit)` of `root.ts`): the engine paces its work
- * through them.
+ * build for the service, a Durable Object's storage for the edge catalog; SPEC §17.5). Hand it
+ * the root's functions first (`useEngineRoot` of `root.ts` with `engine-kit.ts`; the service's
+ * search chunk does it through `useRoot`): the engine paces its work through them.
  *
  * Nothing read from the database is believed without a check where it is used, and no load reads
  * the whole index: a row of another type than the engine writes, kept items past their bound

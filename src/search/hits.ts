@@ -7,7 +7,7 @@
 import type { SessionCandidate } from '../candidates.js';
 import { DamagedIndexError } from './damage.js';
 import type { SessionSearchIndex } from './engine.js';
-import { root } from './root.js';
+import { engineRoot as root } from './root.js';
 import { MAX_SNIPPETS, matchedWords, snippetOf, type SessionSearchSnippet } from './snippets.js';
 import type { IndexedSession } from './stored.js';
 import { foldWord, fuzzyDistance, indexedWords, matchesPart } from './words.js';

@@ -37,8 +37,12 @@ export type SqlValue = null | number | string | Uint8Array;
  *   `exec` caches its statements itself; blobs go in and come out as `ArrayBuffer`, hence the two
  *   conversions; `transactionSync` nests (a savepoint) and rolls back when `fn` throws.
  *
- * Every method throws what the database throws (a SQLite error: the engine's caller rebuilds the
- * index, SPEC §16.4).
+ * Every method throws what the database throws. With a host, a catalog runs the engine as the
+ * service does: `useEngineRoot(engineKit)` once (`root.ts`, `engine-kit.ts`), then
+ * `SessionSearchIndex.attach(host, maxIndexBytes)` (`engine.ts`: the index in the database, or a
+ * new one when it was built otherwise, `fresh`), `put`/`remove` as sessions change, and
+ * `findHits` (`hits.ts`) per search; an error for which `isIndexDamage` is true means the index
+ * is damaged: `drop` it, `create` it and put every session again (SPEC §16.4).
  */
 export interface SqlHost {
   /**

@@ -11,7 +11,7 @@
  */
 import { deflateSync, Inflate } from 'fflate';
 import { DamagedIndexError } from './damage.js';
-import { root } from './root.js';
+import { engineRoot as root } from './root.js';
 
 /** One indexed item of a session's conversation (SPEC §8.2), newest last. */
 export interface IndexedItem {
