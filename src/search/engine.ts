@@ -70,7 +70,7 @@ import { DamagedIndexError } from './damage.js';
 import { engineRoot as root } from './root.js';
 import type { SqlHost, SqlValue } from './sql-host.js';
 import { keptItems, packItems, unpackItems, type IndexedSession } from './stored.js';
-import { forEachWord, fuzzyDistance, matchesPart, segmenterSignature, slicesOf } from './words.js';
+import { forEachWord, fuzzyDistance, matchesPart, segmenterSignature, slicesOf, sliceWork } from './words.js';
 
 export type { IndexedItem, IndexedSession } from './stored.js';
 export { DamagedIndexError, isIndexDamage } from './damage.js';
@@ -142,6 +142,9 @@ const EACH = 'SELECT value FROM json_each(?)';
  */
 const FUZZY_WEIGHT = 0.45;
 
+/** Per column (title, text, cwd), BM25 of one row for an expression: non-zero where it matched. */
+const COLUMN_SCORES = 'SELECT bm25(search_words, 1, 0, 0), bm25(search_words, 0, 1, 0), bm25(search_words, 0, 0, 1) FROM search_words WHERE search_words MATCH ? AND rowid = ?';
+
 /** Field weights of BM25, in column order (SPEC §16.3: the title above the conversation). */
 const RANK = 'bm25(search_words, 3, 1, 1)';
 
@@ -184,8 +187,7 @@ async function tokensOf(texts: readonly string[], seen: Set<string>, signal: Abo
   };
   for (const text of texts) {
     for (const slice of slicesOf(text)) {
-      forEachWord(slice, visit);
-      await root.pace(1 + (slice.length >> 10));
+      await root.pace(sliceWork(slice, forEachWord(slice, visit)));
       root.throwIfAborted(signal);
     }
   }
@@ -243,6 +245,8 @@ interface Prepared {
 export class SessionSearchIndex {
   /** Sessions replaced or removed since the index was last compacted. */
   private deletions = 0;
+  /** Encoded query part → FTS5 expression of its one-edit words (see `nearOf`); cleared by every write. */
+  private readonly near = new Map<string, string | undefined>();
 
   private constructor(
     /** UTF-8 bytes of conversation text kept per session (SPEC §16.3). */
@@ -359,6 +363,7 @@ export class SessionSearchIndex {
       const columns: [string, string, string] = [await tokensOf([session.title], seen, signal), await tokensOf(texts, seen, signal), await tokensOf([session.cwd], seen, signal)];
       prepared.push({ session, columns });
     }
+    this.near.clear();
     this.sql.transaction(() => {
       for (const { session, columns } of prepared) {
         this.deleteSession(session.id);
@@ -381,6 +386,7 @@ export class SessionSearchIndex {
   /** Forgets the sessions with `ids` (those not indexed are skipped). */
   remove(ids: readonly string[]): void {
     if (ids.length === 0) return;
+    this.near.clear();
     this.sql.transaction(() => {
       for (const id of ids) this.deleteSession(id);
     });
@@ -411,6 +417,7 @@ export class SessionSearchIndex {
 
   /** Compacts the index now (see {@link compactWhenWorn}). */
   compact(): void {
+    this.near.clear();
     this.sql.transaction(() => {
       this.sql.run("INSERT INTO search_words(search_words) VALUES ('optimize')");
       this.sql.run('DELETE FROM search_vocabulary WHERE word NOT IN (SELECT term FROM search_terms)');
@@ -475,9 +482,42 @@ export class SessionSearchIndex {
       }
     };
     add(`${quote(part)}*`, 1);
-    const near = fuzzyDistance(part) === 1 ? this.oneEditWords(part) : [];
-    if (near.length > 0) add(near.map(quote).join(' OR '), FUZZY_WEIGHT);
+    const near = this.nearOf(part);
+    if (near !== undefined) add(near, FUZZY_WEIGHT);
     return scores;
+  }
+
+  /**
+   * The FTS5 expression of the indexed words one edit from the encoded `part` that do not start
+   * with it (`undefined` when none), remembered until the next write (a search looks a part up
+   * again for its hits' columns).
+   */
+  private nearOf(part: string): string | undefined {
+    if (fuzzyDistance(part) === 0) return undefined;
+    if (!this.near.has(part)) {
+      if (this.near.size >= 1024) this.near.clear();
+      const words = this.oneEditWords(part);
+      this.near.set(part, words.length === 0 ? undefined : words.map(quote).join(' OR '));
+    }
+    return this.near.get(part);
+  }
+
+  /**
+   * For each of `parts`, the columns of the indexed session `id` that it matches in (by prefix or
+   * one edit, as `search` matched): `[title, text, cwd]` as booleans. What the session's kept
+   * title, items and cwd must then hold (see `findHits`): its words were matched there.
+   */
+  columnsMatched(id: string, parts: readonly string[]): Array<[boolean, boolean, boolean]> {
+    const found = this.sql.all('SELECT row FROM search_sessions WHERE id = ?', toText(id))[0];
+    return parts.map((part) => {
+      if (found === undefined) return [false, false, false];
+      const encoded = encodeWord(part);
+      const near = this.nearOf(encoded);
+      const expression = near === undefined ? `${quote(encoded)}*` : `${quote(encoded)}* OR ${near}`;
+      // BM25 with one column weighted is 0 exactly when no phrase of the expression is in that column.
+      const [scores] = this.sql.all(COLUMN_SCORES, expression, found[0]!);
+      return scores === undefined ? [false, false, false] : [scores[0] !== 0, scores[1] !== 0, scores[2] !== 0];
+    });
   }
 
   /**

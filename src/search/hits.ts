@@ -30,16 +30,26 @@ export interface ListedSession {
   order: number;
 }
 
-/** A text of a session that matches are looked for in. */
-type Text = { role: SessionSearchSnippet['role'] | 'cwd'; text: string };
+/** A text of a session that matches are looked for in, with its folded form once computed. */
+interface Text {
+  role: SessionSearchSnippet['role'] | 'cwd';
+  text: string;
+  folded?: string;
+}
+
+/** `text.text` folded (`foldWord`), computed once per hit. */
+function folded(text: Text): string {
+  return (text.folded ??= foldWord(text.text));
+}
 
 /**
  * The hits of `words` (query words, each its parts: `queryWords`) in `index` (SPEC §16.2): the
  * engine's AND matches among `listed` (others are skipped), a split word's parts next to each other
  * in the title, one item or the cwd, best score first, then §6.3's groups, then listing order; the
  * first `limit`, each with its snippets. Only the hits' items are unpacked.
- * @throws DamagedIndexError when a hit's kept title, items and cwd hold no word matching a part the
- * index matched it by (the index's words disagree with its text: the caller rebuilds, SPEC §16.4).
+ * @throws DamagedIndexError when a hit's kept title, items or cwd holds no word matching a part
+ * that the index matched in it (the index's words disagree with its text: the caller rebuilds,
+ * SPEC §16.4).
  */
 export async function findHits(
   index: SessionSearchIndex,
@@ -65,7 +75,7 @@ export async function findHits(
     const session = index.session(listed.id);
     if (session === undefined) continue;
     const texts = textsOf(session);
-    for (const part of parts) if (!holdsPart(texts, part)) throw new DamagedIndexError('the index matched a session by a word its kept text does not hold');
+    checkColumns(texts, parts, index.columnsMatched(session.id, parts));
     if (!phrases.every((phrase) => hasPhrase(texts, phrase))) continue;
     const label = session.title || session.id;
     hits.push({
@@ -83,9 +93,26 @@ export async function findHits(
 
 /** The texts of a session that the index holds the words of: its title, its items, then its cwd. */
 function textsOf(session: IndexedSession): Text[] {
-  const texts: Text[] = session.title === '' ? [...session.items] : [{ role: 'title', text: session.title }, ...session.items];
+  const texts: Text[] = session.items.map(({ role, text }) => ({ role, text }));
+  if (session.title !== '') texts.unshift({ role: 'title', text: session.title });
   if (session.cwd !== '') texts.push({ role: 'cwd', text: session.cwd });
   return texts;
+}
+
+/**
+ * Throws when a column of the session that the index matched a part in (`columns`, from
+ * `columnsMatched`: title, text, cwd) holds no word the part matches in the kept texts: the
+ * index's words disagree with its text, so it is damaged (SPEC §16.4).
+ */
+function checkColumns(texts: readonly Text[], parts: readonly string[], columns: ReadonlyArray<readonly [boolean, boolean, boolean]>): void {
+  for (const [k, part] of parts.entries()) {
+    const [title, text, cwd] = columns[k]!;
+    const ok =
+      (!title || holdsPart(texts.filter((t) => t.role === 'title'), part)) &&
+      (!text || holdsPart(texts.filter((t) => t.role === 'user' || t.role === 'assistant'), part)) &&
+      (!cwd || holdsPart(texts.filter((t) => t.role === 'cwd'), part));
+    if (!ok || !(title || text || cwd)) throw new DamagedIndexError('the index matched a session by a word its kept text does not hold');
+  }
 }
 
 /**
@@ -105,17 +132,16 @@ function mayContain(folded: string, part: string): boolean {
  * does, so the answer is exact whatever folding the whole text does at word boundaries.
  */
 function holdsPart(texts: readonly Text[], part: string): boolean {
-  const likely = texts.filter(({ text }) => mayContain(foldWord(text), part));
+  const likely = texts.filter((text) => mayContain(folded(text), part));
   const has = ({ text }: Text) => indexedWords(text).some((word) => matchesPart(word, part));
   return likely.some(has) || texts.filter((text) => !likely.includes(text)).some(has);
 }
 
 /** True when one of `texts` has words matching `phrase`'s parts next to each other, in order (SPEC §16.2). */
 function hasPhrase(texts: readonly Text[], phrase: readonly string[]): boolean {
-  return texts.some(({ text }) => {
-    const folded = foldWord(text);
-    if (!phrase.every((part) => mayContain(folded, part))) return false;
-    const found = indexedWords(text);
+  return texts.some((text) => {
+    if (!phrase.every((part) => mayContain(folded(text), part))) return false;
+    const found = indexedWords(text.text);
     for (let k = 0; k + phrase.length <= found.length; k++) {
       if (phrase.every((part, j) => matchesPart(found[k + j]!, part))) return true;
     }
@@ -132,17 +158,16 @@ function hasPhrase(texts: readonly Text[], phrase: readonly string[]): boolean {
  */
 function snippetsOf(texts: readonly Text[], parts: readonly string[]): SessionSearchSnippet[] {
   const matches = (word: string) => parts.some((part) => matchesPart(word, part));
-  const shown = texts.filter((text) => text.role !== 'cwd') as Array<{ role: SessionSearchSnippet['role']; text: string }>;
+  const shown = texts.filter((text) => text.role !== 'cwd') as Array<Text & { role: SessionSearchSnippet['role'] }>;
   const first = shown[0]?.role === 'title' ? 1 : 0;
   const order = shown.slice(0, first);
   for (let k = shown.length - 1; k >= first; k--) order.push(shown[k]!);
   const snippets: SessionSearchSnippet[] = [];
-  for (const { role, text } of order) {
+  for (const text of order) {
     if (snippets.length >= MAX_SNIPPETS) break;
-    const folded = foldWord(text);
-    if (!parts.some((part) => mayContain(folded, part))) continue;
-    const ranges = matchedWords(text, matches);
-    if (ranges.length > 0) snippets.push(snippetOf(role, text, ranges));
+    if (!parts.some((part) => mayContain(folded(text), part))) continue;
+    const ranges = matchedWords(text.text, matches);
+    if (ranges.length > 0) snippets.push(snippetOf(text.role, text.text, ranges));
   }
   return snippets;
 }

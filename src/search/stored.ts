@@ -105,13 +105,16 @@ export function packItems(items: readonly IndexedItem[]): Uint8Array {
 /** Deflate's most output per input byte (a run of one byte, 258 per 2 bits): 1032. */
 const MAX_INFLATE_RATIO = 1032;
 
+/** Compressed bytes inflated at once, at most (beyond what the stated size still needs). */
+const INFLATE_SLICE = 16_384;
+
 /**
  * The items `packItems` kept in `packed`, when they are what {@link keptItems} keeps for
  * `maxBytes`. Nothing stored is believed without a bound: the stored length must be within
  * {@link maxPackedJsonBytes} and what the compressed bytes can give, and the bytes are inflated
  * in slices, stopping as soon as the output passes the stored length (a stream that would inflate
- * to gigabytes costs at most the bound plus one slice's output, about 1 MB); the items must then
- * be non-empty texts of at most `maxBytes` in all.
+ * to gigabytes costs at most the stated length plus one slice's output, 16.5 MB); the items must
+ * then be non-empty texts of at most `maxBytes` in all.
  * @throws DamagedIndexError when `packed` breaks any of these (the caller rebuilds, SPEC §16.4).
  */
 export function unpackItems(packed: Uint8Array, maxBytes: number): IndexedItem[] {
@@ -151,9 +154,10 @@ function boundedInflate(compressed: Uint8Array, size: number): Uint8Array {
   });
   try {
     for (let at = 0; at < compressed.length && !ended; ) {
-      // A slice inflates to at most MAX_INFLATE_RATIO times its size: never far past the room left.
-      const step = Math.max(1024, Math.floor((size - length) / MAX_INFLATE_RATIO));
-      const end = Math.min(compressed.length, at + step);
+      // A slice inflates to at most MAX_INFLATE_RATIO times its size: INFLATE_SLICE (16 KiB) of
+      // input at once stops a stream at most 16.5 MB past its stated size (most kept items are
+      // one slice: one push).
+      const end = Math.min(compressed.length, at + INFLATE_SLICE);
       inflater.push(compressed.subarray(at, end), end === compressed.length);
       at = end;
     }
