@@ -32,11 +32,13 @@
  * BM25 with column weights, prefix queries, incremental deletes of contentless rows, and its
  * database file as the bytes to keep; it is the official build, WebAssembly on Web APIs alone.
  *
- * How the index uses FTS5:
- * - Table `words(title, text, cwd)`: contentless (`content=''`, `contentless_delete=1`), so it
- *   stores no text, only the inverted index. Table `sessions` holds, per session, what tells
- *   whether it changed (identity, seq), its title and cwd, and its items compressed (`stored.ts`)
- *   for snippets and phrases; its `row` is the session's rowid in `words`. Nothing is kept per
+ * How the index uses FTS5 (on any SQLite host, `sql-host.ts`; every table is named `search_…`):
+ * - Table `search_words(title, text, cwd)`: contentless (`content=''`, `contentless_delete=1`),
+ *   so it stores no text, only the inverted index. Table `search_sessions` holds, per session,
+ *   what tells whether it changed (identity, seq), its title and cwd, and its items compressed
+ *   (`stored.ts`) for snippets and phrases; its `row` is the session's rowid in `search_words`.
+ *   Table `search_meta` holds what the index was built with (format, `maxIndexBytes`, the
+ *   segmenter's signature). Nothing is kept per
  *   session in JavaScript: a session's conversation is often a few KB (tool output, most of a log,
  *   is never indexed), so a JavaScript object and strings per session (~1.5 KB) and the text as is
  *   would alone pass SPEC §16.7's twice the indexed text.
@@ -47,12 +49,13 @@
  *   and in queries alike, so each of our words is exactly one FTS5 token. No word holds a
  *   private-use character of its own (they are word break `Other`: never part of a word).
  * - A query part matches its prefix (`"part"*`) and, from 5 code points on, the words one edit
- *   away (SPEC §16.3), found in a plain table, `vocabulary`: every indexed word of 4 or more code
- *   points (no shorter word is one edit from a 5-code-point part). A session's words enter it as
- *   the session is indexed (`INSERT OR IGNORE`); the words a replaced or removed session held
- *   leave it when FTS5's own list of its words (`fts5vocab`, looked up by those words only) no
- *   longer has them. (Counting sessions per word instead cost twice as much per indexed
- *   session: an update of every word's row.) At each position of the
+ *   away (SPEC §16.3), found in a plain table, `search_vocabulary`: every indexed word of 4 or
+ *   more code points (no shorter word is one edit from a 5-code-point part). A session's words
+ *   enter it as the session is indexed (`INSERT OR IGNORE`); words no session holds any more
+ *   leave it when the index is compacted (FTS5's own list of its words, `search_terms`, an
+ *   `fts5vocab` table), and find nothing until then. (Counting sessions per word instead cost
+ *   twice as much per indexed session: an update of every word's row; finding a replaced
+ *   session's words again from its old text cost as much as indexing it.) At each position of the
  *   part, one query ({@link ONE_EDIT}) looks up the deletion, and the substitutions and insertions
  *   by each character that follows the part's head in some word, visited by a skip scan: one
  *   B-tree seek per distinct character, about 1 ms for a whole part. Candidates pass
@@ -161,8 +164,12 @@ const PART_SCORES = `WITH ranked AS MATERIALIZED (
   FROM search_words WHERE search_words MATCH ?)
 SELECT json_group_array(json_array(rowid, rank, columns)) FROM ranked`;
 
-/** The column bits of {@link SearchResult.columns}: the title, the conversation text, the cwd. */
-export const TITLE = 1, TEXT = 2, CWD = 4;
+/** The column bit of {@link SearchResult.columns} for the title. */
+export const TITLE = 1;
+/** The column bit of {@link SearchResult.columns} for the conversation text. */
+export const TEXT = 2;
+/** The column bit of {@link SearchResult.columns} for the cwd. */
+export const CWD = 4;
 
 /**
  * `word` with every ASCII character other than `[a-z0-9]` written as U+E000 + its code: one
