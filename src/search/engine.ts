@@ -370,7 +370,8 @@ export class SessionSearchIndex {
   }
 
   /**
-   * Adds `sessions` or replaces the indexed sessions with their ids, each keeping its newest
+   * Adds `sessions` or replaces the indexed sessions with their ids (an id given twice: the last),
+   * each keeping its newest
    * `maxIndexBytes` of text (`keptItems`). Their words are found first, yielding to the event loop
    * as they are (`signal` checked: a cancelled put writes nothing), then all are written in one
    * transaction (FTS5 writes its segment once per transaction: one write of many sessions costs
@@ -379,15 +380,20 @@ export class SessionSearchIndex {
   async put(sessions: readonly IndexedSession[], signal?: AbortSignal): Promise<void> {
     const seen = new Set<string>();
     const prepared: Prepared[] = [];
-    for (const given of sessions) {
+    // A session given twice is put once, as given last.
+    for (const given of new Map(sessions.map((session) => [session.id, session])).values()) {
       const session = { ...given, items: keptItems(given.items, this.maxIndexBytes) };
       const texts = session.items.map((item) => item.text);
       const columns: [string, string, string] = [await tokensOf([session.title], seen, signal), await tokensOf(texts, seen, signal), await tokensOf([session.cwd], seen, signal)];
       prepared.push({ session, columns });
     }
     this.sql.transaction(() => {
+      // The rows of those already indexed, in one look-up for the whole write.
+      const ids = JSON.stringify(prepared.map(({ session }) => toText(session.id)));
+      const rows = new Map(this.json<[string, number]>(`SELECT json_group_array(json_array(id, row)) FROM search_sessions WHERE id IN (${EACH})`, ids));
       for (const { session, columns } of prepared) {
-        this.deleteSession(session.id);
+        const row = rows.get(toText(session.id));
+        if (row !== undefined) this.deleteRow(row);
         this.sql.run(
           'INSERT INTO search_sessions(id, identity, seq, title, cwd, items) VALUES (?, ?, ?, ?, ?, ?)',
           toText(session.id),
@@ -413,13 +419,17 @@ export class SessionSearchIndex {
     this.compactWhenWorn();
   }
 
-  /** Deletes the session with `id`, if indexed: its row of `search_sessions` and of `search_words`. */
+  /** Deletes the session with `id`, if indexed. */
   private deleteSession(id: string): void {
     const found = this.sql.all('SELECT row FROM search_sessions WHERE id = ?', toText(id))[0];
-    if (found === undefined) return;
+    if (found !== undefined) this.deleteRow(found[0] as number);
+  }
+
+  /** Deletes the session of `row`: its row of `search_sessions` and of `search_words`. */
+  private deleteRow(row: number): void {
     this.deletions++;
-    this.sql.run('DELETE FROM search_words WHERE rowid = ?', found[0]!);
-    this.sql.run('DELETE FROM search_sessions WHERE row = ?', found[0]!);
+    this.sql.run('DELETE FROM search_words WHERE rowid = ?', row);
+    this.sql.run('DELETE FROM search_sessions WHERE row = ?', row);
   }
 
   /**
