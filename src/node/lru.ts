@@ -55,6 +55,11 @@ export class LruCache<V> {
     this.bytes -= entry.bytes;
   }
 
+  /** Every entry as `[key, value]`, least recently used first (not counted as uses). */
+  *entriesOf(): IterableIterator<[string, V]> {
+    for (const [key, entry] of this.entries) yield [key, entry.value];
+  }
+
   /** Drops every entry whose key is not in `keys` (the files a listing found). */
   retain(keys: ReadonlySet<string>): void {
     for (const key of [...this.entries.keys()]) if (!keys.has(key)) this.delete(key);

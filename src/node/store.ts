@@ -152,7 +152,8 @@ export function defaultSessionStoreRoot(
  * - Headers and titles are cached by file identity (device, inode, size, mtime): a later call
  *   reads no file it has read before unless the file changed. The log chosen in a session
  *   directory is cached by the directory's identity (not for a directory changed in the last 2 s),
- *   so reading a known session again lists no directory. The caches are bounded (SPEC §11.2.5):
+ *   so a later listing, or reading a known session again, lists no session directory: a listing
+ *   of an unchanged store costs a `stat` per session directory and per log. The caches are bounded (SPEC §11.2.5):
  *   each holds at most 100,000 entries and 64 MiB (estimated as 2 bytes per UTF-16 unit of the
  *   path, identity and JSON of the header and title, plus 200 per entry), least recently used
  *   first out, and every listing drops the entries of logs and directories it no longer finds, so
@@ -180,9 +181,41 @@ export function defaultSessionStoreRoot(
  * const refs = createSessionReferences({ sessionQuery });
  */
 export function createDshStoreSessionQuery(options: DshStoreOptions = {}): DshStoreSessionQuery {
+  return openDshStore(options).query;
+}
+
+/**
+ * A store of {@link createDshStoreSessionQuery} whose listing can be carried from one process to
+ * the next (the CLI keeps it in its cache file beside the search index, SPEC §16.4). Not part of
+ * the package's entry: only the CLI uses it.
+ */
+export interface CarriedDshStore {
+  /** The query, as {@link createDshStoreSessionQuery} returns it. */
+  readonly query: DshStoreSessionQuery;
+  /**
+   * What the last listing learned, as JSON text: the root, each session directory's identity with
+   * the log chosen in it, and each chosen log's identity with its header. Handed back to
+   * {@link openDshStore}, a listing of an unchanged store costs one `stat` per session directory
+   * and one per log, and reads only the headers of logs new or changed since.
+   */
+  exportListing(): string;
+}
+
+/**
+ * {@link createDshStoreSessionQuery} of `options`, its caches of session directories and headers
+ * first filled from `listing` (the text an earlier {@link CarriedDshStore.exportListing} gave). A
+ * cached entry is used only while the directory or log still has the identity recorded with it
+ * (device, inode, size, mtime: one `stat`), as the caches of one process are (SPEC §11.2.5). A
+ * `listing` that is not such text, or is of another root, is ignored, and so is each entry of it
+ * that is malformed (a header that is not a session header, a log that is not a log name inside
+ * its session directory): those are read from the store, never trusted.
+ * @throws SessionReferenceError as {@link createDshStoreSessionQuery}.
+ */
+export function openDshStore(options: DshStoreOptions = {}, listing?: string): CarriedDshStore {
   const checked = checkOptions(options);
   const root = resolve(checked.root);
   const reads = new LogReads(checked.read);
+  if (listing !== undefined) reads.seed(root, listing);
   let index = new Map<string, IndexedSession>();
 
   async function scan(signal: AbortSignal | undefined): Promise<IndexedSession[]> {
@@ -236,7 +269,7 @@ export function createDshStoreSessionQuery(options: DshStoreOptions = {}): DshSt
     return again;
   }
 
-  return Object.freeze({
+  const query: DshStoreSessionQuery = Object.freeze({
     root,
     async listSessions(signal?: AbortSignal): Promise<Array<{ header: SessionHeader; identity: string }>> {
       enter(signal);
@@ -277,6 +310,7 @@ export function createDshStoreSessionQuery(options: DshStoreOptions = {}): DshSt
       return rows;
     },
   });
+  return { query, exportListing: () => reads.exportListing(root) };
 }
 
 function checkOptions(given: unknown): { root: string; read: Required<SessionLogReadOptions> } {
@@ -310,13 +344,16 @@ function newestFirst(a: IndexedSession, b: IndexedSession): number {
 // ---------------------------------------------------------------------------------------------
 // Scanning
 
-/** Every session with a complete header, sorted by log path (code units); the caches keep only what it found. */
+/**
+ * Every session with a complete header, sorted by log path (code units); the caches keep only what
+ * it found. A session directory and a log whose identities are cached cost one `stat` each.
+ */
 async function scanStore(root: string, reads: LogReads, signal: AbortSignal | undefined): Promise<IndexedSession[]> {
   const projects = await listDirectories(root, signal, true);
   const sessionDirs = (await mapLimited(projects, LIST_CONCURRENCY, signal, (project) => listDirectories(project, signal, false))).flat();
   const logs = new Set<string>();
   const found = await mapLimited(sessionDirs, LIST_CONCURRENCY, signal, async (dir): Promise<IndexedSession | undefined> => {
-    const log = await chooseLog(dir, signal);
+    const log = await reads.chooseLog(dir, signal);
     if (log === undefined) return undefined;
     logs.add(log.path);
     const read = await reads.header(log, signal);
@@ -553,6 +590,44 @@ class LogReads {
   }
 
   /**
+   * The entries of the session-directory and header caches as {@link CarriedListing} JSON text,
+   * sorted by path (headers of logs without a complete header yet are left out: they are read again).
+   */
+  exportListing(root: string): string {
+    const dirs: CarriedListing['dirs'] = [];
+    for (const [dir, { identity, log }] of this.chosen.entriesOf()) dirs.push([dir, identity, log?.path ?? null, log?.regular ?? false]);
+    const headers: CarriedListing['headers'] = [];
+    for (const [path, { identity, header }] of this.headers.entriesOf()) if (header !== undefined) headers.push([path, identity, header]);
+    // By path, not by last use (which concurrent reads shuffle): an unchanged store gives the same text.
+    dirs.sort(byFirst);
+    headers.sort(byFirst);
+    return JSON.stringify({ version: LISTING_VERSION, root, dirs, headers } satisfies CarriedListing);
+  }
+
+  /** Fills the caches from {@link exportListing}'s text for `root`; what is not well formed is left out. */
+  seed(root: string, text: string): void {
+    let listing: Partial<CarriedListing>;
+    try {
+      listing = JSON.parse(text) as Partial<CarriedListing>;
+    } catch {
+      return;
+    }
+    if (!isRecord(listing) || listing.version !== LISTING_VERSION || listing.root !== root || !Array.isArray(listing.dirs) || !Array.isArray(listing.headers)) return;
+    for (const row of listing.dirs as unknown[]) {
+      if (!Array.isArray(row) || row.length !== 4) continue;
+      const [dir, identity, path, regular] = row as unknown[];
+      if (typeof dir !== 'string' || typeof identity !== 'string' || typeof regular !== 'boolean') continue;
+      if (path === null) this.chosen.set(dir, { identity, log: undefined });
+      else if (typeof path === 'string' && isLogIn(dir, path)) this.chosen.set(dir, { identity, log: { path, regular } });
+    }
+    for (const row of listing.headers as unknown[]) {
+      if (!Array.isArray(row) || row.length !== 3) continue;
+      const [path, identity, header] = row as unknown[];
+      if (typeof path === 'string' && typeof identity === 'string' && isSessionHeader(header)) this.headers.set(path, { identity, header });
+    }
+  }
+
+  /**
    * {@link chooseLog} of a session directory, from the cache while the directory is unchanged
    * (one `stat` instead of a listing). The directory is stat'ed before it is listed, so a change
    * in between only makes the next call list it again. A directory changed in the last
@@ -666,6 +741,48 @@ class LogReads {
       closeLog(file.fd);
     }
   }
+}
+
+/** Format version of {@link CarriedListing}: text of another version is ignored. */
+const LISTING_VERSION = 1;
+
+/** What {@link LogReads.exportListing} writes: JSON rows of the caches a listing uses. */
+interface CarriedListing {
+  version: typeof LISTING_VERSION;
+  /** The store root the rows belong to. */
+  root: string;
+  /** Session directory, its identity, the log chosen in it (`null`: none) and whether that entry is a regular file. */
+  dirs: Array<[dir: string, identity: string, path: string | null, regular: boolean]>;
+  /** Log path, its identity and its header. */
+  headers: Array<[path: string, identity: string, header: SessionHeader]>;
+}
+
+function byFirst(a: readonly [string, ...unknown[]], b: readonly [string, ...unknown[]]): number {
+  return a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** True for what a header read gives (SPEC §11.1): `{"type":"session","version":N,"id":string,"createdAt":number,…}`. */
+function isSessionHeader(value: unknown): value is SessionHeader {
+  return (
+    isRecord(value) &&
+    value.type === 'session' &&
+    Number.isInteger(value.version) &&
+    typeof value.id === 'string' &&
+    typeof value.createdAt === 'number' &&
+    Number.isFinite(value.createdAt)
+  );
+}
+
+/** True when `path` names a log (SPEC §12.1) directly inside the directory `dir`. */
+function isLogIn(dir: string, path: string): boolean {
+  const prefix = entryPath(dir, '');
+  if (!path.startsWith(prefix)) return false;
+  const name = path.slice(prefix.length);
+  return !name.includes(sep) && LOG_NAME.test(name);
 }
 
 /** The error of a read of `path`: a `SessionReferenceError` whose message starts with the path. */
