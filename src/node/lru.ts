@@ -55,6 +55,11 @@ export class LruCache<V> {
     this.bytes -= entry.bytes;
   }
 
+  /** The value of `key`, its place in the order of use left as it is. */
+  peek(key: string): V | undefined {
+    return this.entries.get(key)?.value;
+  }
+
   /** Every entry as `[key, value]`, least recently used first (not counted as uses). */
   *entriesOf(): IterableIterator<[string, V]> {
     for (const [key, entry] of this.entries) yield [key, entry.value];

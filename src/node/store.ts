@@ -590,18 +590,22 @@ class LogReads {
   }
 
   /**
-   * The entries of the session-directory and header caches as {@link CarriedListing} JSON text,
-   * sorted by path (headers of logs without a complete header yet are left out: they are read again).
+   * The session-directory cache, with the header of each directory's log, as {@link CarriedListing}
+   * JSON text, paths relative to `root`, sorted (the order of use, which concurrent reads shuffle,
+   * would make an unchanged store give other text). A header not cached, or not complete yet, is
+   * left out: it is read again.
    */
   exportListing(root: string): string {
-    const dirs: CarriedListing['dirs'] = [];
-    for (const [dir, { identity, log }] of this.chosen.entriesOf()) dirs.push([dir, identity, log?.path ?? null, log?.regular ?? false]);
-    const headers: CarriedListing['headers'] = [];
-    for (const [path, { identity, header }] of this.headers.entriesOf()) if (header !== undefined) headers.push([path, identity, header]);
-    // By path, not by last use (which concurrent reads shuffle): an unchanged store gives the same text.
-    dirs.sort(byFirst);
-    headers.sort(byFirst);
-    return JSON.stringify({ version: LISTING_VERSION, root, dirs, headers } satisfies CarriedListing);
+    const prefix = entryPath(root, '');
+    const sessions: CarriedSession[] = [];
+    for (const [dir, { identity, log }] of this.chosen.entriesOf()) {
+      if (!dir.startsWith(prefix)) continue;
+      const read = log === undefined ? undefined : this.headers.peek(log.path);
+      const name = log === undefined ? null : log.path.slice(dir.length + 1);
+      sessions.push([dir.slice(prefix.length), identity, name, log?.regular ?? false, read?.header === undefined ? null : read.identity, read?.header ?? null]);
+    }
+    sessions.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    return JSON.stringify({ version: LISTING_VERSION, root, sessions } satisfies CarriedListing);
   }
 
   /** Fills the caches from {@link exportListing}'s text for `root`; what is not well formed is left out. */
@@ -612,18 +616,21 @@ class LogReads {
     } catch {
       return;
     }
-    if (!isRecord(listing) || listing.version !== LISTING_VERSION || listing.root !== root || !Array.isArray(listing.dirs) || !Array.isArray(listing.headers)) return;
-    for (const row of listing.dirs as unknown[]) {
-      if (!Array.isArray(row) || row.length !== 4) continue;
-      const [dir, identity, path, regular] = row as unknown[];
-      if (typeof dir !== 'string' || typeof identity !== 'string' || typeof regular !== 'boolean') continue;
-      if (path === null) this.chosen.set(dir, { identity, log: undefined });
-      else if (typeof path === 'string' && isLogIn(dir, path)) this.chosen.set(dir, { identity, log: { path, regular } });
-    }
-    for (const row of listing.headers as unknown[]) {
-      if (!Array.isArray(row) || row.length !== 3) continue;
-      const [path, identity, header] = row as unknown[];
-      if (typeof path === 'string' && typeof identity === 'string' && isSessionHeader(header)) this.headers.set(path, { identity, header });
+    if (!isRecord(listing) || listing.version !== LISTING_VERSION || listing.root !== root || !Array.isArray(listing.sessions)) return;
+    const prefix = entryPath(root, '');
+    for (const row of listing.sessions as unknown[]) {
+      if (!Array.isArray(row) || row.length !== 6) continue;
+      const [relative, identity, name, regular, logIdentity, header] = row as unknown[];
+      if (typeof relative !== 'string' || typeof identity !== 'string' || typeof regular !== 'boolean') continue;
+      const dir = prefix + relative;
+      if (name === null) {
+        this.chosen.set(dir, { identity, log: undefined });
+        continue;
+      }
+      if (typeof name !== 'string' || name.includes(sep) || !LOG_NAME.test(name)) continue;
+      const path = entryPath(dir, name);
+      this.chosen.set(dir, { identity, log: { path, regular } });
+      if (typeof logIdentity === 'string' && isSessionHeader(header)) this.headers.set(path, { identity: logIdentity, header });
     }
   }
 
@@ -746,19 +753,19 @@ class LogReads {
 /** Format version of {@link CarriedListing}: text of another version is ignored. */
 const LISTING_VERSION = 1;
 
-/** What {@link LogReads.exportListing} writes: JSON rows of the caches a listing uses. */
+/**
+ * A session directory in {@link CarriedListing}: its path relative to the root, its identity, the
+ * name of the log chosen in it (`null`: none) and whether that entry is a regular file, the log's
+ * identity and header (`null`: not known).
+ */
+type CarriedSession = [dir: string, identity: string, log: string | null, regular: boolean, logIdentity: string | null, header: SessionHeader | null];
+
+/** What {@link LogReads.exportListing} writes: the rows of the caches a listing uses. */
 interface CarriedListing {
   version: typeof LISTING_VERSION;
   /** The store root the rows belong to. */
   root: string;
-  /** Session directory, its identity, the log chosen in it (`null`: none) and whether that entry is a regular file. */
-  dirs: Array<[dir: string, identity: string, path: string | null, regular: boolean]>;
-  /** Log path, its identity and its header. */
-  headers: Array<[path: string, identity: string, header: SessionHeader]>;
-}
-
-function byFirst(a: readonly [string, ...unknown[]], b: readonly [string, ...unknown[]]): number {
-  return a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0;
+  sessions: CarriedSession[];
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -775,14 +782,6 @@ function isSessionHeader(value: unknown): value is SessionHeader {
     typeof value.createdAt === 'number' &&
     Number.isFinite(value.createdAt)
   );
-}
-
-/** True when `path` names a log (SPEC §12.1) directly inside the directory `dir`. */
-function isLogIn(dir: string, path: string): boolean {
-  const prefix = entryPath(dir, '');
-  if (!path.startsWith(prefix)) return false;
-  const name = path.slice(prefix.length);
-  return !name.includes(sep) && LOG_NAME.test(name);
 }
 
 /** The error of a read of `path`: a `SessionReferenceError` whose message starts with the path. */
