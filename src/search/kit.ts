@@ -4,15 +4,12 @@
  * into a chunk every root import loads up front, growing even apps that never search.
  * @module
  */
-export { checkSignal, raceAbort, throwIfAborted } from '../abort.js';
-export { pace } from '../pace.js';
-export { cwdGroup, listCandidates, readTitleLabels } from '../candidates.js';
+export * from './engine-kit.js';
+export { checkSignal, raceAbort } from '../abort.js';
+export { listCandidates, readTitleLabels } from '../candidates.js';
 export { isPositiveSafeInteger } from '../config.js';
 export { check, fail } from '../errors.js';
-export { callHost, isNonEmptyString, presentEntries } from '../host.js';
-export { collapseUntrustedText } from '../label.js';
-export { formatSessionReferenceMention } from '../mention.js';
+export { callHost, presentEntries } from '../host.js';
 export { readSnapshot } from '../service.js';
-export { utf8ByteLength } from '../utf8.js';
 export { compileWasm, compileWasmSync } from '../wasm.js';
 export { sqliteWasm } from './sqlite-provide.js';

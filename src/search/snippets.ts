@@ -3,7 +3,7 @@
  * labels are (§6.6), with the UTF-16 ranges of the matched words.
  * @module
  */
-import { root } from './root.js';
+import { engineRoot as root } from './root.js';
 import { forEachWord } from './words.js';
 
 /** Longest snippet text, in code points, the `…` of its cuts included (SPEC §16.2). */

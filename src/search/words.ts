@@ -50,10 +50,12 @@ export function foldWord(word: string): string {
 /**
  * Calls `visit(start, end, folded)` for every word of `text` in order (UTF-16 offsets into `text`;
  * `folded` of a word longer than {@link MAX_WORD_LENGTH} is that of its {@link wordHead}), skipping
- * words that fold to nothing. Linear: the
- * segmenter sees chunks of at most {@link PIECE} code units.
+ * words that fold to nothing. Linear: the segmenter sees chunks of at most {@link PIECE} code
+ * units. Returns how many code units the segmenter was handed (the costly part: about 2–3 µs each
+ * for Chinese or Thai in V8, where an ASCII word costs a few nanoseconds per code unit).
  */
-export function forEachWord(text: string, visit: (start: number, end: number, folded: string) => void): void {
+export function forEachWord(text: string, visit: (start: number, end: number, folded: string) => void): number {
+  let segmented = 0;
   for (const match of text.matchAll(CHUNKS)) {
     const chunk = match[0];
     const at = match.index;
@@ -61,12 +63,23 @@ export function forEachWord(text: string, visit: (start: number, end: number, fo
       visit(at, at + chunk.length, wordHead(chunk).toLowerCase());
       continue;
     }
+    segmented += chunk.length;
     for (let start = 0; start < chunk.length; ) {
       const end = pieceEnd(chunk, start);
       segmentPiece(chunk.slice(start, end), at + start, visit);
       start = end;
     }
   }
+  return segmented;
+}
+
+/**
+ * The work of segmenting `slice`, of which `segmented` code units went to the segmenter, in
+ * units of `pace` (about 10 µs each): one per 1,024 code units, plus one per 4 segmented code
+ * units. In workerd, whose clock stands still, this count alone decides when to yield.
+ */
+export function sliceWork(slice: string, segmented: number): number {
+  return 1 + (slice.length >> 10) + (segmented >> 2);
 }
 
 /** Where the piece of `chunk` starting at `start` ends: at most {@link PIECE} code units, never inside a surrogate pair. */
@@ -85,6 +98,47 @@ function segmentPiece(piece: string, offset: number, visit: (start: number, end:
   }
 }
 
+/**
+ * Text segmented at once between two chances to yield, in UTF-16 code units (with the whitespace
+ * search of `sliceEnd`, at most twice this): about 10 ms of Chinese or Thai for the segmenter,
+ * far less of ASCII. Indexed text (up to `maxIndexBytes` per session) and queries (up to
+ * `MAX_QUERY_LENGTH`) must not block the event loop whole (SPEC §10.3).
+ */
+export const SLICE = 2048;
+
+/**
+ * Where the slice of `text` from `start` ends: at the first whitespace from {@link SLICE} code
+ * units on (words never hold one), else {@link SLICE} further on (text without spaces), never
+ * inside a surrogate pair.
+ */
+function sliceEnd(text: string, start: number): number {
+  if (text.length - start <= SLICE) return text.length;
+  const space = text.slice(start + SLICE, start + 2 * SLICE).search(/\s/);
+  let end = space === -1 ? start + 2 * SLICE : start + SLICE + space;
+  if (/[\udc00-\udfff]/.test(text[end] ?? '')) end--;
+  return Math.min(end, text.length);
+}
+
+/**
+ * The slices of `text` that are segmented one at a time ({@link SLICE}): the words of a text are
+ * those of its slices, in indexing and in every later look at the same text alike (a word of more
+ * than 16,384 code units without a space may be cut in two, the same way each time).
+ */
+export function* slicesOf(text: string): Generator<string> {
+  for (let start = 0; start < text.length; ) {
+    const end = sliceEnd(text, start);
+    yield start === 0 && end === text.length ? text : text.slice(start, end);
+    start = end;
+  }
+}
+
+/** The folded words of `text` as the index holds them: those of its {@link slicesOf slices}, in order. */
+export function indexedWords(text: string): string[] {
+  const words: string[] = [];
+  for (const slice of slicesOf(text)) forEachWord(slice, (_start, _end, folded) => words.push(folded));
+  return words;
+}
+
 /** The folded words of `text`, in order: the search engine's tokenizer. */
 export function wordsOf(text: string): string[] {
   const words: string[] = [];
@@ -93,15 +147,28 @@ export function wordsOf(text: string): string[] {
 }
 
 /**
+ * The longest query `searchSessions` takes, in UTF-16 code units (256 Ki): far past anything typed
+ * or pasted as a search (a query asks for sessions holding every one of its words), and short
+ * enough that segmenting it is bounded work (a longer query is `INVALID_ARGUMENT`).
+ */
+export const MAX_QUERY_LENGTH = 262_144;
+
+/**
  * The words of a query (SPEC §16.2): one entry per whitespace-separated query word, holding its
  * parts as the segmenter splits them (most words have one part; a Chinese word may have several,
  * which must stand next to each other in that order). Query words without any word are dropped,
- * and so are repeats.
+ * and so are repeats. Segmented in {@link slicesOf slices} as indexed text is, awaiting
+ * `pause(work)` after each (the caller yields to the event loop there and checks its signal: a
+ * query of one long unspaced word never blocks; `work` is {@link sliceWork}).
  */
-export function queryWords(query: string): string[][] {
+export async function queryWords(query: string, pause: (work: number) => Promise<void>): Promise<string[][]> {
   const words = new Map<string, string[]>();
   for (const piece of query.split(/\s+/)) {
-    const parts = wordsOf(piece);
+    const parts: string[] = [];
+    for (const slice of slicesOf(piece)) {
+      const segmented = forEachWord(slice, (_start, _end, folded) => parts.push(folded));
+      await pause(sliceWork(slice, segmented));
+    }
     // A word given twice asks nothing more (a query of one word repeated costs one word).
     if (parts.length > 0) words.set(parts.join(' '), parts);
   }
