@@ -395,6 +395,9 @@ describe('the cache carries the store listing (issue 30.3)', () => {
     const ids = (await again.query.listSessions()).map((r) => r.header.id);
     expect(ids).toContain(CJK);
     expect(ids).not.toContain('forged-id');
+    // What it carries on is what it read, not the text it was given.
+    expect(again.exportListing()).not.toContain('forged-id');
+    expect(stale.exportListing()).toBe(JSON.stringify(forged));
     // A new session and a removed one.
     const added = join(store, 'global', 'session-new');
     mkdirSync(added);

@@ -274,17 +274,19 @@ async function openStore(
   flags: Flags,
   io: CliIO,
   listing?: string,
-): Promise<{ sessionQuery: SessionQuery; agent: TargetAgent; carried: CarriedDshStore }> {
+): Promise<{ sessionQuery: SessionQuery; agent: TargetAgent; carried: CarriedDshStore; reads: { logs: number } }> {
   const carried = (await import('./store.js')).openDshStore({ root }, listing);
   const store = carried.query;
   const records = await store.listSessions();
+  /** Calls that read logs (surfaces, titles) made through the service. */
+  const reads = { logs: 0 };
   // An empty listing is not an error (a missing root lists nothing), but a mistyped --store should not look like "no sessions".
   if (records.length === 0) io.stderr.write(`note: no dsh sessions found under ${printJson(store.root)}\n`);
   const sessionQuery: SessionQuery = {
     listSessions: async () => records,
-    readSurface: (id, signal) => store.readSurface(id, signal),
-    readRetainedSurface: (id, maxReferenceBytes, signal) => store.readRetainedSurface(id, maxReferenceBytes, signal),
-    readTitleSnapshots: (ids, signal) => store.readTitleSnapshots(ids, signal),
+    readSurface: (id, signal) => (reads.logs++, store.readSurface(id, signal)),
+    readRetainedSurface: (id, maxReferenceBytes, signal) => (reads.logs++, store.readRetainedSurface(id, maxReferenceBytes, signal)),
+    readTitleSnapshots: (ids, signal) => (reads.logs++, store.readTitleSnapshots(ids, signal)),
   };
   if (flags.as !== undefined) {
     const target = records.find((record) => record.header.id === flags.as);
@@ -293,13 +295,13 @@ async function openStore(
     }
     const agent: TargetAgent = { id: target.header.id };
     if (typeof target.header.cwd === 'string') agent.cwd = target.header.cwd;
-    return { sessionQuery, agent, carried };
+    return { sessionQuery, agent, carried, reads };
   }
   // Without --as nothing is excluded: an id no listed session carries.
   const ids = new Set(records.map((record) => record.header.id));
   let id = '\u0000dsh-session-reference-cli';
   while (ids.has(id)) id += '\u0000';
-  return { sessionQuery, agent: { id }, carried };
+  return { sessionQuery, agent: { id }, carried, reads };
 }
 
 async function candidates(query: string | undefined, flags: Flags, io: CliIO, out: (text: string) => void): Promise<void> {
@@ -355,16 +357,22 @@ async function search(query: string, flags: Flags, io: CliIO, out: (text: string
   const limit = integerFlag('limit', flags.limit);
   const root = await storeRoot(flags, io);
   const cache = flags['no-cache'] ? undefined : await searchCache(root, io);
-  const [{ sessionQuery, agent, carried }, { createSessionReferences }] = await Promise.all([
+  const [{ sessionQuery, agent, carried, reads }, { createSessionReferences }] = await Promise.all([
     openStore(root, flags, io, cache?.contents?.listing),
     import('../service.js'),
+    provideSqlite(),
   ]);
   const refs = createSessionReferences({ sessionQuery, config: { searchIndex: cache?.contents?.index } });
   const hits = await refs.searchSessions(agent, query, { limit });
   if (cache !== undefined && cache.refused === undefined) {
-    const contents = { listing: carried.exportListing(), index: await refs.exportSearchIndex() };
+    const listing = carried.exportListing();
+    // The cached listing was written with the cached index, which was brought up to that listing.
+    // The same listing again, and no log read (the index neither rebuilt nor updated, SPEC §16.4):
+    // the index is the one loaded, and the file is left as it is without exporting it.
+    const unchanged = listing === cache.contents?.listing && reads.logs === 0;
+    const contents = unchanged ? undefined : { listing, index: await refs.exportSearchIndex() };
     // Written only when the search changed something (an unchanged index exports the bytes it was loaded from).
-    if (contents.listing !== cache.contents?.listing || !sameBytes(cache.contents.index, contents.index)) {
+    if (contents !== undefined && (contents.listing !== cache.contents?.listing || !sameBytes(cache.contents.index, contents.index))) {
       await cache.write(contents).catch((error: unknown) => note(io, `search index not cached at ${printJson(cache.file)}: ${describeValue(error)}`));
     }
   }
@@ -391,6 +399,18 @@ async function searchCache(root: string, io: CliIO) {
   if (read.refused !== undefined) note(io, `search cache not used: ${read.refused}`);
   if (read.ignored !== undefined) note(io, `search cache ignored and rebuilt: ${read.ignored}`);
   return { file, ...read, write: (contents: Parameters<typeof writeSearchCache>[1]) => writeSearchCache(file, contents) };
+}
+
+/**
+ * Gives the search engine SQLite's module compiled from the package's own `sqlite3.wasm` file
+ * (compiled in the background while the store is listed), so the engine need not load and decode
+ * the base64 copy it carries for runtimes without files. Without that file (tests run from the
+ * sources), nothing is provided and the engine uses its copy.
+ */
+async function provideSqlite(): Promise<void> {
+  const [{ readFile }, { provideSqliteWasm }] = await Promise.all([import('node:fs/promises'), import('../search/sqlite-provide.js')]);
+  const bytes = await readFile(new URL('../search/sqlite3.wasm', import.meta.url)).catch(() => undefined);
+  if (bytes !== undefined) provideSqliteWasm(await WebAssembly.compile(bytes));
 }
 
 /** One `note:` line on stderr, controls escaped. */

@@ -576,6 +576,9 @@ class LogReads {
     entryBytes(path, entry.identity, entry.header, entry.title),
   );
 
+  /** The text the caches were seeded from, and their count of changes right after. */
+  private seeded: { text: string; changes: number } | undefined;
+
   constructor(private readonly options: Required<SessionLogReadOptions>) {}
 
   /**
@@ -593,9 +596,12 @@ class LogReads {
    * The session-directory cache, with the header of each directory's log, as {@link CarriedListing}
    * JSON text, paths relative to `root`, sorted (the order of use, which concurrent reads shuffle,
    * would make an unchanged store give other text). A header not cached, or not complete yet, is
-   * left out: it is read again.
+   * left out: it is read again. When neither cache changed since {@link seed}, the text seeded
+   * (no work: a warm run over an unchanged store compares it and writes nothing).
    */
   exportListing(root: string): string {
+    // Nothing set or dropped since the seed: the text it was seeded from (what this would write).
+    if (this.seeded !== undefined && this.seeded.changes === this.chosen.changes + this.headers.changes) return this.seeded.text;
     const prefix = entryPath(root, '');
     const sessions: CarriedSession[] = [];
     for (const [dir, { identity, log }] of this.chosen.entriesOf()) {
@@ -632,6 +638,7 @@ class LogReads {
       this.chosen.set(dir, { identity, log: { path, regular } });
       if (typeof logIdentity === 'string' && isSessionHeader(header)) this.headers.set(path, { identity: logIdentity, header });
     }
+    this.seeded = { text, changes: this.chosen.changes + this.headers.changes };
   }
 
   /**
