@@ -360,14 +360,14 @@ describe('the cache file is read only as far as it can be trusted (issue 28.6)',
 });
 
 describe('the cache carries the store listing (issue 30.3)', () => {
-  it('a warm listing opens no log and lists no session directory, and gives what a cold one gives', async () => {
+  it.each([false, true])('a warm listing (statSync: %s) opens no log and lists no session directory, and gives what a cold one gives', async (statSync) => {
     const { store } = setup();
     const cold = openDshStore({ root: store });
     const expected = await cold.query.listSessions();
     const listing = cold.exportListing();
     const opened: unknown[] = [];
     const listed: unknown[] = [];
-    const warm = openDshStore({ root: store }, listing);
+    const warm = openDshStore({ root: store }, { listing, statSync });
     const records = await withFs('open', (original) => (...args) => (opened.push(args[0]), original(...args)), () =>
       withFs('readdir', (original) => (...args) => (listed.push(args[0]), original(...args)), () => warm.query.listSessions()),
     );
@@ -387,11 +387,11 @@ describe('the cache carries the store listing (issue 30.3)', () => {
     // A forged header for the CJK log, with an identity the log does not have: not used.
     const forged = JSON.parse(listing) as { sessions: unknown[][] };
     for (const row of forged.sessions) if (row[0] === 'global/session-e5f1c2a0') (row[5] as { id: string }).id = 'forged-id';
-    const stale = openDshStore({ root: store }, JSON.stringify(forged));
+    const stale = openDshStore({ root: store }, { listing: JSON.stringify(forged) });
     expect((await stale.query.listSessions()).map((r) => r.header.id)).toContain('forged-id');
     // …because its identity still matches; once the log changes, it is read again.
     writeFileSync(join(cjkDir, 'session.jsonl'), readFileSync(join(cjkDir, 'session.jsonl'), 'utf8') + '\n');
-    const again = openDshStore({ root: store }, JSON.stringify(forged));
+    const again = openDshStore({ root: store }, { listing: JSON.stringify(forged), statSync: true });
     const ids = (await again.query.listSessions()).map((r) => r.header.id);
     expect(ids).toContain(CJK);
     expect(ids).not.toContain('forged-id');
@@ -403,12 +403,12 @@ describe('the cache carries the store listing (issue 30.3)', () => {
     mkdirSync(added);
     writeFileSync(join(added, 'session.jsonl'), `${JSON.stringify({ type: 'session', version: 3, id: 'new-one', createdAt: 5 })}\n`);
     rmSync(join(store, '77-Dumen', readdirSync(join(store, '77-Dumen'))[0]!), { recursive: true });
-    const later = await openDshStore({ root: store }, listing).query.listSessions();
+    const later = await openDshStore({ root: store }, { listing }).query.listSessions();
     expect(later.map((r) => r.header.id)).toContain('new-one');
     expect(later.length).toBe(before.length);
     // A new log version in a known directory (the directory changes): the higher version is read.
     writeFileSync(join(cjkDir, 'session.v9.jsonl'), `${JSON.stringify({ type: 'session', version: 9, id: 'versioned', createdAt: 6 })}\n`);
-    expect((await openDshStore({ root: store }, listing).query.listSessions()).map((r) => r.header.id)).toContain('versioned');
+    expect((await openDshStore({ root: store }, { listing }).query.listSessions()).map((r) => r.header.id)).toContain('versioned');
   });
 
   it('listing text of another root, another version, or malformed rows is ignored, row by row', async () => {
@@ -424,7 +424,7 @@ describe('the cache carries the store listing (issue 30.3)', () => {
       JSON.stringify({ ...listing, sessions: listing.sessions.map((row) => [...row.slice(0, 5), { id: 'no-type', createdAt: 1 }]) }),
       JSON.stringify({ ...listing, sessions: [1, null, 'x', [], ...listing.sessions] }),
     ];
-    for (const text of variants) expect(await openDshStore({ root: store }, text).query.listSessions()).toEqual(expected);
+    for (const text of variants) expect(await openDshStore({ root: store }, { listing: text }).query.listSessions()).toEqual(expected);
   });
 });
 

@@ -275,7 +275,8 @@ async function openStore(
   io: CliIO,
   listing?: string,
 ): Promise<{ sessionQuery: SessionQuery; agent: TargetAgent; carried: CarriedDshStore; reads: { logs: number } }> {
-  const carried = (await import('./store.js')).openDshStore({ root }, listing);
+  // The CLI waits for the listing and runs nothing else meanwhile: cached identities are stat'ed synchronously.
+  const carried = (await import('./store.js')).openDshStore({ root }, { listing, statSync: true });
   const store = carried.query;
   const records = await store.listSessions();
   /** Calls that read logs (surfaces, titles) made through the service. */

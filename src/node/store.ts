@@ -5,7 +5,7 @@
  * `session.v<N>.jsonl`, each optionally compressed as `<name>.zstd` (multi-frame zstd, SPEC §11.2).
  * @module
  */
-import { closeSync, constants, fstatSync, open, read as readFd, readdir, stat, type BigIntStats, type Dirent } from 'node:fs';
+import { closeSync, constants, fstatSync, open, read as readFd, readdir, stat, statSync, type BigIntStats, type Dirent } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve, sep } from 'node:path';
 import { raceAbort, throwIfAborted } from '../abort.js';
@@ -201,9 +201,22 @@ export interface CarriedDshStore {
   exportListing(): string;
 }
 
+/** How {@link openDshStore} starts. */
+export interface CarriedDshStoreOptions {
+  /** The text an earlier {@link CarriedDshStore.exportListing} gave; default none (a cold start). */
+  listing?: string | undefined;
+  /**
+   * Check cached identities with `statSync` instead of `stat` on the thread pool: for a process
+   * that waits for the listing and runs nothing else meanwhile (the CLI), where 4,000 stats of an
+   * unchanged store cost a fraction of their round trips through the thread pool. A host serving
+   * others keeps the default, `false`: a stat on a slow disk would block its event loop.
+   */
+  statSync?: boolean | undefined;
+}
+
 /**
  * {@link createDshStoreSessionQuery} of `options`, its caches of session directories and headers
- * first filled from `listing` (the text an earlier {@link CarriedDshStore.exportListing} gave). A
+ * first filled from `carried.listing` (the text an earlier {@link CarriedDshStore.exportListing} gave). A
  * cached entry is used only while the directory or log still has the identity recorded with it
  * (device, inode, size, mtime: one `stat`), as the caches of one process are (SPEC §11.2.5). A
  * `listing` that is not such text, or is of another root, is ignored, and so is each entry of it
@@ -211,11 +224,11 @@ export interface CarriedDshStore {
  * its session directory): those are read from the store, never trusted.
  * @throws SessionReferenceError as {@link createDshStoreSessionQuery}.
  */
-export function openDshStore(options: DshStoreOptions = {}, listing?: string): CarriedDshStore {
+export function openDshStore(options: DshStoreOptions = {}, carried: CarriedDshStoreOptions = {}): CarriedDshStore {
   const checked = checkOptions(options);
   const root = resolve(checked.root);
-  const reads = new LogReads(checked.read);
-  if (listing !== undefined) reads.seed(root, listing);
+  const reads = new LogReads(checked.read, carried.statSync === true ? statNow : statOf);
+  if (carried.listing !== undefined) reads.seed(root, carried.listing);
   let index = new Map<string, IndexedSession>();
 
   async function scan(signal: AbortSignal | undefined): Promise<IndexedSession[]> {
@@ -440,6 +453,15 @@ function statOf(path: string): Promise<BigIntStats> {
   return fsCall<BigIntStats>((done) => stat(path, { bigint: true }, done));
 }
 
+/** {@link statOf} done synchronously (see {@link CarriedDshStoreOptions.statSync}). */
+function statNow(path: string): Promise<BigIntStats> {
+  try {
+    return Promise.resolve(statSync(path, { bigint: true }));
+  } catch (error) {
+    return Promise.reject(error as Error);
+  }
+}
+
 /** A file's identity (device, inode, size, mtime) as one flat string: the caches hold thousands. */
 function identityOf(stats: BigIntStats): string {
   return [stats.dev, stats.ino, stats.size, stats.mtimeNs].join(':');
@@ -450,9 +472,9 @@ function identityOf(stats: BigIntStats): string {
  * §12.1): `stat` only, so a FIFO, socket or device is never opened.
  * @returns `undefined` when `path` is gone or is not a regular file.
  */
-async function logIdentity(path: string): Promise<string | undefined> {
+async function logIdentity(path: string, statPath: (path: string) => Promise<BigIntStats> = statOf): Promise<string | undefined> {
   try {
-    const stats = await statOf(path);
+    const stats = await statPath(path);
     return stats.isFile() ? identityOf(stats) : undefined;
   } catch (error) {
     if (isErrno(error, 'ENOENT')) return undefined;
@@ -579,7 +601,13 @@ class LogReads {
   /** The text the caches were seeded from, and their count of changes right after. */
   private seeded: { text: string; changes: number } | undefined;
 
-  constructor(private readonly options: Required<SessionLogReadOptions>) {}
+  /**
+   * @param statPath How a cached identity is checked: {@link statOf}, or {@link statNow} where blocking is fine.
+   */
+  constructor(
+    private readonly options: Required<SessionLogReadOptions>,
+    private readonly statPath: (path: string) => Promise<BigIntStats>,
+  ) {}
 
   /**
    * Drops the cache entries of logs and session directories a listing no longer finds (SPEC
@@ -652,7 +680,7 @@ class LogReads {
     throwIfAborted(signal);
     let stats: BigIntStats;
     try {
-      stats = await statOf(dir);
+      stats = await this.statPath(dir);
     } catch (error) {
       if (isErrno(error, 'ENOENT') || isErrno(error, 'ENOTDIR')) return undefined;
       return rethrowRead(error, dir);
@@ -719,7 +747,7 @@ class LogReads {
   private async unchanged<T extends { identity: string }>(cache: LruCache<T>, path: string): Promise<T | undefined> {
     const cached = cache.get(path);
     if (cached === undefined) return undefined;
-    return (await logIdentity(path)) === cached.identity ? cached : undefined;
+    return (await logIdentity(path, this.statPath)) === cached.identity ? cached : undefined;
   }
 
   /**
