@@ -2,16 +2,22 @@
  * Search (SPEC §16.7, issue 23): the build over a Node store of 2,000 sessions of about 100 KB
  * against reading and projecting the same logs through the same store; one query against the
  * build plus a listing; a search after 1% of the sessions changed against the first build; the
- * index's memory against the text it indexes; 10,000 sessions in one process (memory growth); and the
- * naive alternative, a substring scan over every projected text, in the same run.
+ * index's memory against the text it indexes; 10,000 sessions in one process (memory growth); the
+ * naive alternative, a substring scan over every projected text; the build against the parse floor
+ * of the same logs (issue 30); the load of the exported index and the first search after it, in the
+ * same run.
  */
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createSessionReferences } from '../src/index.js';
 import { createDshStoreSessionQuery } from '../src/node/index.js';
 import { createMemorySessionQuery, parseSessionLog } from '../src/store/index.js';
 import { projectSurface } from '../src/projection.js';
+import { indexFromBytes } from '../src/search/index-bytes.js';
+import * as kit from '../src/search/kit.js';
+import { useRoot } from '../src/search/root.js';
 import { loadSqlite, type Sqlite3Static } from '../src/search/sqlite.js';
 import { foldSurface } from '../src/surface.js';
 import { formatMs } from './harness.js';
@@ -19,6 +25,8 @@ import type { StoreBenchHooks } from './store.js';
 import { writeLog } from './store-logs.js';
 
 declare const gc: (() => void) | undefined;
+
+useRoot(kit); // for indexFromBytes, called here directly (the service's loader does the same)
 
 const AGENT = { id: 'bench-target', cwd: '/work/p0' };
 /** The vocabulary user and assistant texts are drawn from by Zipf's law (bench/store-logs.ts): its long tail is what an index holds. */
@@ -98,6 +106,20 @@ async function readAndProject(root: string): Promise<{ ms: number; texts: string
   return { ms: performance.now() - started, texts };
 }
 
+/**
+ * The parse floor of `paths` (issue 30): read each log whole, decode it, split it into lines and
+ * `JSON.parse` every line — what any reader of the logs pays before it can use them — 8 at a time.
+ */
+async function parseFloor(paths: readonly string[]): Promise<number> {
+  const decoder = new TextDecoder();
+  const started = performance.now();
+  for (let k = 0; k < paths.length; k += 8) {
+    const texts = await Promise.all(paths.slice(k, k + 8).map(async (path) => decoder.decode(await readFile(path))));
+    for (const text of texts) for (const line of text.split('\n')) if (line !== '') JSON.parse(line);
+  }
+  return performance.now() - started;
+}
+
 function appendMessage(path: string, seq: number, text: string): void {
   appendFileSync(path, `${JSON.stringify({ type: 'user/message', seq, time: 1_790_000_000_000, data: { id: `x${seq}`, role: 'user', content: [{ type: 'text', text }], source: { kind: 'user' } }, surfaceOp: 'append' })}\n`);
 }
@@ -120,6 +142,7 @@ async function benchBuild(dir: string, hooks: StoreBenchHooks): Promise<void> {
   // Warm the file cache and the JIT once, then measure the floor and the build back to back.
   await readAndProject(root);
   const floor = await readAndProject(root);
+  const parse = await parseFloor(paths);
   const indexedBytes = floor.texts.reduce((sum, items) => sum + items.reduce((s, t) => s + Buffer.byteLength(t), 0), 0);
   const store = createDshStoreSessionQuery({ root });
   await warm(store);
@@ -132,6 +155,7 @@ async function benchBuild(dir: string, hooks: StoreBenchHooks): Promise<void> {
   if (first.length === 0) throw new Error('the build found nothing');
   const indexMemory = (await memory()) - before;
   hooks.ratioRow('search', `build, ${count} sessions vs reading + projecting them`, build, floor.ms, 2);
+  hooks.ratioRow('search', `build, ${count} sessions vs the parse floor of their logs`, build, parse, 3, `${formatMs(build)} / ${formatMs(parse)}`);
   hooks.ratioRow('search', 'index memory (JS heap + external + SQLite, snippet text included) vs indexed text (UTF-8)', indexMemory, indexedBytes, 2, `${(indexMemory / 1e6).toFixed(1)} MB / ${(indexedBytes / 1e6).toFixed(1)} MB`);
 
   // One query on the built index, listing included, against the build plus a listing.
@@ -171,6 +195,24 @@ async function benchBuild(dir: string, hooks: StoreBenchHooks): Promise<void> {
   const bytes = await refs.exportSearchIndex();
   const exportMs = performance.now() - started;
   hooks.countRow('search', 'exported index, MB', Math.round(bytes.length / 1e6), Math.ceil((indexedBytes * 2) / 1e6), `${formatMs(exportMs)} to export`);
+
+  // A service started from the kept bytes (a warm cache): the load (checksum, copy, cheap checks,
+  // no session unpacked), then a search of the unchanged store: listing, query, the hits' items.
+  const loadTimes: number[] = [];
+  const fromCache: number[] = [];
+  for (let s = 0; s < 3; s++) {
+    started = performance.now();
+    (await indexFromBytes(bytes, 262_144))!.close();
+    loadTimes.push(performance.now() - started);
+    const cached = createSessionReferences({ sessionQuery: createDshStoreSessionQuery({ root }), config: { searchIndex: bytes } });
+    started = performance.now();
+    await cached.searchSessions(AGENT, query);
+    fromCache.push(performance.now() - started);
+  }
+  const load = loadTimes.sort((a, b) => a - b)[1]!;
+  const cachedSearch = fromCache.sort((a, b) => a - b)[1]!;
+  hooks.ratioRow('search', 'load of the cached index (checksum, copy, cheap checks) vs the build', load, build, 0.05, `${formatMs(load)} / ${formatMs(build)}, ${(bytes.length / 1e6).toFixed(1)} MB`);
+  hooks.ratioRow('search', 'first search after that load, unchanged store, vs the build', cachedSearch, build, 0.2, `${formatMs(cachedSearch)} / ${formatMs(build)}`);
 }
 
 async function benchScale(dir: string, hooks: StoreBenchHooks): Promise<void> {

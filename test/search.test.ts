@@ -104,6 +104,15 @@ describe('searchSessions (SPEC §16)', () => {
     expect(words.join('')).toContain('迁移');
   });
 
+  it('a query of no word (emoji, punctuation, symbols only) matches nothing: [] (docs/service.md), unlike a whitespace-only one', async () => {
+    const sessions = [...SESSIONS, session('s-emoji', 6, [userMessage(1, 'Shipped it 🚀🎉 — ¯\\_(ツ)_/¯ !!! ... ??? ★★★')], 'Party 🎉')];
+    const refs = createSessionReferences({ sessionQuery: fakeQuery(sessions) });
+    for (const query of ['🚀', '🚀🎉', '!!!', '... ???', '★', '— ¯\\_', '🎉 !!']) expect(await refs.searchSessions(AGENT, query), query).toEqual([]);
+    expect((await refs.searchSessions(AGENT, '\t \n')).length).toBe(5);
+    // A word beside the emoji is searched as the word.
+    expect(ids(await refs.searchSessions(AGENT, '🚀shipped'))).toEqual(['s-emoji']);
+  });
+
   it('gives the listing rows with score 0 for an empty query', async () => {
     const refs = createSessionReferences({ sessionQuery: fakeQuery(SESSIONS) });
     const hits = await refs.searchSessions(AGENT, '  ');

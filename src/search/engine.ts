@@ -32,11 +32,13 @@
  * BM25 with column weights, prefix queries, incremental deletes of contentless rows, and its
  * database file as the bytes to keep; it is the official build, WebAssembly on Web APIs alone.
  *
- * How the index uses FTS5:
- * - Table `words(title, text, cwd)`: contentless (`content=''`, `contentless_delete=1`), so it
- *   stores no text, only the inverted index. Table `sessions` holds, per session, what tells
- *   whether it changed (identity, seq), its title and cwd, and its items compressed (`stored.ts`)
- *   for snippets and phrases; its `row` is the session's rowid in `words`. Nothing is kept per
+ * How the index uses FTS5 (on any SQLite host, `sql-host.ts`; every table is named `search_…`):
+ * - Table `search_words(title, text, cwd)`: contentless (`content=''`, `contentless_delete=1`),
+ *   so it stores no text, only the inverted index. Table `search_sessions` holds, per session,
+ *   what tells whether it changed (identity, seq), its title and cwd, and its items compressed
+ *   (`stored.ts`) for snippets and phrases; its `row` is the session's rowid in `search_words`.
+ *   Table `search_meta` holds what the index was built with (format, `maxIndexBytes`, the
+ *   segmenter's signature). Nothing is kept per
  *   session in JavaScript: a session's conversation is often a few KB (tool output, most of a log,
  *   is never indexed), so a JavaScript object and strings per session (~1.5 KB) and the text as is
  *   would alone pass SPEC §16.7's twice the indexed text.
@@ -47,12 +49,13 @@
  *   and in queries alike, so each of our words is exactly one FTS5 token. No word holds a
  *   private-use character of its own (they are word break `Other`: never part of a word).
  * - A query part matches its prefix (`"part"*`) and, from 5 code points on, the words one edit
- *   away (SPEC §16.3), found in a plain table, `vocabulary`: every indexed word of 4 or more code
- *   points (no shorter word is one edit from a 5-code-point part). A session's words enter it as
- *   the session is indexed (`INSERT OR IGNORE`); the words a replaced or removed session held
- *   leave it when FTS5's own list of its words (`fts5vocab`, looked up by those words only) no
- *   longer has them. (Counting sessions per word instead cost twice as much per indexed
- *   session: an update of every word's row.) At each position of the
+ *   away (SPEC §16.3), found in a plain table, `search_vocabulary`: every indexed word of 4 or
+ *   more code points (no shorter word is one edit from a 5-code-point part). A session's words
+ *   enter it as the session is indexed (`INSERT OR IGNORE`); words no session holds any more
+ *   leave it when the index is compacted (FTS5's own list of its words, `search_terms`, an
+ *   `fts5vocab` table), and find nothing until then. (Counting sessions per word instead cost
+ *   twice as much per indexed session: an update of every word's row; finding a replaced
+ *   session's words again from its old text cost as much as indexing it.) At each position of the
  *   part, one query ({@link ONE_EDIT}) looks up the deletion, and the substitutions and insertions
  *   by each character that follows the part's head in some word, visited by a skip scan: one
  *   B-tree seek per distinct character, about 1 ms for a whole part. Candidates pass
@@ -84,10 +87,15 @@ export interface KnownSession {
   seq: number | null;
 }
 
-/** A session the engine matched: its id and BM25 score (higher is better). */
+/** A session the engine matched: its id, BM25 score (higher is better) and where each part matched. */
 export interface SearchResult {
   id: string;
   score: number;
+  /**
+   * Per distinct query part, in the order first given: the columns of the session it matched in
+   * ({@link TITLE} | {@link TEXT} | {@link CWD}), what the session's kept texts must then hold.
+   */
+  columns: number[];
 }
 
 /**
@@ -142,11 +150,26 @@ const EACH = 'SELECT value FROM json_each(?)';
  */
 const FUZZY_WEIGHT = 0.45;
 
-/** Per column (title, text, cwd), BM25 of one row for an expression: non-zero where it matched. */
-const COLUMN_SCORES = 'SELECT bm25(search_words, 1, 0, 0), bm25(search_words, 0, 1, 0), bm25(search_words, 0, 0, 1) FROM search_words WHERE search_words MATCH ? AND rowid = ?';
-
 /** Field weights of BM25, in column order (SPEC §16.3: the title above the conversation). */
 const RANK = 'bm25(search_words, 3, 1, 1)';
+
+/**
+ * Every row matching an FTS5 expression, with its BM25 score and the columns it matched in (bit 1
+ * the title, 2 the text, 4 the cwd: BM25 with one column weighted is 0 exactly when no phrase of
+ * the expression is in that column), as one JSON array.
+ */
+const PART_SCORES = `WITH ranked AS MATERIALIZED (
+  SELECT rowid, ${RANK} AS rank,
+    (bm25(search_words, 1, 0, 0) != 0) + 2 * (bm25(search_words, 0, 1, 0) != 0) + 4 * (bm25(search_words, 0, 0, 1) != 0) AS columns
+  FROM search_words WHERE search_words MATCH ?)
+SELECT json_group_array(json_array(rowid, rank, columns)) FROM ranked`;
+
+/** The column bit of {@link SearchResult.columns} for the title. */
+export const TITLE = 1;
+/** The column bit of {@link SearchResult.columns} for the conversation text. */
+export const TEXT = 2;
+/** The column bit of {@link SearchResult.columns} for the cwd. */
+export const CWD = 4;
 
 /**
  * `word` with every ASCII character other than `[a-z0-9]` written as U+E000 + its code: one
@@ -245,8 +268,7 @@ interface Prepared {
 export class SessionSearchIndex {
   /** Sessions replaced or removed since the index was last compacted. */
   private deletions = 0;
-  /** Encoded query part → FTS5 expression of its one-edit words (see `nearOf`); cleared by every write. */
-  private readonly near = new Map<string, string | undefined>();
+
 
   private constructor(
     /** UTF-8 bytes of conversation text kept per session (SPEC §16.3). */
@@ -363,7 +385,6 @@ export class SessionSearchIndex {
       const columns: [string, string, string] = [await tokensOf([session.title], seen, signal), await tokensOf(texts, seen, signal), await tokensOf([session.cwd], seen, signal)];
       prepared.push({ session, columns });
     }
-    this.near.clear();
     this.sql.transaction(() => {
       for (const { session, columns } of prepared) {
         this.deleteSession(session.id);
@@ -386,7 +407,6 @@ export class SessionSearchIndex {
   /** Forgets the sessions with `ids` (those not indexed are skipped). */
   remove(ids: readonly string[]): void {
     if (ids.length === 0) return;
-    this.near.clear();
     this.sql.transaction(() => {
       for (const id of ids) this.deleteSession(id);
     });
@@ -417,7 +437,6 @@ export class SessionSearchIndex {
 
   /** Compacts the index now (see {@link compactWhenWorn}). */
   compact(): void {
-    this.near.clear();
     this.sql.transaction(() => {
       this.sql.run("INSERT INTO search_words(search_words) VALUES ('optimize')");
       this.sql.run('DELETE FROM search_vocabulary WHERE word NOT IN (SELECT term FROM search_terms)');
@@ -442,28 +461,28 @@ export class SessionSearchIndex {
    * @throws DamagedIndexError when a matched row has no session.
    */
   async search(parts: readonly string[], exclude: string, signal?: AbortSignal): Promise<SearchResult[]> {
-    let scores: Map<number, number> | undefined;
+    let found: Map<number, { score: number; columns: number[] }> | undefined;
     // A part given twice matches what it matched once (a query of one word repeated costs one).
     for (const part of new Set(parts)) {
       await root.pace(8);
       root.throwIfAborted(signal);
-      const found = this.partScores(encodeWord(part));
+      const matched = this.partScores(encodeWord(part));
       // AND: a session must match every part; its score is the sum of the parts' (BM25 is a sum over the query's terms).
-      for (const [row, score] of scores === undefined ? [] : found) {
-        const before = scores!.get(row);
-        if (before === undefined) found.delete(row);
-        else found.set(row, before + score);
+      const next = new Map<number, { score: number; columns: number[] }>();
+      for (const [row, { score, columns }] of matched) {
+        const before = found === undefined ? { score: 0, columns: [] } : found.get(row);
+        if (before !== undefined) next.set(row, { score: before.score + score, columns: [...before.columns, columns] });
       }
-      scores = found;
-      if (scores.size === 0) break;
+      found = next;
+      if (found.size === 0) break;
     }
     const results: SearchResult[] = [];
-    if (scores === undefined || scores.size === 0) return results;
-    const ids = this.json<[number, string]>(`SELECT json_group_array(json_array(row, id)) FROM search_sessions WHERE row IN (${EACH})`, JSON.stringify([...scores.keys()]));
-    if (ids.length !== scores.size) throw new DamagedIndexError('a matched row of the words has no session');
+    if (found === undefined || found.size === 0) return results;
+    const ids = this.json<[number, string]>(`SELECT json_group_array(json_array(row, id)) FROM search_sessions WHERE row IN (${EACH})`, JSON.stringify([...found.keys()]));
+    if (ids.length !== found.size) throw new DamagedIndexError('a matched row of the words has no session');
     for (const [row, text] of ids) {
       const id = fromText(text);
-      if (id !== exclude) results.push({ id, score: scores.get(row)! });
+      if (id !== exclude) results.push({ id, ...found.get(row)! });
     }
     return results;
   }
@@ -473,51 +492,18 @@ export class SessionSearchIndex {
    * matches, plus {@link FUZZY_WEIGHT} times what its words one edit away match (so an exact
    * word ranks above a typo's neighbours, as MiniSearch ranked them).
    */
-  private partScores(part: string): Map<number, number> {
-    const scores = new Map<number, number>();
+  private partScores(part: string): Map<number, { score: number; columns: number }> {
+    const found = new Map<number, { score: number; columns: number }>();
     const add = (expression: string, weight: number) => {
-      const sql = `WITH ranked AS MATERIALIZED (SELECT rowid, ${RANK} AS rank FROM search_words WHERE search_words MATCH ?) SELECT json_group_array(json_array(rowid, rank)) FROM ranked`;
-      for (const [row, rank] of this.json<[number, number]>(sql, expression)) {
-        scores.set(row, (scores.get(row) ?? 0) - weight * rank);
+      for (const [row, rank, columns] of this.json<[number, number, number]>(PART_SCORES, expression)) {
+        const before = found.get(row);
+        found.set(row, { score: (before?.score ?? 0) - weight * rank, columns: (before?.columns ?? 0) | columns });
       }
     };
     add(`${quote(part)}*`, 1);
-    const near = this.nearOf(part);
-    if (near !== undefined) add(near, FUZZY_WEIGHT);
-    return scores;
-  }
-
-  /**
-   * The FTS5 expression of the indexed words one edit from the encoded `part` that do not start
-   * with it (`undefined` when none), remembered until the next write (a search looks a part up
-   * again for its hits' columns).
-   */
-  private nearOf(part: string): string | undefined {
-    if (fuzzyDistance(part) === 0) return undefined;
-    if (!this.near.has(part)) {
-      if (this.near.size >= 1024) this.near.clear();
-      const words = this.oneEditWords(part);
-      this.near.set(part, words.length === 0 ? undefined : words.map(quote).join(' OR '));
-    }
-    return this.near.get(part);
-  }
-
-  /**
-   * For each of `parts`, the columns of the indexed session `id` that it matches in (by prefix or
-   * one edit, as `search` matched): `[title, text, cwd]` as booleans. What the session's kept
-   * title, items and cwd must then hold (see `findHits`): its words were matched there.
-   */
-  columnsMatched(id: string, parts: readonly string[]): Array<[boolean, boolean, boolean]> {
-    const found = this.sql.all('SELECT row FROM search_sessions WHERE id = ?', toText(id))[0];
-    return parts.map((part) => {
-      if (found === undefined) return [false, false, false];
-      const encoded = encodeWord(part);
-      const near = this.nearOf(encoded);
-      const expression = near === undefined ? `${quote(encoded)}*` : `${quote(encoded)}* OR ${near}`;
-      // BM25 with one column weighted is 0 exactly when no phrase of the expression is in that column.
-      const [scores] = this.sql.all(COLUMN_SCORES, expression, found[0]!);
-      return scores === undefined ? [false, false, false] : [scores[0] !== 0, scores[1] !== 0, scores[2] !== 0];
-    });
+    const near = fuzzyDistance(part) === 1 ? this.oneEditWords(part) : [];
+    if (near.length > 0) add(near.map(quote).join(' OR '), FUZZY_WEIGHT);
+    return found;
   }
 
   /**

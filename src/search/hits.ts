@@ -6,7 +6,7 @@
  */
 import type { SessionCandidate } from '../candidates.js';
 import { DamagedIndexError } from './damage.js';
-import type { SessionSearchIndex } from './engine.js';
+import { CWD, TEXT, TITLE, type SessionSearchIndex } from './engine.js';
 import { engineRoot as root } from './root.js';
 import { MAX_SNIPPETS, matchedWords, snippetOf, type SessionSearchSnippet } from './snippets.js';
 import type { IndexedSession } from './stored.js';
@@ -75,7 +75,7 @@ export async function findHits(
     const session = index.session(listed.id);
     if (session === undefined) continue;
     const texts = textsOf(session);
-    checkColumns(texts, parts, index.columnsMatched(session.id, parts));
+    checkColumns(texts, parts, result.columns);
     if (!phrases.every((phrase) => hasPhrase(texts, phrase))) continue;
     const label = session.title || session.id;
     hits.push({
@@ -100,13 +100,14 @@ function textsOf(session: IndexedSession): Text[] {
 }
 
 /**
- * Throws when a column of the session that the index matched a part in (`columns`, from
- * `columnsMatched`: title, text, cwd) holds no word the part matches in the kept texts: the
- * index's words disagree with its text, so it is damaged (SPEC §16.4).
+ * Throws when a column of the session that the index matched a part in (`columns`, per part, from
+ * `search`) holds no word the part matches in the kept texts: the index's words disagree with its
+ * text, so it is damaged (SPEC §16.4).
  */
-function checkColumns(texts: readonly Text[], parts: readonly string[], columns: ReadonlyArray<readonly [boolean, boolean, boolean]>): void {
+function checkColumns(texts: readonly Text[], parts: readonly string[], columns: readonly number[]): void {
   for (const [k, part] of parts.entries()) {
-    const [title, text, cwd] = columns[k]!;
+    const matched = columns[k] ?? 0;
+    const [title, text, cwd] = [matched & TITLE, matched & TEXT, matched & CWD];
     const ok =
       (!title || holdsPart(texts.filter((t) => t.role === 'title'), part)) &&
       (!text || holdsPart(texts.filter((t) => t.role === 'user' || t.role === 'assistant'), part)) &&

@@ -28,6 +28,12 @@ export interface SearchState {
 /** Sessions read at once while the index catches up. */
 const READ_BATCH = 8;
 
+/** Sessions written to the index at once, at most (one transaction: FTS5 writes one segment for them). */
+const WRITE_BATCH = 64;
+
+/** UTF-16 code units of text that, waiting to be written, make a write happen before {@link WRITE_BATCH} sessions. */
+const WRITE_BATCH_TEXT = 4 << 20;
+
 const LIST_SESSIONS = 'sessionQuery.listSessions()';
 
 /** A listed session: header fields, its place in the listing and the store's file identity, when it gives one. */
@@ -115,8 +121,9 @@ async function indexOf(state: SearchState): Promise<SessionSearchIndex> {
  * forgotten; sessions new or with another file identity are read and indexed again; a session
  * listed without an identity is read every time and indexed again only when its
  * `capturedThroughSeq` moved (dsh logs are append-only: any change appends an event). Reads go
- * {@link READ_BATCH} at a time, the signal checked between batches; each session is replaced
- * whole, so a cancelled update leaves a consistent index that the next search continues.
+ * {@link READ_BATCH} at a time, the signal checked between batches, and are written
+ * {@link WRITE_BATCH} at a time; each session is replaced whole, so a cancelled update leaves a
+ * consistent index that the next search continues (what was read and not yet written is read again).
  */
 async function syncIndex(state: SearchState, signal: AbortSignal | undefined): Promise<{ index: SessionSearchIndex; listed: Listed[] }> {
   // The engine loads (on the first search) while the host lists.
@@ -128,22 +135,38 @@ async function syncIndex(state: SearchState, signal: AbortSignal | undefined): P
   const known = index.known();
   index.remove([...known.keys()].filter((id) => !present.has(id)));
   const stale = listed.filter(({ id, identity }) => identity === undefined || known.get(id)?.identity !== identity);
+  // Sessions read are written WRITE_BATCH at a time (or once WRITE_BATCH_TEXT of text waits): one
+  // transaction, one FTS5 segment, for many sessions.
+  let pending: IndexedSession[] = [];
+  let pendingText = 0;
   for (let start = 0; start < stale.length; start += READ_BATCH) {
     root.throwIfAborted(signal);
-    await indexBatch(state, index, known, stale.slice(start, start + READ_BATCH), signal);
+    for (const session of await readBatch(state, index, known, stale.slice(start, start + READ_BATCH), signal)) {
+      pending.push(session);
+      for (const item of session.items) pendingText += item.text.length;
+    }
+    if (pending.length >= WRITE_BATCH || pendingText >= WRITE_BATCH_TEXT || start + READ_BATCH >= stale.length) {
+      await index.put(pending, signal);
+      pending = [];
+      pendingText = 0;
+    }
   }
   root.throwIfAborted(signal);
   return { index, listed };
 }
 
-/** Reads and indexes `batch`: one surface read each, one title read for those that changed (`known`: what the index held before). */
-async function indexBatch(
+/**
+ * Reads `batch`: one surface read each, one title read for those that changed (`known`: what the
+ * index held before); sessions gone since the listing are removed from the index. Returns the
+ * sessions to put.
+ */
+async function readBatch(
   state: SearchState,
   index: SessionSearchIndex,
   known: ReadonlyMap<string, KnownSession>,
   batch: Listed[],
   signal: AbortSignal | undefined,
-): Promise<void> {
+): Promise<IndexedSession[]> {
   const { sessionQuery, config } = state;
   // A read at a reference budget holds about what search keeps (SPEC §16.7): twice the text bytes
   // leaves room for the JSON of the items.
@@ -160,14 +183,14 @@ async function indexBatch(
       ? []
       : [{ listed, snapshot }];
   });
-  if (changed.length === 0) return;
+  if (changed.length === 0) return [];
   const headers = changed.map(({ listed }) => ({ id: listed.id, createdAt: listed.createdAt }));
   const failed = new Set<string>();
   const titles = await root.readTitleLabels(sessionQuery, headers, signal, failed);
   root.throwIfAborted(signal);
   // A session whose title read failed is kept as changed (no identity, no seq): the next search
   // reads it and its title again, so its label never stays its id (SPEC §16.4: never stale).
-  const sessions = changed.map(({ listed, snapshot }): IndexedSession => {
+  return changed.map(({ listed, snapshot }): IndexedSession => {
     const retry = failed.has(listed.id);
     return {
       id: listed.id,
@@ -179,7 +202,6 @@ async function indexBatch(
       items: snapshot.items,
     };
   });
-  await index.put(sessions, signal);
 }
 
 /** True when `error` is the store saying a listed session is not there (deleted after the listing). */

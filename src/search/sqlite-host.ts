@@ -57,6 +57,7 @@ export class SqliteWasmHost implements SqlHost {
     }
   }
 
+  /** Runs one statement with `bindings` to completion (see {@link SqlHost.run}); the statement is prepared once per SQL text. */
   run(sql: string, ...bindings: SqlValue[]): void {
     const statement = this.statement(sql);
     try {
@@ -67,6 +68,7 @@ export class SqliteWasmHost implements SqlHost {
     }
   }
 
+  /** Every row of one statement with `bindings`, as arrays (see {@link SqlHost.all}); 64-bit integers come back as numbers. */
   all(sql: string, ...bindings: SqlValue[]): SqlValue[][] {
     const statement = this.statement(sql);
     const rows: SqlValue[][] = [];
@@ -79,6 +81,7 @@ export class SqliteWasmHost implements SqlHost {
     return rows;
   }
 
+  /** Runs `fn` between `BEGIN` and `COMMIT`, rolled back when it throws; a call inside `fn` joins the transaction (see {@link SqlHost.transaction}). */
   transaction<T>(fn: () => T): T {
     if (this.inTransaction) return fn();
     this.db.exec('BEGIN');
@@ -105,6 +108,7 @@ export class SqliteWasmHost implements SqlHost {
     return this.sqlite.capi.sqlite3_js_db_export(this.db);
   }
 
+  /** Frees the database now (a host that is dropped is freed when collected). */
   close(): void {
     finalizer?.unregister(this);
     this.db.close();

@@ -9,7 +9,7 @@
  * decompressed only for the sessions a search shows or checks for a phrase.
  * @module
  */
-import { deflateSync, Inflate } from 'fflate';
+import { deflateSync, Inflate, inflateSync } from 'fflate';
 import { DamagedIndexError } from './damage.js';
 import { engineRoot as root } from './root.js';
 
@@ -141,8 +141,23 @@ export function unpackItems(packed: Uint8Array, maxBytes: number): IndexedItem[]
   });
 }
 
-/** The inflation of `compressed`, which must be exactly `size` bytes: stopped as soon as it passes them. */
+/**
+ * The inflation of `compressed`, which must be exactly `size` bytes: stopped as soon as it passes
+ * them, give or take one slice of {@link INFLATE_SLICE} compressed bytes. Input of one slice at
+ * most (most kept items) is inflated at once into a buffer of `size` bytes: fflate writes nothing
+ * past it and reports the length it would have had.
+ */
 function boundedInflate(compressed: Uint8Array, size: number): Uint8Array {
+  if (compressed.length <= INFLATE_SLICE) {
+    let json: Uint8Array;
+    try {
+      json = inflateSync(compressed, { out: new Uint8Array(size) });
+    } catch {
+      throw new DamagedIndexError('kept items are not a deflate stream of the size they say');
+    }
+    if (json.length !== size) throw new DamagedIndexError('kept items are not the size they say');
+    return json;
+  }
   const out = new Uint8Array(size);
   let length = 0;
   let ended = false;
