@@ -13,6 +13,7 @@ import {
   cpSync,
   existsSync,
   lstatSync,
+  lutimesSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -203,6 +204,27 @@ describe('the cache file is trusted only as the user\'s own regular file (issue 
     const fileOfOther = await readSearchCache(file, { uid: OTHER_UID });
     expect(fileOfOther.refused).toBeUndefined();
     expect(fileOfOther.ignored).toMatch(/belongs to uid 0/);
+  });
+
+  it('removes the temporary files a killed writer left, once an hour old, and never what a symlink there points to', async () => {
+    const { search, cacheFile, cacheDir, victim } = setup();
+    await search('gemini');
+    const name = cacheFile().split('/').at(-1)!;
+    const old = join(cacheDir, `.${name}.${'1'.repeat(32)}.tmp`);
+    const fresh = join(cacheDir, `.${name}.${'2'.repeat(32)}.tmp`);
+    const link = join(cacheDir, `.${name}.${'3'.repeat(32)}.tmp`);
+    writeFileSync(old, 'conversation text', { mode: 0o600 });
+    writeFileSync(fresh, 'being written', { mode: 0o600 });
+    symlinkSync(victim, link);
+    utimesSync(old, 1_600_000_000, 1_600_000_000);
+    const hourAgo = new Date(Date.now() - 2 * 60 * 60 * 1000);
+    lutimesSync(link, hourAgo, hourAgo);
+    rmSync(cacheFile()); // a write happens
+    await search('gemini');
+    expect(existsSync(old)).toBe(false);
+    expect(existsSync(fresh)).toBe(true);
+    expect(existsSync(link) || lstatSync(link, { throwIfNoEntry: false }) !== undefined).toBe(false);
+    expectUntouched(victim);
   });
 
   it('writes 0600 in a 0700 directory whatever the umask', async () => {

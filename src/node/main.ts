@@ -101,10 +101,11 @@ const COMMAND_FLAGS: Record<string, { positionals: [min: number, max: number, na
  * on stderr; an `--as` id missing from the store is `SESSION_REFERENCE_NOT_FOUND`), `2` a usage
  * error (the problem and the usage line on stderr). Never rejects.
  *
- * Commands: `candidates [QUERY]`, `prepare MESSAGE` (needs `--as`), `encode ID`, `decode URI`,
- * `parse TEXT`. Flags: `--store DIR` (default `$DSH_HOME/sessions`, else `~/.dsh/sessions`),
- * `--demo` (the bundled sample store), `--as SESSION_ID`, `--limit N`, `--match-titles` (QUERY
- * also matches titles, SPEC §6.7), `--max-reference-bytes N`,
+ * Commands: `candidates [QUERY]`, `search QUERY` (SPEC §16.6), `prepare MESSAGE` (needs `--as`),
+ * `encode ID`, `decode URI`, `parse TEXT`. Flags: `--store DIR` (default `$DSH_HOME/sessions`,
+ * else `~/.dsh/sessions`), `--demo` (the bundled sample store), `--as SESSION_ID`, `--limit N`,
+ * `--match-titles` (QUERY also matches titles, SPEC §6.7), `--no-cache` (search: no cache file,
+ * see `search-cache.ts`), `--max-reference-bytes N`,
  * `--json`, `--help`. A flag a command does not take, or a non-integer `N`, is a usage error.
  * The argument `-` of `prepare`, `encode`, `decode` and `parse` is read from `io.stdin` (UTF-8,
  * one trailing newline removed); without `io.stdin`, or with invalid UTF-8, it is a usage error.

@@ -11,7 +11,8 @@
  *   opened), of at most {@link MAX_CACHE_BYTES}; its header line is checked against the file's size
  *   before the body is read, and the body is read to that size and no further;
  * - a file is written under an unpredictable temporary name, created exclusively (`O_CREAT |
- *   O_EXCL | O_NOFOLLOW`, mode 0600 whatever the umask), then renamed over the cache file.
+ *   O_EXCL | O_NOFOLLOW`, mode 0600 whatever the umask), then renamed over the cache file; the
+ *   temporary files of a writer that was killed are removed after an hour.
  *
  * Anything else at the cache path (a FIFO, device, socket, symlink, a file of another owner or
  * mode, an oversized, sparse or damaged file) is ignored and the index rebuilt, in time and memory
@@ -20,7 +21,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { constants, type Stats } from 'node:fs';
-import { lstat, mkdir, open, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { lstat, mkdir, open, readdir, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 
@@ -196,6 +197,7 @@ export async function writeSearchCache(file: string, contents: SearchCacheConten
   if (header.length + contents.index.length + listing.length > MAX_CACHE_BYTES) {
     throw new SearchCacheRefused(`the index is larger than ${MAX_CACHE_BYTES} bytes`);
   }
+  await removeLeftovers(directory, basename(file));
   const temporary = join(directory, `.${basename(file)}.${randomBytes(16).toString('hex')}.tmp`);
   const handle = await open(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW | constants.O_NOCTTY, 0o600);
   try {
@@ -214,6 +216,25 @@ export async function writeSearchCache(file: string, contents: SearchCacheConten
   } catch (error) {
     await unlink(temporary).catch(() => undefined);
     throw error;
+  }
+}
+
+/** Milliseconds after which a temporary file is a leftover of a writer that died (a write takes seconds at most). */
+const LEFTOVER_MS = 60 * 60 * 1000;
+
+/**
+ * Removes the temporary files of `name` that a killed writer left in the (checked) directory,
+ * once they are {@link LEFTOVER_MS} old: they hold conversation text and nothing renames them.
+ * `unlink` removes a symlink itself, never its target.
+ */
+async function removeLeftovers(directory: string, name: string): Promise<void> {
+  const prefix = `.${name}.`;
+  const entries = await readdir(directory).catch(() => [] as string[]);
+  for (const entry of entries) {
+    if (!entry.startsWith(prefix) || !entry.endsWith('.tmp')) continue;
+    const path = join(directory, entry);
+    const stats = await lstat(path).catch(() => undefined);
+    if (stats !== undefined && Date.now() - stats.mtimeMs > LEFTOVER_MS) await unlink(path).catch(() => undefined);
   }
 }
 
