@@ -87,15 +87,10 @@ export interface KnownSession {
   seq: number | null;
 }
 
-/** A session the engine matched: its id, BM25 score (higher is better) and where each part matched. */
+/** A session the engine matched: its id and BM25 score (higher is better). */
 export interface SearchResult {
   id: string;
   score: number;
-  /**
-   * Per distinct query part, in the order first given: the columns of the session it matched in
-   * ({@link TITLE} | {@link TEXT} | {@link CWD}), what the session's kept texts must then hold.
-   */
-  columns: number[];
 }
 
 /**
@@ -153,22 +148,28 @@ const FUZZY_WEIGHT = 0.45;
 /** Field weights of BM25, in column order (SPEC §16.3: the title above the conversation). */
 const RANK = 'bm25(search_words, 3, 1, 1)';
 
-/**
- * Every row matching an FTS5 expression, with its BM25 score and the columns it matched in (bit 1
- * the title, 2 the text, 4 the cwd: BM25 with one column weighted is 0 exactly when no phrase of
- * the expression is in that column), as one JSON array.
- */
-const PART_SCORES = `WITH ranked AS MATERIALIZED (
-  SELECT rowid, ${RANK} AS rank,
-    (bm25(search_words, 1, 0, 0) != 0) + 2 * (bm25(search_words, 0, 1, 0) != 0) + 4 * (bm25(search_words, 0, 0, 1) != 0) AS columns
-  FROM search_words WHERE search_words MATCH ?)
-SELECT json_group_array(json_array(rowid, rank, columns)) FROM ranked`;
+/** Every row matching an FTS5 expression with its BM25 score, as one JSON array. */
+const PART_SCORES = `WITH ranked AS MATERIALIZED (SELECT rowid, ${RANK} AS rank FROM search_words WHERE search_words MATCH ?)
+SELECT json_group_array(json_array(rowid, rank)) FROM ranked`;
 
-/** The column bit of {@link SearchResult.columns} for the title. */
+/**
+ * The rows of a JSON array that match an FTS5 expression, each with the columns it matched in
+ * (bit 1 the title, 2 the text, 4 the cwd: BM25 with one column weighted is 0 exactly when no
+ * phrase of the expression is in that column), as one JSON array. Computed for the rows a search
+ * shows only: three more BM25s per row would double the cost of a query over every match (and a
+ * `rowid IN` constraint makes FTS5 evaluate the whole expression once per row of the list).
+ */
+const COLUMNS = `WITH shown(row) AS MATERIALIZED (SELECT value FROM json_each(?2)),
+matched AS MATERIALIZED (
+  SELECT rowid, CASE WHEN rowid IN shown THEN (bm25(search_words, 1, 0, 0) != 0) + 2 * (bm25(search_words, 0, 1, 0) != 0) + 4 * (bm25(search_words, 0, 0, 1) != 0) END AS columns
+  FROM search_words WHERE search_words MATCH ?1)
+SELECT json_group_array(json_array(rowid, columns)) FROM matched WHERE columns IS NOT NULL`;
+
+/** The column bit of {@link SessionSearchIndex.columnsMatched} for the title. */
 export const TITLE = 1;
-/** The column bit of {@link SearchResult.columns} for the conversation text. */
+/** The column bit of {@link SessionSearchIndex.columnsMatched} for the conversation text. */
 export const TEXT = 2;
-/** The column bit of {@link SearchResult.columns} for the cwd. */
+/** The column bit of {@link SessionSearchIndex.columnsMatched} for the cwd. */
 export const CWD = 4;
 
 /**
@@ -370,7 +371,8 @@ export class SessionSearchIndex {
   }
 
   /**
-   * Adds `sessions` or replaces the indexed sessions with their ids, each keeping its newest
+   * Adds `sessions` or replaces the indexed sessions with their ids (an id given twice: the last),
+   * each keeping its newest
    * `maxIndexBytes` of text (`keptItems`). Their words are found first, yielding to the event loop
    * as they are (`signal` checked: a cancelled put writes nothing), then all are written in one
    * transaction (FTS5 writes its segment once per transaction: one write of many sessions costs
@@ -379,15 +381,20 @@ export class SessionSearchIndex {
   async put(sessions: readonly IndexedSession[], signal?: AbortSignal): Promise<void> {
     const seen = new Set<string>();
     const prepared: Prepared[] = [];
-    for (const given of sessions) {
+    // A session given twice is put once, as given last.
+    for (const given of new Map(sessions.map((session) => [session.id, session])).values()) {
       const session = { ...given, items: keptItems(given.items, this.maxIndexBytes) };
       const texts = session.items.map((item) => item.text);
       const columns: [string, string, string] = [await tokensOf([session.title], seen, signal), await tokensOf(texts, seen, signal), await tokensOf([session.cwd], seen, signal)];
       prepared.push({ session, columns });
     }
     this.sql.transaction(() => {
+      // The rows of those already indexed, in one look-up for the whole write.
+      const ids = JSON.stringify(prepared.map(({ session }) => toText(session.id)));
+      const rows = new Map(this.json<[string, number]>(`SELECT json_group_array(json_array(id, row)) FROM search_sessions WHERE id IN (${EACH})`, ids));
       for (const { session, columns } of prepared) {
-        this.deleteSession(session.id);
+        const row = rows.get(toText(session.id));
+        if (row !== undefined) this.deleteRow(row);
         this.sql.run(
           'INSERT INTO search_sessions(id, identity, seq, title, cwd, items) VALUES (?, ?, ?, ?, ?, ?)',
           toText(session.id),
@@ -413,13 +420,17 @@ export class SessionSearchIndex {
     this.compactWhenWorn();
   }
 
-  /** Deletes the session with `id`, if indexed: its row of `search_sessions` and of `search_words`. */
+  /** Deletes the session with `id`, if indexed. */
   private deleteSession(id: string): void {
     const found = this.sql.all('SELECT row FROM search_sessions WHERE id = ?', toText(id))[0];
-    if (found === undefined) return;
+    if (found !== undefined) this.deleteRow(found[0] as number);
+  }
+
+  /** Deletes the session of `row`: its row of `search_sessions` and of `search_words`. */
+  private deleteRow(row: number): void {
     this.deletions++;
-    this.sql.run('DELETE FROM search_words WHERE rowid = ?', found[0]!);
-    this.sql.run('DELETE FROM search_sessions WHERE row = ?', found[0]!);
+    this.sql.run('DELETE FROM search_words WHERE rowid = ?', row);
+    this.sql.run('DELETE FROM search_sessions WHERE row = ?', row);
   }
 
   /**
@@ -461,30 +472,53 @@ export class SessionSearchIndex {
    * @throws DamagedIndexError when a matched row has no session.
    */
   async search(parts: readonly string[], exclude: string, signal?: AbortSignal): Promise<SearchResult[]> {
-    let found: Map<number, { score: number; columns: number[] }> | undefined;
+    let scores: Map<number, number> | undefined;
     // A part given twice matches what it matched once (a query of one word repeated costs one).
     for (const part of new Set(parts)) {
       await root.pace(8);
       root.throwIfAborted(signal);
-      const matched = this.partScores(encodeWord(part));
+      const found = this.partScores(encodeWord(part));
       // AND: a session must match every part; its score is the sum of the parts' (BM25 is a sum over the query's terms).
-      const next = new Map<number, { score: number; columns: number[] }>();
-      for (const [row, { score, columns }] of matched) {
-        const before = found === undefined ? { score: 0, columns: [] } : found.get(row);
-        if (before !== undefined) next.set(row, { score: before.score + score, columns: [...before.columns, columns] });
+      for (const [row, score] of scores === undefined ? [] : found) {
+        const before = scores!.get(row);
+        if (before === undefined) found.delete(row);
+        else found.set(row, before + score);
       }
-      found = next;
-      if (found.size === 0) break;
+      scores = found;
+      if (scores.size === 0) break;
     }
     const results: SearchResult[] = [];
-    if (found === undefined || found.size === 0) return results;
-    const ids = this.json<[number, string]>(`SELECT json_group_array(json_array(row, id)) FROM search_sessions WHERE row IN (${EACH})`, JSON.stringify([...found.keys()]));
-    if (ids.length !== found.size) throw new DamagedIndexError('a matched row of the words has no session');
+    if (scores === undefined || scores.size === 0) return results;
+    const ids = this.json<[number, string]>(`SELECT json_group_array(json_array(row, id)) FROM search_sessions WHERE row IN (${EACH})`, JSON.stringify([...scores.keys()]));
+    if (ids.length !== scores.size) throw new DamagedIndexError('a matched row of the words has no session');
     for (const [row, text] of ids) {
       const id = fromText(text);
-      if (id !== exclude) results.push({ id, ...found.get(row)! });
+      if (id !== exclude) results.push({ id, score: scores.get(row)! });
     }
     return results;
+  }
+
+  /**
+   * Per session of `ids` (indexed ones), per part of `parts`: the columns it matched the part in,
+   * by prefix or one edit as {@link search} matched ({@link TITLE} | {@link TEXT} | {@link CWD}),
+   * what the session's kept title, items and cwd must then hold (`findHits` checks). One query
+   * per part for all of `ids`.
+   */
+  columnsMatched(ids: readonly string[], parts: readonly string[]): Map<string, number[]> {
+    const rows = this.json<[string, number]>(`SELECT json_group_array(json_array(id, row)) FROM search_sessions WHERE id IN (${EACH})`, JSON.stringify(ids.map(toText)));
+    const byRow = new Map(rows.map(([id, row]) => [row, fromText(id)]));
+    const columns = new Map<string, number[]>([...byRow.values()].map((id) => [id, parts.map(() => 0)]));
+    const list = JSON.stringify([...byRow.keys()]);
+    for (const [k, part] of parts.entries()) {
+      const encoded = encodeWord(part);
+      const near = fuzzyDistance(encoded) === 1 ? this.oneEditWords(encoded) : [];
+      const expression = [`${quote(encoded)}*`, ...near.map(quote)].join(' OR ');
+      for (const [row, matched] of this.json<[number, number]>(COLUMNS, expression, list)) {
+        const id = byRow.get(row);
+        if (id !== undefined) columns.get(id)![k] = matched;
+      }
+    }
+    return columns;
   }
 
   /**
@@ -492,18 +526,17 @@ export class SessionSearchIndex {
    * matches, plus {@link FUZZY_WEIGHT} times what its words one edit away match (so an exact
    * word ranks above a typo's neighbours, as MiniSearch ranked them).
    */
-  private partScores(part: string): Map<number, { score: number; columns: number }> {
-    const found = new Map<number, { score: number; columns: number }>();
+  private partScores(part: string): Map<number, number> {
+    const scores = new Map<number, number>();
     const add = (expression: string, weight: number) => {
-      for (const [row, rank, columns] of this.json<[number, number, number]>(PART_SCORES, expression)) {
-        const before = found.get(row);
-        found.set(row, { score: (before?.score ?? 0) - weight * rank, columns: (before?.columns ?? 0) | columns });
+      for (const [row, rank] of this.json<[number, number]>(PART_SCORES, expression)) {
+        scores.set(row, (scores.get(row) ?? 0) - weight * rank);
       }
     };
     add(`${quote(part)}*`, 1);
     const near = fuzzyDistance(part) === 1 ? this.oneEditWords(part) : [];
     if (near.length > 0) add(near.map(quote).join(' OR '), FUZZY_WEIGHT);
-    return found;
+    return scores;
   }
 
   /**

@@ -68,25 +68,31 @@ export async function findHits(
     .filter(({ listed }) => listed !== undefined)
     .sort((a, b) => b.result.score - a.result.score || root.cwdGroup(ownCwd, a.listed.cwd) - root.cwdGroup(ownCwd, b.listed.cwd) || a.listed.order - b.listed.order);
   const hits: SessionSearchHit[] = [];
-  for (const { result, listed } of results) {
-    if (hits.length >= limit) break;
-    await root.pace(4);
-    root.throwIfAborted(signal);
-    const session = index.session(listed.id);
-    if (session === undefined) continue;
-    const texts = textsOf(session);
-    checkColumns(texts, parts, result.columns);
-    if (!phrases.every((phrase) => hasPhrase(texts, phrase))) continue;
-    const label = session.title || session.id;
-    hits.push({
-      sessionId: session.id,
-      label,
-      ...(root.isNonEmptyString(listed.cwd) && { cwd: listed.cwd }),
-      createdAt: listed.createdAt,
-      mention: root.formatSessionReferenceMention({ sessionId: session.id, label }),
-      score: result.score,
-      snippets: snippetsOf(texts, parts),
-    });
+  // The hits' matched columns are looked up for a page of results at a time: those shown, plus
+  // those a phrase leaves out.
+  for (let page = 0; page < results.length && hits.length < limit; page += limit) {
+    const shown = results.slice(page, page + limit);
+    const columns = index.columnsMatched(shown.map(({ result }) => result.id), parts);
+    for (const { result, listed } of shown) {
+      if (hits.length >= limit) break;
+      await root.pace(4);
+      root.throwIfAborted(signal);
+      const session = index.session(listed.id);
+      if (session === undefined) continue;
+      const texts = textsOf(session);
+      checkColumns(texts, parts, columns.get(session.id) ?? []);
+      if (!phrases.every((phrase) => hasPhrase(texts, phrase))) continue;
+      const label = session.title || session.id;
+      hits.push({
+        sessionId: session.id,
+        label,
+        ...(root.isNonEmptyString(listed.cwd) && { cwd: listed.cwd }),
+        createdAt: listed.createdAt,
+        mention: root.formatSessionReferenceMention({ sessionId: session.id, label }),
+        score: result.score,
+        snippets: snippetsOf(texts, parts),
+      });
+    }
   }
   return hits;
 }
@@ -101,8 +107,8 @@ function textsOf(session: IndexedSession): Text[] {
 
 /**
  * Throws when a column of the session that the index matched a part in (`columns`, per part, from
- * `search`) holds no word the part matches in the kept texts: the index's words disagree with its
- * text, so it is damaged (SPEC §16.4).
+ * `columnsMatched`) holds no word the part matches in the kept texts, or when a part matched in
+ * no column: the index's words disagree with its text, so it is damaged (SPEC §16.4).
  */
 function checkColumns(texts: readonly Text[], parts: readonly string[], columns: readonly number[]): void {
   for (const [k, part] of parts.entries()) {
