@@ -3,7 +3,7 @@
  * measured side by side", in one process. Prints one table row per measured ratio next to its
  * target and exits with status 1 when any ratio misses its target.
  *
- * Flags: `--only parse,editor,retention,discovery,codec,dsh,store,search` (sections; `dsh`: ours vs the
+ * Flags: `--only parse,editor,retention,discovery,codec,dsh,store,search,cli` (sections; `cli`: a process per run, needs `npm run build`; `dsh`: ours vs the
  * dsh host's own plugin; `store-prepare`, `store-real`, `store-list`, `store-titles`, `store-rss`, `store-edge`, `store-worst` for one part of
  * `store`), `--quick` (fewer samples and smaller inputs, for a smoke run; not for RESULTS.md),
  * `--write` (rewrite bench/RESULTS.md with the table).
@@ -45,6 +45,7 @@ import {
   surfaceSnapshot,
 } from './generators.js';
 import { evictCaches, formatMs, measure, type Case } from './harness.js';
+import { benchCli } from './cli.js';
 import { benchSearch } from './search.js';
 import { benchStores, rssChild } from './store.js';
 import { benchZstdDamage } from './zstd-damage.js';
@@ -687,6 +688,10 @@ ${table()}
   \`'dsh-session:' + Buffer.from(JSON.stringify(id)).toString('base64url')\` and
   \`JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'))\` (which does not check
   canonicity; ours does).
+- **CLI** (issue 30 item 3, \`--only cli\`, after \`npm run build\`): a process per run, samples
+  interleaved, medians compared: a warm-cache \`search\` over 2,000 plain logs of about 100 KB
+  against \`node -e 0\` and against \`rg -l -F\` (GNU \`grep -rlF\` when rg is not on PATH; the
+  row names the tool), and against the first search (cache removed before each of its samples).
 - **The dsh host's own plugin** (SPEC §14.6, \`--only dsh\`): the published
   \`${HOST_PLUGIN}\` (a devDependency for the bench only) against ours,
   \`dsh-session-reference/dsh\`, on the same inputs, 3 samples each (a host sample takes
@@ -717,6 +722,7 @@ async function main(): Promise<void> {
   if (['store', 'store-prepare', 'store-real', 'store-list', 'store-titles', 'store-rss', 'store-edge', 'store-worst'].some(wants)) await benchStores({ ratioRow, countRow, wants, quick });
   if (wants('zstd-damage')) await benchZstdDamage({ ratioRow, quick });
   if (wants('search')) await benchSearch({ ratioRow, countRow, wants, quick });
+  if (wants('cli')) await benchCli({ ratioRow, countRow, wants, quick });
   const misses = rows.filter((row) => row.ok === false);
   console.log(`\n${table()}\n`);
   console.log(`${rows.filter((row) => row.ok === true).length} within target, ${misses.length} missed; ${((performance.now() - started) / 1000).toFixed(0)} s`);

@@ -14,6 +14,8 @@ export class LruCache<V> {
   private readonly entries = new Map<string, { value: V; bytes: number }>();
   /** Bytes of every entry, as `sizeOf` estimated them. */
   bytes = 0;
+  /** Entries set or deleted so far (evictions included): unchanged, the cache holds what it held. */
+  changes = 0;
 
   constructor(
     readonly maxEntries: number,
@@ -41,6 +43,7 @@ export class LruCache<V> {
   /** Sets `key` (the most recently used), then evicts the least recently used while over a bound. */
   set(key: string, value: V): void {
     this.delete(key);
+    this.changes++;
     const bytes = this.sizeOf(key, value);
     if (bytes > this.maxBytes) return;
     this.entries.set(key, { value, bytes });
@@ -53,6 +56,17 @@ export class LruCache<V> {
     if (entry === undefined) return;
     this.entries.delete(key);
     this.bytes -= entry.bytes;
+    this.changes++;
+  }
+
+  /** The value of `key`, its place in the order of use left as it is. */
+  peek(key: string): V | undefined {
+    return this.entries.get(key)?.value;
+  }
+
+  /** Every entry as `[key, value]`, least recently used first (not counted as uses). */
+  *entriesOf(): IterableIterator<[string, V]> {
+    for (const [key, entry] of this.entries) yield [key, entry.value];
   }
 
   /** Drops every entry whose key is not in `keys` (the files a listing found). */

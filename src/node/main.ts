@@ -1,20 +1,18 @@
 /**
  * The `dsh-session-reference` command line (SPEC §12.2), as a function tests call without
  * spawning. The executable wrapper is `cli.ts`.
+ *
+ * A command loads only the modules it uses (dynamic `import()`): `encode` never loads the store
+ * or the service, and only `search` loads the search cache (issue 30 item 3: a CLI run is mostly
+ * start-up).
  * @module
  */
-import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { parsePositiveInteger, resolveConfig, type SessionReferenceConfig } from '../config.js';
-import { createSessionReferences } from '../service.js';
+import type { SessionReferenceConfig } from '../config.js';
+import { parsePositiveInteger } from '../config.js';
 import { describeValue, fail, isSessionReferenceError } from '../errors.js';
-import { decodeSessionReferenceUri, encodeSessionReferenceUri } from '../uri.js';
-import { parseSessionReferenceText } from '../mention.js';
 import type { SessionQuery, TargetAgent, UserMessage } from '../types.js';
-import { sampleStoreRoot } from './samples.js';
-import { homedir } from 'node:os';
-import { readSearchCache, searchCacheDirectory, searchCacheFile, writeSearchCache } from './search-cache.js';
-import { createDshStoreSessionQuery, defaultSessionStoreRoot } from './store.js';
+import type { CarriedDshStore } from './store.js';
 import { escapeControls } from './terminal.js';
 
 /** Where {@link main} writes and what it reads from its environment. `process` itself fits. */
@@ -103,10 +101,11 @@ const COMMAND_FLAGS: Record<string, { positionals: [min: number, max: number, na
  * on stderr; an `--as` id missing from the store is `SESSION_REFERENCE_NOT_FOUND`), `2` a usage
  * error (the problem and the usage line on stderr). Never rejects.
  *
- * Commands: `candidates [QUERY]`, `prepare MESSAGE` (needs `--as`), `encode ID`, `decode URI`,
- * `parse TEXT`. Flags: `--store DIR` (default `$DSH_HOME/sessions`, else `~/.dsh/sessions`),
- * `--demo` (the bundled sample store), `--as SESSION_ID`, `--limit N`, `--match-titles` (QUERY
- * also matches titles, SPEC §6.7), `--max-reference-bytes N`,
+ * Commands: `candidates [QUERY]`, `search QUERY` (SPEC §16.6), `prepare MESSAGE` (needs `--as`),
+ * `encode ID`, `decode URI`, `parse TEXT`. Flags: `--store DIR` (default `$DSH_HOME/sessions`,
+ * else `~/.dsh/sessions`), `--demo` (the bundled sample store), `--as SESSION_ID`, `--limit N`,
+ * `--match-titles` (QUERY also matches titles, SPEC §6.7), `--no-cache` (search: no cache file,
+ * see `search-cache.ts`), `--max-reference-bytes N`,
  * `--json`, `--help`. A flag a command does not take, or a non-integer `N`, is a usage error.
  * The argument `-` of `prepare`, `encode`, `decode` and `parse` is read from `io.stdin` (UTF-8,
  * one trailing newline removed); without `io.stdin`, or with invalid UTF-8, it is a usage error.
@@ -228,16 +227,19 @@ async function run(command: Command, io: CliIO, out: (text: string) => void): Pr
   const json = flags.json === true;
   switch (name) {
     case 'encode': {
+      const { encodeSessionReferenceUri } = await import('../uri.js');
       const uri = encodeSessionReferenceUri(args[0]!);
       out(json ? printJson({ sessionId: args[0], uri }) : uri);
       return;
     }
     case 'decode': {
+      const { decodeSessionReferenceUri } = await import('../uri.js');
       const sessionId = decodeSessionReferenceUri(args[0]!);
       out(json ? printJson({ uri: args[0], sessionId }) : escapeControls(sessionId));
       return;
     }
     case 'parse': {
+      const { parseSessionReferenceText } = await import('../mention.js');
       const parsed = parseSessionReferenceText(args[0]!);
       if (json) {
         out(printJson(parsed));
@@ -256,21 +258,37 @@ async function run(command: Command, io: CliIO, out: (text: string) => void): Pr
   }
 }
 
+/** The store root of `--store` / `--demo` / the default (SPEC §12.1). */
+async function storeRoot(flags: Flags, io: CliIO): Promise<string> {
+  if (flags.demo) return (await import('./samples.js')).sampleStoreRoot();
+  if (flags.store !== undefined) return flags.store;
+  return (await import('./store.js')).defaultSessionStoreRoot(io.env ?? process.env);
+}
+
 /**
- * The store, listed once; the target agent from `--as`. The service is handed the listing it was
+ * The store at `root`, listed once (its listing caches first filled from `listing`, the text a
+ * cache file carried); the target agent from `--as`. The service is handed the listing it was
  * given here (no second scan of the store).
  */
-async function openStore(flags: Flags, io: CliIO): Promise<{ sessionQuery: SessionQuery; agent: TargetAgent; root: string }> {
-  const root = flags.demo ? sampleStoreRoot() : (flags.store ?? defaultSessionStoreRoot(io.env ?? process.env));
-  const store = createDshStoreSessionQuery({ root });
+async function openStore(
+  root: string,
+  flags: Flags,
+  io: CliIO,
+  listing?: string,
+): Promise<{ sessionQuery: SessionQuery; agent: TargetAgent; carried: CarriedDshStore; reads: { logs: number } }> {
+  // The CLI waits for the listing and runs nothing else meanwhile: cached identities are stat'ed synchronously.
+  const carried = (await import('./store.js')).openDshStore({ root }, { listing, statSync: true });
+  const store = carried.query;
   const records = await store.listSessions();
+  /** Calls that read logs (surfaces, titles) made through the service. */
+  const reads = { logs: 0 };
   // An empty listing is not an error (a missing root lists nothing), but a mistyped --store should not look like "no sessions".
   if (records.length === 0) io.stderr.write(`note: no dsh sessions found under ${printJson(store.root)}\n`);
   const sessionQuery: SessionQuery = {
     listSessions: async () => records,
-    readSurface: (id, signal) => store.readSurface(id, signal),
-    readRetainedSurface: (id, maxReferenceBytes, signal) => store.readRetainedSurface(id, maxReferenceBytes, signal),
-    readTitleSnapshots: (ids, signal) => store.readTitleSnapshots(ids, signal),
+    readSurface: (id, signal) => (reads.logs++, store.readSurface(id, signal)),
+    readRetainedSurface: (id, maxReferenceBytes, signal) => (reads.logs++, store.readRetainedSurface(id, maxReferenceBytes, signal)),
+    readTitleSnapshots: (ids, signal) => (reads.logs++, store.readTitleSnapshots(ids, signal)),
   };
   if (flags.as !== undefined) {
     const target = records.find((record) => record.header.id === flags.as);
@@ -279,18 +297,19 @@ async function openStore(flags: Flags, io: CliIO): Promise<{ sessionQuery: Sessi
     }
     const agent: TargetAgent = { id: target.header.id };
     if (typeof target.header.cwd === 'string') agent.cwd = target.header.cwd;
-    return { sessionQuery, agent, root: store.root };
+    return { sessionQuery, agent, carried, reads };
   }
   // Without --as nothing is excluded: an id no listed session carries.
   const ids = new Set(records.map((record) => record.header.id));
   let id = '\u0000dsh-session-reference-cli';
   while (ids.has(id)) id += '\u0000';
-  return { sessionQuery, agent: { id }, root: store.root };
+  return { sessionQuery, agent: { id }, carried, reads };
 }
 
 async function candidates(query: string | undefined, flags: Flags, io: CliIO, out: (text: string) => void): Promise<void> {
   const limit = integerFlag('limit', flags.limit);
-  const { sessionQuery, agent } = await openStore(flags, io);
+  const { sessionQuery, agent } = await openStore(await storeRoot(flags, io), flags, io);
+  const { createSessionReferences } = await import('../service.js');
   const refs = createSessionReferences({ sessionQuery, config: { matchTitles: flags['match-titles'] === true } });
   const rows = await refs.listCandidates(agent, query, limit);
   if (flags.json) {
@@ -307,10 +326,16 @@ async function prepare(text: string, flags: Flags, io: CliIO, out: (text: string
   const maxReferenceBytes = integerFlag('max-reference-bytes', flags['max-reference-bytes']);
   const config: SessionReferenceConfig = {};
   if (maxReferenceBytes !== undefined) config.maxReferenceBytes = maxReferenceBytes;
+  const [{ resolveConfig }, { parseSessionReferenceText }, { createSessionReferences }, { randomUUID }] = await Promise.all([
+    import('../config.js'),
+    import('../mention.js'),
+    import('../service.js'),
+    import('node:crypto'),
+  ]);
   // Bad limits and malformed mentions fail before the store is read.
   resolveConfig(config);
   parseSessionReferenceText(text);
-  const { sessionQuery, agent } = await openStore(flags, io);
+  const { sessionQuery, agent } = await openStore(await storeRoot(flags, io), flags, io);
   const refs = createSessionReferences({ sessionQuery, config });
   const message: UserMessage = { id: randomUUID(), role: 'user', content: [{ type: 'text', text }], source: { kind: 'user' } };
   const composed = await refs.referenceUserMessage(agent, message);
@@ -325,23 +350,33 @@ async function prepare(text: string, flags: Flags, io: CliIO, out: (text: string
 
 /**
  * `search QUERY` (SPEC §16.6): hits as a table of label, cwd, score and first snippet, or JSON.
- * The index starts from the cache file of this store (unless `--no-cache`) and is written back
- * after the search; a cache that cannot be written is a note on stderr, not a failure.
+ * Unless `--no-cache`, the store's listing and the index start from this store's cache file
+ * (`search-cache.ts`: only a file of the user's, in a directory of the user's), and the file is
+ * written again after the search when either changed. A cache refused, or one that cannot be
+ * written, is a note on stderr, never a failure.
  */
 async function search(query: string, flags: Flags, io: CliIO, out: (text: string) => void): Promise<void> {
   const limit = integerFlag('limit', flags.limit);
-  const { sessionQuery, agent, root } = await openStore(flags, io);
-  const env = io.env ?? process.env;
-  const cache = flags['no-cache'] ? undefined : searchCacheFile(searchCacheDirectory(env, env.HOME || homedir()), root);
-  const searchIndex = cache === undefined ? undefined : await readSearchCache(cache);
-  const refs = createSessionReferences({ sessionQuery, config: { searchIndex } });
+  const root = await storeRoot(flags, io);
+  const cache = flags['no-cache'] ? undefined : await searchCache(root, io);
+  const [{ sessionQuery, agent, carried, reads }, { createSessionReferences }] = await Promise.all([
+    openStore(root, flags, io, cache?.contents?.listing),
+    import('../service.js'),
+    provideSqlite(),
+  ]);
+  const refs = createSessionReferences({ sessionQuery, config: { searchIndex: cache?.contents?.index } });
   const hits = await refs.searchSessions(agent, query, { limit });
-  const bytes = cache === undefined ? undefined : await refs.exportSearchIndex();
-  // Written only when the search changed the index (an unchanged index exports the bytes it was loaded from).
-  if (cache !== undefined && bytes !== undefined && !sameBytes(searchIndex, bytes)) {
-    await writeSearchCache(cache, bytes).catch((error: unknown) =>
-      io.stderr.write(`note: search index not cached at ${printJson(cache)}: ${escapeControls(describeValue(error))}\n`),
-    );
+  if (cache !== undefined && cache.refused === undefined) {
+    const listing = carried.exportListing();
+    // The cached listing was written with the cached index, which was brought up to that listing.
+    // The same listing again, and no log read (the index neither rebuilt nor updated, SPEC §16.4):
+    // the index is the one loaded, and the file is left as it is without exporting it.
+    const unchanged = listing === cache.contents?.listing && reads.logs === 0;
+    const contents = unchanged ? undefined : { listing, index: await refs.exportSearchIndex() };
+    // Written only when the search changed something (an unchanged index exports the bytes it was loaded from).
+    if (contents !== undefined && (contents.listing !== cache.contents?.listing || !sameBytes(cache.contents.index, contents.index))) {
+      await cache.write(contents).catch((error: unknown) => note(io, `search index not cached at ${printJson(cache.file)}: ${describeValue(error)}`));
+    }
   }
   if (flags.json) {
     out(printJson(hits, 2));
@@ -351,6 +386,38 @@ async function search(query: string, flags: Flags, io: CliIO, out: (text: string
     const snippet = hit.snippets[0]?.text ?? '';
     out([field(hit.label), hit.cwd === undefined ? '(no cwd)' : field(hit.cwd), hit.score.toFixed(2), field(snippet)].join('\t'));
   }
+}
+
+/**
+ * The cache file of the store at `root` and what it holds (SPEC §16.4), with a note on stderr when
+ * the cache directory is refused (then it is neither read nor written) or a file there is not
+ * trusted (then it is rebuilt).
+ */
+async function searchCache(root: string, io: CliIO) {
+  const { readSearchCache, searchCacheDirectory, searchCacheFile, writeSearchCache } = await import('./search-cache.js');
+  const env = io.env ?? process.env;
+  const file = searchCacheFile(searchCacheDirectory(env, env.HOME || (await import('node:os')).homedir()), root);
+  const read = await readSearchCache(file);
+  if (read.refused !== undefined) note(io, `search cache not used: ${read.refused}`);
+  if (read.ignored !== undefined) note(io, `search cache ignored and rebuilt: ${read.ignored}`);
+  return { file, ...read, write: (contents: Parameters<typeof writeSearchCache>[1]) => writeSearchCache(file, contents) };
+}
+
+/**
+ * Gives the search engine SQLite's module compiled from the package's own `sqlite3.wasm` file
+ * (compiled in the background while the store is listed), so the engine need not load and decode
+ * the base64 copy it carries for runtimes without files. Without that file (tests run from the
+ * sources), nothing is provided and the engine uses its copy.
+ */
+async function provideSqlite(): Promise<void> {
+  const [{ readFile }, { provideSqliteWasm }] = await Promise.all([import('node:fs/promises'), import('../search/sqlite-provide.js')]);
+  const bytes = await readFile(new URL('../search/sqlite3.wasm', import.meta.url)).catch(() => undefined);
+  if (bytes !== undefined) provideSqliteWasm(await WebAssembly.compile(bytes));
+}
+
+/** One `note:` line on stderr, controls escaped. */
+function note(io: CliIO, text: string): void {
+  io.stderr.write(`note: ${escapeControls(text)}\n`);
 }
 
 /** True when `a` holds exactly the bytes of `b`. */

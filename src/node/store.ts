@@ -5,7 +5,7 @@
  * `session.v<N>.jsonl`, each optionally compressed as `<name>.zstd` (multi-frame zstd, SPEC §11.2).
  * @module
  */
-import { closeSync, constants, fstatSync, open, read as readFd, readdir, stat, type BigIntStats, type Dirent } from 'node:fs';
+import { closeSync, constants, fstatSync, open, read as readFd, readdir, stat, statSync, type BigIntStats, type Dirent } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve, sep } from 'node:path';
 import { raceAbort, throwIfAborted } from '../abort.js';
@@ -152,7 +152,8 @@ export function defaultSessionStoreRoot(
  * - Headers and titles are cached by file identity (device, inode, size, mtime): a later call
  *   reads no file it has read before unless the file changed. The log chosen in a session
  *   directory is cached by the directory's identity (not for a directory changed in the last 2 s),
- *   so reading a known session again lists no directory. The caches are bounded (SPEC §11.2.5):
+ *   so a later listing, or reading a known session again, lists no session directory: a listing
+ *   of an unchanged store costs a `stat` per session directory and per log. The caches are bounded (SPEC §11.2.5):
  *   each holds at most 100,000 entries and 64 MiB (estimated as 2 bytes per UTF-16 unit of the
  *   path, identity and JSON of the header and title, plus 200 per entry), least recently used
  *   first out, and every listing drops the entries of logs and directories it no longer finds, so
@@ -180,9 +181,54 @@ export function defaultSessionStoreRoot(
  * const refs = createSessionReferences({ sessionQuery });
  */
 export function createDshStoreSessionQuery(options: DshStoreOptions = {}): DshStoreSessionQuery {
+  return openDshStore(options).query;
+}
+
+/**
+ * A store of {@link createDshStoreSessionQuery} whose listing can be carried from one process to
+ * the next (the CLI keeps it in its cache file beside the search index, SPEC §16.4). Not part of
+ * the package's entry: only the CLI uses it.
+ */
+export interface CarriedDshStore {
+  /** The query, as {@link createDshStoreSessionQuery} returns it. */
+  readonly query: DshStoreSessionQuery;
+  /**
+   * What the last listing learned, as JSON text: the root, each session directory's identity with
+   * the log chosen in it, and each chosen log's identity with its header. Handed back to
+   * {@link openDshStore}, a listing of an unchanged store costs one `stat` per session directory
+   * and one per log, and reads only the headers of logs new or changed since.
+   */
+  exportListing(): string;
+}
+
+/** How {@link openDshStore} starts. */
+export interface CarriedDshStoreOptions {
+  /** The text an earlier {@link CarriedDshStore.exportListing} gave; default none (a cold start). */
+  listing?: string | undefined;
+  /**
+   * Check cached identities with `statSync` instead of `stat` on the thread pool: for a process
+   * that waits for the listing and runs nothing else meanwhile (the CLI), where 4,000 stats of an
+   * unchanged store cost a fraction of their round trips through the thread pool. A host serving
+   * others keeps the default, `false`: a stat on a slow disk would block its event loop.
+   */
+  statSync?: boolean | undefined;
+}
+
+/**
+ * {@link createDshStoreSessionQuery} of `options`, its caches of session directories and headers
+ * first filled from `carried.listing` (the text an earlier {@link CarriedDshStore.exportListing} gave). A
+ * cached entry is used only while the directory or log still has the identity recorded with it
+ * (device, inode, size, mtime: one `stat`), as the caches of one process are (SPEC §11.2.5). A
+ * `listing` that is not such text, or is of another root, is ignored, and so is each entry of it
+ * that is malformed (a header that is not a session header, a log that is not a log name inside
+ * its session directory): those are read from the store, never trusted.
+ * @throws SessionReferenceError as {@link createDshStoreSessionQuery}.
+ */
+export function openDshStore(options: DshStoreOptions = {}, carried: CarriedDshStoreOptions = {}): CarriedDshStore {
   const checked = checkOptions(options);
   const root = resolve(checked.root);
-  const reads = new LogReads(checked.read);
+  const reads = new LogReads(checked.read, carried.statSync === true ? statNow : statOf);
+  if (carried.listing !== undefined) reads.seed(root, carried.listing);
   let index = new Map<string, IndexedSession>();
 
   async function scan(signal: AbortSignal | undefined): Promise<IndexedSession[]> {
@@ -236,7 +282,7 @@ export function createDshStoreSessionQuery(options: DshStoreOptions = {}): DshSt
     return again;
   }
 
-  return Object.freeze({
+  const query: DshStoreSessionQuery = Object.freeze({
     root,
     async listSessions(signal?: AbortSignal): Promise<Array<{ header: SessionHeader; identity: string }>> {
       enter(signal);
@@ -277,6 +323,7 @@ export function createDshStoreSessionQuery(options: DshStoreOptions = {}): DshSt
       return rows;
     },
   });
+  return { query, exportListing: () => reads.exportListing(root) };
 }
 
 function checkOptions(given: unknown): { root: string; read: Required<SessionLogReadOptions> } {
@@ -310,13 +357,16 @@ function newestFirst(a: IndexedSession, b: IndexedSession): number {
 // ---------------------------------------------------------------------------------------------
 // Scanning
 
-/** Every session with a complete header, sorted by log path (code units); the caches keep only what it found. */
+/**
+ * Every session with a complete header, sorted by log path (code units); the caches keep only what
+ * it found. A session directory and a log whose identities are cached cost one `stat` each.
+ */
 async function scanStore(root: string, reads: LogReads, signal: AbortSignal | undefined): Promise<IndexedSession[]> {
   const projects = await listDirectories(root, signal, true);
   const sessionDirs = (await mapLimited(projects, LIST_CONCURRENCY, signal, (project) => listDirectories(project, signal, false))).flat();
   const logs = new Set<string>();
   const found = await mapLimited(sessionDirs, LIST_CONCURRENCY, signal, async (dir): Promise<IndexedSession | undefined> => {
-    const log = await chooseLog(dir, signal);
+    const log = await reads.chooseLog(dir, signal);
     if (log === undefined) return undefined;
     logs.add(log.path);
     const read = await reads.header(log, signal);
@@ -403,6 +453,15 @@ function statOf(path: string): Promise<BigIntStats> {
   return fsCall<BigIntStats>((done) => stat(path, { bigint: true }, done));
 }
 
+/** {@link statOf} done synchronously (see {@link CarriedDshStoreOptions.statSync}). */
+function statNow(path: string): Promise<BigIntStats> {
+  try {
+    return Promise.resolve(statSync(path, { bigint: true }));
+  } catch (error) {
+    return Promise.reject(error as Error);
+  }
+}
+
 /** A file's identity (device, inode, size, mtime) as one flat string: the caches hold thousands. */
 function identityOf(stats: BigIntStats): string {
   return [stats.dev, stats.ino, stats.size, stats.mtimeNs].join(':');
@@ -413,9 +472,9 @@ function identityOf(stats: BigIntStats): string {
  * §12.1): `stat` only, so a FIFO, socket or device is never opened.
  * @returns `undefined` when `path` is gone or is not a regular file.
  */
-async function logIdentity(path: string): Promise<string | undefined> {
+async function logIdentity(path: string, statPath: (path: string) => Promise<BigIntStats> = statOf): Promise<string | undefined> {
   try {
-    const stats = await statOf(path);
+    const stats = await statPath(path);
     return stats.isFile() ? identityOf(stats) : undefined;
   } catch (error) {
     if (isErrno(error, 'ENOENT')) return undefined;
@@ -543,7 +602,16 @@ class LogReads {
     entryBytes(path, entry.identity, entry.header, entry.title),
   );
 
-  constructor(private readonly options: Required<SessionLogReadOptions>) {}
+  /** The text the caches were seeded from, and their count of changes right after. */
+  private seeded: { text: string; changes: number } | undefined;
+
+  /**
+   * @param statPath How a cached identity is checked: {@link statOf}, or {@link statNow} where blocking is fine.
+   */
+  constructor(
+    private readonly options: Required<SessionLogReadOptions>,
+    private readonly statPath: (path: string) => Promise<BigIntStats>,
+  ) {}
 
   /**
    * Drops the cache entries of logs and session directories a listing no longer finds (SPEC
@@ -557,6 +625,55 @@ class LogReads {
   }
 
   /**
+   * The session-directory cache, with the header of each directory's log, as {@link CarriedListing}
+   * JSON text, paths relative to `root`, sorted (the order of use, which concurrent reads shuffle,
+   * would make an unchanged store give other text). A header not cached, or not complete yet, is
+   * left out: it is read again. When neither cache changed since {@link seed}, the text seeded
+   * (no work: a warm run over an unchanged store compares it and writes nothing).
+   */
+  exportListing(root: string): string {
+    // Nothing set or dropped since the seed: the text it was seeded from (what this would write).
+    if (this.seeded !== undefined && this.seeded.changes === this.chosen.changes + this.headers.changes) return this.seeded.text;
+    const prefix = entryPath(root, '');
+    const sessions: CarriedSession[] = [];
+    for (const [dir, { identity, log }] of this.chosen.entriesOf()) {
+      if (!dir.startsWith(prefix)) continue;
+      const read = log === undefined ? undefined : this.headers.peek(log.path);
+      const name = log === undefined ? null : log.path.slice(dir.length + 1);
+      sessions.push([dir.slice(prefix.length), identity, name, log?.regular ?? false, read?.header === undefined ? null : read.identity, read?.header ?? null]);
+    }
+    sessions.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    return JSON.stringify({ version: LISTING_VERSION, root, sessions } satisfies CarriedListing);
+  }
+
+  /** Fills the caches from {@link exportListing}'s text for `root`; what is not well formed is left out. */
+  seed(root: string, text: string): void {
+    let listing: Partial<CarriedListing>;
+    try {
+      listing = JSON.parse(text) as Partial<CarriedListing>;
+    } catch {
+      return;
+    }
+    if (!isRecord(listing) || listing.version !== LISTING_VERSION || listing.root !== root || !Array.isArray(listing.sessions)) return;
+    const prefix = entryPath(root, '');
+    for (const row of listing.sessions as unknown[]) {
+      if (!Array.isArray(row) || row.length !== 6) continue;
+      const [relative, identity, name, regular, logIdentity, header] = row as unknown[];
+      if (typeof relative !== 'string' || typeof identity !== 'string' || typeof regular !== 'boolean') continue;
+      const dir = prefix + relative;
+      if (name === null) {
+        this.chosen.set(dir, { identity, log: undefined });
+        continue;
+      }
+      if (typeof name !== 'string' || name.includes(sep) || !LOG_NAME.test(name)) continue;
+      const path = entryPath(dir, name);
+      this.chosen.set(dir, { identity, log: { path, regular } });
+      if (typeof logIdentity === 'string' && isSessionHeader(header)) this.headers.set(path, { identity: logIdentity, header });
+    }
+    this.seeded = { text, changes: this.chosen.changes + this.headers.changes };
+  }
+
+  /**
    * {@link chooseLog} of a session directory, from the cache while the directory is unchanged
    * (one `stat` instead of a listing). The directory is stat'ed before it is listed, so a change
    * in between only makes the next call list it again. A directory changed in the last
@@ -567,7 +684,7 @@ class LogReads {
     throwIfAborted(signal);
     let stats: BigIntStats;
     try {
-      stats = await statOf(dir);
+      stats = await this.statPath(dir);
     } catch (error) {
       if (isErrno(error, 'ENOENT') || isErrno(error, 'ENOTDIR')) return undefined;
       return rethrowRead(error, dir);
@@ -634,7 +751,7 @@ class LogReads {
   private async unchanged<T extends { identity: string }>(cache: LruCache<T>, path: string): Promise<T | undefined> {
     const cached = cache.get(path);
     if (cached === undefined) return undefined;
-    return (await logIdentity(path)) === cached.identity ? cached : undefined;
+    return (await logIdentity(path, this.statPath)) === cached.identity ? cached : undefined;
   }
 
   /**
@@ -670,6 +787,40 @@ class LogReads {
       closeLog(file.fd);
     }
   }
+}
+
+/** Format version of {@link CarriedListing}: text of another version is ignored. */
+const LISTING_VERSION = 1;
+
+/**
+ * A session directory in {@link CarriedListing}: its path relative to the root, its identity, the
+ * name of the log chosen in it (`null`: none) and whether that entry is a regular file, the log's
+ * identity and header (`null`: not known).
+ */
+type CarriedSession = [dir: string, identity: string, log: string | null, regular: boolean, logIdentity: string | null, header: SessionHeader | null];
+
+/** What {@link LogReads.exportListing} writes: the rows of the caches a listing uses. */
+interface CarriedListing {
+  version: typeof LISTING_VERSION;
+  /** The store root the rows belong to. */
+  root: string;
+  sessions: CarriedSession[];
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** True for what a header read gives (SPEC §11.1): `{"type":"session","version":N,"id":string,"createdAt":number,…}`. */
+function isSessionHeader(value: unknown): value is SessionHeader {
+  return (
+    isRecord(value) &&
+    value.type === 'session' &&
+    Number.isInteger(value.version) &&
+    typeof value.id === 'string' &&
+    typeof value.createdAt === 'number' &&
+    Number.isFinite(value.createdAt)
+  );
 }
 
 /** The error of a read of `path`: a `SessionReferenceError` whose message starts with the path. */

@@ -1,0 +1,105 @@
+/**
+ * `npm run bench -- --only cli` (issue 30 item 3, SPEC §16.4, §16.6): the CLI's `search` as a user
+ * meets it, a process per run, on a store of 2,000 plain logs of about 100 KB (200 MB), against
+ * what a user would reach for instead, in the same run:
+ *
+ * - a warm-cache `node dist/node/cli.js search quasarmuffin --store ROOT` (the word is in no log)
+ *   against a bare `node -e 0` (target ≤ 4×) and against `rg -l -F quasarmuffin ROOT` when
+ *   ripgrep is on PATH, else `grep -rlF` (target ≤ 6×; the row names the tool);
+ * - that warm search against the first one, which builds the index and writes the cache (target
+ *   ≤ 0.2×);
+ * - for the record, `encode` (start-up and the modules a command loads, no store) against `node -e 0`.
+ *
+ * Every timed command runs in a child process (`spawnSync`), samples interleaved (A B C, B C A, …),
+ * the median of each compared. The first search is timed with the cache directory removed before
+ * each sample; the logs stay in the page cache (they were just written and read), as they are on
+ * a machine in use. Needs `npm run build` first (dist/node/cli.js).
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { formatMs } from './harness.js';
+import type { StoreBenchHooks } from './store.js';
+import { writeLog } from './store-logs.js';
+
+const BENCH = process.env.BENCH_DIR ?? 'bench';
+const CLI = join(BENCH, '..', 'dist', 'node', 'cli.js');
+/** A word no generated log holds: every tool reads every log and finds nothing. */
+const WORD = 'quasarmuffin';
+
+/** 2,000 sessions of about 100 KB in 20 project folders, as bench/search.ts writes them. */
+function writeStore(root: string, count: number): void {
+  for (let i = 0; i < count; i++) {
+    const dir = join(root, `project-${i % 20}`, `session-${i}`);
+    mkdirSync(dir, { recursive: true });
+    writeLog(join(dir, 'session.v3.jsonl'), 100_000, 500 + i, `session-${i}`, `/work/p${i % 20}`, false, 200_000);
+  }
+}
+
+/** Milliseconds of one run of `command` (a child process), which must exit with one of `statuses`. */
+function timed(command: readonly string[], env: NodeJS.ProcessEnv, statuses: readonly number[] = [0]): number {
+  const started = performance.now();
+  const run = spawnSync(command[0]!, command.slice(1), { env, stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 1 << 20 });
+  const ms = performance.now() - started;
+  if (!statuses.includes(run.status ?? -1)) throw new Error(`${command.join(' ')} exited with ${run.status}: ${run.stderr}`);
+  return ms;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[sorted.length >> 1]!;
+}
+
+/** `rg` when it is on PATH (`rg --version` runs), else GNU grep. */
+function grepTool(): { name: string; command: (root: string) => string[] } {
+  const rg = spawnSync('rg', ['--version'], { stdio: 'ignore' });
+  if (rg.status === 0) return { name: 'rg -l -F', command: (root) => ['rg', '-l', '-F', WORD, root] };
+  return { name: 'grep -rlF (rg not on PATH)', command: (root) => ['grep', '-rlF', WORD, root] };
+}
+
+export async function benchCli(hooks: StoreBenchHooks): Promise<void> {
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first`);
+  const count = 2000;
+  console.log(`\nCLI — search on a store of ${count} plain logs of about 100 KB, a process per run (issue 30 item 3)`);
+  const dir = mkdtempSync(join(tmpdir(), 'dsh-bench-cli-'));
+  try {
+    const root = join(dir, 'store');
+    writeStore(root, count);
+    const env = { ...process.env, XDG_CACHE_HOME: join(dir, 'cache') };
+    const search = [process.execPath, CLI, 'search', WORD, '--store', root];
+    const grep = grepTool();
+    // No hit is status 0 for the CLI, 1 for rg and grep.
+    const cases: Array<{ name: string; run: () => number }> = [
+      { name: 'node', run: () => timed([process.execPath, '-e', '0'], env) },
+      { name: 'encode', run: () => timed([process.execPath, CLI, 'encode', 'x'], env) },
+      { name: 'grep', run: () => timed(grep.command(root), env, [1]) },
+      { name: 'warm', run: () => timed(search, env) },
+    ];
+    // The first search, cache removed before each sample (the page cache keeps the logs).
+    const firsts: number[] = [];
+    const firstSamples = hooks.quick ? 1 : 3;
+    for (let k = 0; k < firstSamples; k++) {
+      rmSync(join(dir, 'cache'), { recursive: true, force: true });
+      firsts.push(timed(search, env));
+    }
+    // Warm up once (the cache is written), then interleave.
+    for (const c of cases) c.run();
+    const samples = hooks.quick ? 5 : 15;
+    const times = new Map(cases.map((c) => [c.name, [] as number[]]));
+    for (let k = 0; k < samples; k++) {
+      for (let j = 0; j < cases.length; j++) {
+        const c = cases[(j + k) % cases.length]!;
+        times.get(c.name)!.push(c.run());
+      }
+    }
+    const [node, encode, grepMs, warm] = ['node', 'encode', 'grep', 'warm'].map((name) => median(times.get(name)!)) as [number, number, number, number];
+    const first = median(firsts);
+    hooks.ratioRow('cli', `warm search, ${count} sessions vs node -e 0`, warm, node, 4);
+    hooks.ratioRow('cli', `warm search, ${count} sessions vs ${grep.name}`, warm, grepMs, 6);
+    hooks.ratioRow('cli', `warm search vs the first (index built, cache written)`, warm, first, 0.2, `${formatMs(warm)} / ${formatMs(first)}`);
+    hooks.ratioRow('cli', 'encode (start-up + its modules) vs node -e 0', encode, node, undefined);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
