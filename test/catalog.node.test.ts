@@ -274,3 +274,49 @@ describe('SessionCatalog: candidates equal the core listCandidates (SPEC §6, §
     expect(await worker.call(name, 'r2Operations')).toEqual({});
   });
 });
+
+describe('SessionCatalog: search on the Durable Object\'s SQLite (SPEC §16, §17.5)', () => {
+  /** The core's searchSessions over the same logs, as the oracle. */
+  async function coreSearch(logs: Array<Uint8Array | string>, as: string, q: string, limit: number) {
+    const parsed = logs.map((log) => parseSessionLog(log));
+    const own = parsed.find((log) => log.header.id === as)!.header;
+    const agent = typeof own.cwd === 'string' && own.cwd !== '' ? { id: as, cwd: own.cwd } : { id: as };
+    return createSessionReferences({ sessionQuery: createMemorySessionQuery(parsed) }).searchSessions(agent, q, { limit });
+  }
+
+  it('gives the hits of searchSessions over the same logs, with no R2 operation, and follows removals and the winner rule', async () => {
+    const { name, prefix } = tenant();
+    const keys = SAMPLE_LOGS.slice(0, 6);
+    const logs = keys.map((path) => Uint8Array.from(readFileSync(join(SAMPLES, path))));
+    const generated = [
+      sessionLogText({ id: 'gen-1', createdAt: 5, cwd: '/srv/ledger', title: 'Checksum choice', turns: [['user', 'where did we decide on the XXH64 checksum?'], ['assistant', 'We chose XXH64 for the ledger.']] }),
+      sessionLogText({ id: 'gen-2', createdAt: 6, turns: [['user', 'schema migration plan'], ['assistant', 'Run the migration in two steps.']] }),
+    ];
+    for (const [k, key] of keys.entries()) await put(prefix, key, logs[k]!);
+    for (const [k, log] of generated.entries()) await put(prefix, `gen/${k}.jsonl`, log);
+    await worker.batch(name, [...keys, 'gen/0.jsonl', 'gen/1.jsonl'].map((key) => ['indexObject', prefix, key]));
+    await worker.call(name, 'r2Operations');
+    const texts: Array<Uint8Array | string> = [...logs.map((bytes, k) => (keys[k]!.endsWith('.zstd') ? bytes : new TextDecoder().decode(bytes))), ...generated];
+    const as = 'gen-2';
+    for (const [q, limit] of [['xxh64', 10], ['checksum ledger', 10], ['migration', 10], ['valdiator', 10], ['gemini', 1], ['  ', 3], ['zzzz-nothing', 5], ['ledger', 50]] as const) {
+      const [got, expected] = [await worker.call(name, 'search', { as, q, limit }), await coreSearch(texts, as, q, limit)];
+      expect(got.map(({ score, ...hit }: { score: number }) => hit)).toEqual(expected.map(({ score, ...hit }) => hit));
+      // Scores within 0.005, as the other search tests compare them (two SQLite builds).
+      for (const [k, hit] of expected.entries()) expect(Math.abs(got[k].score - hit.score)).toBeLessThan(0.005);
+    }
+    expect(await worker.call(name, 'r2Operations')).toEqual({});
+    expect((await worker.call(name, 'search', { as, q: 'xxh64' })).map((hit: { sessionId: string }) => hit.sessionId)).toEqual(['gen-1']);
+    await worker.call(name, 'removeObject', 'gen/0.jsonl');
+    expect(await worker.call(name, 'search', { as, q: 'xxh64' })).toEqual([]);
+
+    // Two logs of one session: the v3 log is what search finds; once it is gone, the v2 log.
+    await put(prefix, V2_KEY, Uint8Array.from(readFileSync(join(SAMPLES, V2_KEY))));
+    await put(prefix, 'v3-copy', sessionLogText({ id: DUP_ID, createdAt: 1, header: { version: 4 }, turns: [['user', 'quasarmuffin only here']] }));
+    await worker.batch(name, [['indexObject', prefix, V2_KEY], ['indexObject', prefix, 'v3-copy']]);
+    expect((await worker.call(name, 'search', { as, q: 'quasarmuffin' })).map((hit: { sessionId: string }) => hit.sessionId)).toEqual([DUP_ID]);
+    await worker.call(name, 'removeObject', 'v3-copy');
+    expect(await worker.call(name, 'search', { as, q: 'quasarmuffin' })).toEqual([]);
+    const [bad] = await worker.batch(name, [['search', { as: 'nobody', q: 'x' }]]);
+    expect(bad!.error).toBe('SESSION_REFERENCE_NOT_FOUND: no session with id "nobody"');
+  });
+});

@@ -10,12 +10,17 @@ import { DurableObject, type DurableObjectState } from 'cloudflare:workers';
 import type { SessionCandidate } from '../../candidates.js';
 import { isPositiveSafeInteger } from '../../config.js';
 import { check, describeValue, fail, SessionReferenceError } from '../../errors.js';
-import type { CatalogBucket } from './bucket.js';
+import type { ListedSession, SessionSearchHit } from '../../search/hits.js';
+import type { IndexedSession } from '../../search/stored.js';
+import { MAX_QUERY_LENGTH } from '../../search/words.js';
+import { readObject, type CatalogBucket, type ReadObject } from './bucket.js';
 import { candidateOf, selectCandidates, substringMatcher, wordsMatcher } from './candidates.js';
+import { cwdOfColumn, idOf, sidOf, textOfColumn } from './encoding.js';
 import { DEFAULT_RECONCILE_PAGE, Freshness } from './freshness.js';
 import { migrate } from './schema.js';
+import { CatalogSearch } from './search.js';
 import { CatalogTables, catalogRow, type ObjectRecord, ROW_COLUMNS } from './tables.js';
-import type { CatalogCandidateQuery, CatalogLimits, CatalogRow, CatalogRowsPage, R2EventNotification, ReconcileResult } from './types.js';
+import type { CatalogCandidateQuery, CatalogLimits, CatalogRow, CatalogRowsPage, CatalogSearchQuery, R2EventNotification, ReconcileResult } from './types.js';
 
 /** The bindings the catalog reads. */
 export interface SessionCatalogEnv {
@@ -38,6 +43,9 @@ export const MAX_ROWS_PAGE = 1000;
 export class SessionCatalog extends DurableObject<SessionCatalogEnv> {
   private readonly tables: CatalogTables;
   private readonly freshness: Freshness;
+  private readonly index: CatalogSearch;
+  /** The tenant's R2 prefix, as the last write call gave it (kept in `catalog_meta` for calls without one). */
+  private prefix: string | undefined;
   /** Reconcile pages run one at a time (a cron and `POST /reconcile` may overlap). */
   private reconciling: Promise<unknown> = Promise.resolve();
 
@@ -46,6 +54,10 @@ export class SessionCatalog extends DurableObject<SessionCatalogEnv> {
     migrate(ctx.storage.sql);
     this.tables = new CatalogTables(ctx.storage);
     this.freshness = new Freshness(ctx.storage.sql, this.tables, env.SESSIONS);
+    this.index = new CatalogSearch(ctx.storage);
+    this.prefix = ctx.storage.sql.exec<{ value: string }>(`SELECT value FROM catalog_meta WHERE name = 'prefix'`).toArray()[0]?.value;
+    // A search index made anew (first use, another format) over existing rows: every log is read again by the next reconcile pass.
+    if (this.index.fresh) this.tables.forgetEtags();
   }
 
   /**
@@ -60,7 +72,9 @@ export class SessionCatalog extends DurableObject<SessionCatalogEnv> {
     return rpc(async () => {
       checkText(prefix, 'prefix');
       checkText(key, 'key');
+      this.usePrefix(prefix);
       await this.freshness.index(prefix, key, limitsOf(options));
+      await this.followSearch();
       const row = this.tables.byKey(key);
       return row === undefined ? undefined : catalogRow(row);
     });
@@ -72,6 +86,7 @@ export class SessionCatalog extends DurableObject<SessionCatalogEnv> {
       checkText(key, 'key');
       check(eventTime === undefined || Number.isFinite(eventTime), 'INVALID_ARGUMENT', 'eventTime must be milliseconds since the epoch', eventTime);
       this.freshness.remove(key, eventTime ?? Date.now());
+      await this.followSearch();
     });
   }
 
@@ -82,7 +97,9 @@ export class SessionCatalog extends DurableObject<SessionCatalogEnv> {
   applyNotification(prefix: string, note: R2EventNotification, options?: CatalogLimits): Promise<void> {
     return rpc(async () => {
       checkText(prefix, 'prefix');
+      this.usePrefix(prefix);
       await this.freshness.apply(prefix, note, limitsOf(options));
+      await this.followSearch();
     });
   }
 
@@ -97,7 +114,10 @@ export class SessionCatalog extends DurableObject<SessionCatalogEnv> {
         checkText(prefix, 'prefix');
         const pageSize = options?.pageSize ?? DEFAULT_RECONCILE_PAGE;
         check(isPositiveSafeInteger(pageSize) && pageSize <= 1000, 'INVALID_ARGUMENT', 'pageSize must be an integer from 1 to 1000', pageSize);
-        return this.freshness.reconcile(prefix, pageSize, limitsOf(options), async () => undefined);
+        this.usePrefix(prefix);
+        const result = await this.freshness.reconcile(prefix, pageSize, limitsOf(options));
+        await this.followSearch();
+        return result;
       }),
     );
     this.reconciling = run.catch(() => undefined);
@@ -121,6 +141,26 @@ export class SessionCatalog extends DurableObject<SessionCatalogEnv> {
       const own = this.agent(as);
       const matcher = q === '' ? undefined : match === 'words' ? wordsMatcher(q, titles === true) : substringMatcher(q, titles === true);
       return selectCandidates(this.ctx.storage.sql, own.sid, own.cwd, limit, matcher).map(candidateOf);
+    });
+  }
+
+  /**
+   * `/search` (SPEC §16.2, §17.5): the hits of `q` among the tenant's sessions, from the search
+   * index in the catalog's SQLite (no R2 operation); a blank `q` gives the candidate rows with
+   * `score: 0` and no snippets.
+   * @throws `SESSION_REFERENCE_NOT_FOUND` when `as` names no session of the tenant;
+   * `SESSION_REFERENCE_INVALID_ARGUMENT` for a malformed or too long query or limit.
+   */
+  search(query: CatalogSearchQuery): Promise<SessionSearchHit[]> {
+    return rpc(async () => {
+      const { as, q, limit = DEFAULT_CANDIDATE_LIMIT } = Object(query) as CatalogSearchQuery;
+      checkText(as, 'as');
+      checkText(q, 'query');
+      check(q.length <= MAX_QUERY_LENGTH, 'INVALID_ARGUMENT', `query must be at most ${MAX_QUERY_LENGTH} UTF-16 code units long`, `a query of ${q.length}`);
+      check(isPositiveSafeInteger(limit), 'INVALID_ARGUMENT', 'limit must be a positive safe integer', limit);
+      const own = this.agent(as);
+      if (q.trim() === '') return selectCandidates(this.ctx.storage.sql, own.sid, own.cwd, limit, undefined).map((row) => ({ ...candidateOf(row), score: 0, snippets: [] }));
+      return this.index.search(q, as, cwdOfColumn(own.cwd), limit, (ids) => this.listed(ids), () => this.tables.forgetEtags());
     });
   }
 
@@ -153,12 +193,77 @@ export class SessionCatalog extends DurableObject<SessionCatalogEnv> {
     });
   }
 
+  /** The listed sessions among `ids` (winners), in listing order (SPEC §11.3), for search's ties. */
+  private listed(ids: readonly string[]): ListedSession[] {
+    const rows: Array<{ sid: ArrayBuffer; created_at: number; cwd: string | null }> = [];
+    for (let start = 0; start < ids.length; start += 50) {
+      const batch = ids.slice(start, start + 50);
+      const marks = batch.map(() => '?').join(', ');
+      rows.push(...this.ctx.storage.sql.exec<{ sid: ArrayBuffer; created_at: number; cwd: string | null }>(`SELECT sid, created_at, cwd FROM catalog_objects WHERE wins = 1 AND sid IN (${marks})`, ...batch.map(sidOf)).toArray());
+    }
+    const listed = rows.map((row) => ({ id: idOf(row.sid), createdAt: row.created_at, cwd: row.cwd === '#' ? true : cwdOfColumn(row.cwd), order: 0 }));
+    listed.sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    listed.forEach((session, order) => (session.order = order));
+    return listed;
+  }
+
+  /**
+   * Brings the search index to the rows written since the last call: each changed session's
+   * winner is indexed (its log's items from the read that wrote it, else read again), a session
+   * without rows forgotten. A winner whose log cannot be read now has its etag forgotten, so the
+   * next reconcile pass reads it again.
+   */
+  private async followSearch(): Promise<void> {
+    const reads = this.freshness.takeReads();
+    const puts: IndexedSession[] = [];
+    const gone: string[] = [];
+    const retry: string[] = [];
+    for (const id of this.tables.takeChanged()) {
+      const row = this.tables.winner(id);
+      if (row === undefined) {
+        gone.push(id);
+        continue;
+      }
+      let read: ReadObject | undefined = reads.get(row.key);
+      if (read === undefined || read.etag !== row.etag) read = this.prefix === undefined ? undefined : await readObject(this.env.SESSIONS, this.prefix + row.key, row.key).catch(() => undefined);
+      if (read === undefined) retry.push(id);
+      else puts.push(indexedSession(row, read));
+    }
+    this.index.remove(gone);
+    this.tables.forgetEtagsOf(retry);
+    try {
+      await this.index.put(puts);
+    } catch (error) {
+      this.tables.forgetEtagsOf(puts.map((session) => session.id));
+      throw error;
+    }
+  }
+
+  /** Keeps `prefix` (and in `catalog_meta`) for calls that come without one. */
+  private usePrefix(prefix: string): void {
+    if (prefix === this.prefix) return;
+    this.prefix = prefix;
+    this.ctx.storage.sql.exec(`INSERT OR REPLACE INTO catalog_meta(name, value) VALUES ('prefix', ?)`, prefix);
+  }
+
   /** The agent's session: its id's key and `cwd` column. @throws `SESSION_REFERENCE_NOT_FOUND` for an id the catalog lacks. */
   private agent(id: string): { sid: ArrayBuffer; cwd: string | null } {
     const row = this.tables.winner(id);
     if (row === undefined) throw fail('NOT_FOUND', `no session with id ${describeValue(id)}`);
     return { sid: row.sid, cwd: row.cwd };
   }
+}
+
+/** The search entry of a winning row and its log's read (SPEC §16.3: items, title, cwd; the etag as identity). */
+function indexedSession(row: ObjectRecord, read: ReadObject): IndexedSession {
+  return {
+    id: idOf(row.sid),
+    identity: `${row.key}#${row.etag}`,
+    seq: row.seq,
+    title: textOfColumn(row.title) ?? '',
+    cwd: cwdOfColumn(row.cwd) ?? '',
+    items: read.items,
+  };
 }
 
 /** The key a `rows` cursor names (the last key of the page before). */

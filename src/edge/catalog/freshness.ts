@@ -32,6 +32,9 @@ export interface Indexed {
 
 /** The catalog's writes from the bucket. */
 export class Freshness {
+  /** The logs read since {@link takeReads} was last called, by key (their items feed search). */
+  private reads = new Map<string, ReadObject>();
+
   constructor(
     private readonly sql: SqlStorage,
     private readonly tables: CatalogTables,
@@ -53,6 +56,7 @@ export class Freshness {
     }
     const read = await readObject(this.bucket, prefix + key, key, limits.maxLogBytes);
     if (read === undefined) return this.gone(key);
+    this.reads.set(key, read);
     return { outcome: this.tables.write(read, read.uploaded, pass), read };
   }
 
@@ -96,7 +100,7 @@ export class Freshness {
    * (a `PUT` through the service) may hold a key the listing had already passed — and the next
    * pass begins.
    */
-  async reconcile(prefix: string, pageSize: number, limits: CatalogLimits, changed: (key: string, indexed: Indexed) => Promise<void>): Promise<ReconcileResult> {
+  async reconcile(prefix: string, pageSize: number, limits: CatalogLimits): Promise<ReconcileResult> {
     const pass = this.pass();
     const cursor = this.meta<string>('cursor');
     if (cursor === undefined) this.setMeta('started', Date.now());
@@ -111,23 +115,26 @@ export class Freshness {
       if (indexed.outcome === 'added') result.added++;
       else if (indexed.outcome === 'changed') result.changed++;
       else if (indexed.outcome === 'gone') result.removed++;
-      if (indexed.outcome !== 'same') await changed(key, indexed);
     }
     if (page.truncated && page.cursor !== undefined) {
       this.setMeta('cursor', page.cursor);
       return result;
     }
     for (const { key } of this.sql.exec<{ key: string }>('SELECT key FROM catalog_objects WHERE mark < ? AND uploaded < ?', pass, started).toArray()) {
-      if (this.tables.drop(key)) {
-        result.removed++;
-        await changed(key, { outcome: 'gone' });
-      }
+      if (this.tables.drop(key)) result.removed++;
     }
     this.sql.exec('DELETE FROM catalog_rejected WHERE mark < ?', pass);
     this.sql.exec(`DELETE FROM catalog_meta WHERE name = 'started'`);
     this.setMeta('pass', pass + 1);
     this.sql.exec(`DELETE FROM catalog_meta WHERE name = 'cursor'`);
     return { ...result, done: true };
+  }
+
+  /** The logs read since the last call, by key. */
+  takeReads(): Map<string, ReadObject> {
+    const reads = this.reads;
+    this.reads = new Map();
+    return reads;
   }
 
   /** The current reconcile pass. */

@@ -43,6 +43,8 @@ export type WriteOutcome = 'added' | 'changed' | 'same';
 /** The catalog's rows in one Durable Object's SQLite. */
 export class CatalogTables {
   private readonly sql: SqlStorage;
+  /** Sessions whose rows changed since {@link takeChanged} was last called (their search entries follow). */
+  private changed = new Set<string>();
 
   constructor(private readonly storage: DurableObjectStorage) {
     this.sql = storage.sql;
@@ -90,6 +92,26 @@ export class CatalogTables {
     });
   }
 
+  /** The ids of the sessions whose rows changed since the last call. */
+  takeChanged(): string[] {
+    const changed = [...this.changed];
+    this.changed.clear();
+    return changed;
+  }
+
+  /**
+   * Forgets the etag of every row, so that the next reconcile pass reads every log again (what
+   * rebuilds a search index that was lost or damaged).
+   */
+  forgetEtags(): void {
+    this.sql.exec(`UPDATE catalog_objects SET etag = ''`);
+  }
+
+  /** Forgets the etag of the winning row of each of `ids` (its next index or reconcile reads it again). */
+  forgetEtagsOf(ids: readonly string[]): void {
+    for (const id of ids) this.sql.exec(`UPDATE catalog_objects SET etag = '' WHERE sid = ? AND wins = 1`, sidOf(id));
+  }
+
   /** Marks row `row` as seen by reconcile pass `mark`. */
   touch(row: number, mark: number): void {
     this.sql.exec('UPDATE catalog_objects SET mark = ? WHERE row = ?', mark, row);
@@ -131,6 +153,7 @@ export class CatalogTables {
    * winner has its entries in the match tables, other rows have none.
    */
   private settle(sid: ArrayBuffer): void {
+    this.changed.add(idOf(sid));
     const rows = this.sql.exec<ObjectRecord>(`SELECT ${ROW_COLUMNS} FROM catalog_objects WHERE sid = ?`, sid).toArray();
     if (rows.length === 0) return;
     const best = rows.reduce((a, b) => preferLog(a, b));
