@@ -108,13 +108,13 @@ describe('SessionCatalog: rows from real dsh logs (SPEC §17.5)', () => {
     expect(bad!.error).toMatch(/^SESSION_REFERENCE_INVALID_ARGUMENT: limit must be a positive safe integer/);
   });
 
-  it('indexObject is idempotent: an unchanged object costs one head and no get; a gone one loses its row', async () => {
+  it('indexObject is idempotent: an unchanged object costs one get whose body is not read; a gone one loses its row', async () => {
     const { name, prefix } = tenant();
     await put(prefix, 'k', sessionLogText({ id: 's', createdAt: 1, title: 'First' }));
     const row = await worker.call(name, 'indexObject', prefix, 'k');
     await worker.call(name, 'r2Operations');
     expect(await worker.call(name, 'indexObject', prefix, 'k')).toEqual(row);
-    expect(await worker.call(name, 'r2Operations')).toEqual({ head: 1 });
+    expect(await worker.call(name, 'r2Operations')).toEqual({ get: 1 });
     await put(prefix, 'k', sessionLogText({ id: 's', createdAt: 1, title: 'Second' }));
     expect(await worker.call(name, 'indexObject', prefix, 'k')).toMatchObject({ title: 'Second' });
     await worker.bucket.delete(prefix + 'k');

@@ -6,9 +6,10 @@
  * sessions:
  *
  * - no query: `ORDER BY created_at DESC, sid LIMIT n` on a partial index of the winners, per group;
- * - a query: the first {@link walkBudget} rows of the group are looked at in order (a query most
- *   sessions match is answered there); when they hold too few matches and the group has more rows,
- *   only the rows that can match are read — those FTS5's trigram table finds for a substring of
+ * - a query: when its index (below) finds fewer rows than {@link walkBudget}, only those are read
+ *   and sorted; else the first {@link walkBudget} rows of each group are looked at in order (a
+ *   query most sessions match is answered there), and when they hold too few matches and the
+ *   group has more rows, the rows the index finds are read — those FTS5's trigram table finds for a substring of
  *   3 or more characters (SPEC §6.2, §6.7), those whose words start with a query word
  *   (`catalog_words`, SPEC §15.10) — and sorted; a substring of 1 or 2 characters has no such
  *   index and is walked to `limit`. SQLite's own test (`instr`) narrows every read; the exact rule is
@@ -53,11 +54,13 @@ export function walkBudget(need: number): number {
  */
 export function selectCandidates(sql: SqlStorage, ownSid: ArrayBuffer, ownCwd: string | null, limit: number, matcher: Matcher | undefined): ObjectRecord[] {
   const found: ObjectRecord[] = [];
+  // A query whose index finds fewer rows than a walk would look at is answered from the index alone.
+  const few = matcher?.index !== undefined && indexCount(sql, matcher.index, walkBudget(limit)) < walkBudget(limit);
   for (const group of groupsOf(ownCwd)) {
     const need = limit - found.length;
     if (need <= 0) break;
     const scope = { ...group, where: `wins = 1 AND ${group.where} AND sid <> ?`, binds: [...group.binds, ownSid] };
-    found.push(...(matcher === undefined ? ordered(sql, scope, need, undefined) : matching(sql, scope, need, matcher)));
+    found.push(...(matcher === undefined ? ordered(sql, scope, need, undefined) : matching(sql, scope, need, matcher, few)));
   }
   return found;
 }
@@ -69,23 +72,37 @@ function groupsOf(ownCwd: string | null): Group[] {
   return [{ where: 'cwd = ?', binds: [ownCwd], index: 'catalog_by_cwd' }, none, { where: 'cwd IS NOT NULL AND cwd <> ?', binds: [ownCwd], index: 'catalog_listing' }];
 }
 
-/** The first `need` rows of `group` that `matcher` keeps, in listing order. */
-function matching(sql: SqlStorage, group: Group, need: number, matcher: Matcher): ObjectRecord[] {
+/** How many rows `index` finds, counting to `cap` at most. */
+function indexCount(sql: SqlStorage, index: NonNullable<Matcher['index']>, cap: number): number {
+  return sql.exec<{ n: number }>(`SELECT count(*) AS n FROM (${index.sql} LIMIT ?)`, ...index.binds, cap).one().n;
+}
+
+/**
+ * The first `need` rows of `group` that `matcher` keeps, in listing order: from its index when it
+ * finds `few` rows, else by a walk of the group's first rows, then from the index when the walk
+ * found too few and the group goes on.
+ */
+function matching(sql: SqlStorage, group: Group, need: number, matcher: Matcher, few: boolean): ObjectRecord[] {
   if (matcher.index === undefined) return ordered(sql, group, need, matcher);
+  const indexed = { ...group, where: `${group.where} AND row IN (${matcher.index.sql})`, binds: [...group.binds, ...matcher.index.binds] };
+  if (few) return ordered(sql, indexed, need, matcher, 'NOT INDEXED');
   const budget = walkBudget(need);
-  const walked = sql
+  // The group's first `budget` rows in order, SQLite's test applied as they come, stopping at `need`.
+  const rows = sql
     .exec<ObjectRecord>(
-      `SELECT ${ROW_COLUMNS} FROM catalog_objects WHERE row IN (SELECT row FROM catalog_objects INDEXED BY ${group.index} WHERE ${group.where} ORDER BY created_at DESC, sid LIMIT ?) AND (${matcher.sql}) ORDER BY created_at DESC, sid`,
+      `SELECT ${ROW_COLUMNS} FROM (SELECT ${ROW_COLUMNS} FROM catalog_objects INDEXED BY ${group.index} WHERE ${group.where} ORDER BY created_at DESC, sid LIMIT ?) WHERE (${matcher.sql}) LIMIT ?`,
       ...group.binds,
       budget,
       ...matcher.binds,
+      need,
     )
-    .toArray()
-    .filter((record) => matcher.test(record));
-  if (walked.length >= need) return walked.slice(0, need);
+    .toArray();
+  const walked = rows.filter((record) => matcher.test(record));
+  if (walked.length >= need) return walked;
+  // The exact rule dropped a row SQLite let through: the index answers (exactly) instead.
+  if (rows.length === need) return ordered(sql, indexed, need, matcher, 'NOT INDEXED');
   const seen = sql.exec<{ n: number }>(`SELECT count(*) AS n FROM (SELECT 1 FROM catalog_objects INDEXED BY ${group.index} WHERE ${group.where} LIMIT ?)`, ...group.binds, budget).one().n;
   if (seen < budget) return walked;
-  const indexed = { ...group, where: `${group.where} AND row IN (${matcher.index.sql})`, binds: [...group.binds, ...matcher.index.binds] };
   return ordered(sql, indexed, need, matcher, 'NOT INDEXED');
 }
 

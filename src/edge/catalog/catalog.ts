@@ -61,7 +61,7 @@ export class SessionCatalog extends DurableObject<SessionCatalogEnv> {
   }
 
   /**
-   * Reads the object `prefix + key` (a head, then one streamed get when its etag is new) through
+   * Reads the object `prefix + key` (one streamed get; its body is cancelled when its etag and upload time are those of its row) through
    * the store pipeline (SPEC §11.2.2) and writes its row (idempotent). `undefined` when the object
    * is gone (its row dropped).
    * @param options `{ maxLogBytes? }` (decoded bytes the read may pass, SPEC §11.2.1).
@@ -224,9 +224,9 @@ export class SessionCatalog extends DurableObject<SessionCatalogEnv> {
         gone.push(id);
         continue;
       }
-      let read: ReadObject | undefined = reads.get(row.key);
+      let read: ReadObject | 'unchanged' | undefined = reads.get(row.key);
       if (read === undefined || read.etag !== row.etag) read = this.prefix === undefined ? undefined : await readObject(this.env.SESSIONS, this.prefix + row.key, row.key).catch(() => undefined);
-      if (read === undefined) retry.push(id);
+      if (read === undefined || read === 'unchanged') retry.push(id);
       else puts.push(indexedSession(row, read));
     }
     this.index.remove(gone);

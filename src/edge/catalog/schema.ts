@@ -15,8 +15,9 @@
  *   after a space: a query word is a prefix of one of them when `' ' || word` occurs.
  *   `event_time` is the newest event applied to the row (ms), `mark` the reconcile pass that last
  *   saw it (SPEC §17.6).
- * - `catalog_listing` / `catalog_by_cwd`: the listing order of winners, overall and per cwd:
- *   each §6.3 group is an ordered index walk that stops at `limit`.
+ * - `catalog_listing` / `catalog_by_cwd`: the listing order of winners, overall and per cwd
+ *   (both holding the cwd: a walk of a group reads the index alone): each §6.3 group is an ordered
+ *   index walk that stops at `limit`.
  * - `catalog_trigrams`: FTS5 `trigram` over the winners' folded id, cwd and label (contentless):
  *   the rows a substring of 3 or more characters can be in.
  * - `catalog_words`: every folded word of the winners' id and cwd (`title = 0`) and label
@@ -29,7 +30,7 @@
 import type { SqlStorage } from 'cloudflare:workers';
 
 /** The schema's version: a catalog of another version is dropped and rebuilt by reconcile. */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 const TABLES = [
   `CREATE TABLE IF NOT EXISTS catalog_meta(name TEXT PRIMARY KEY, value) WITHOUT ROWID`,
@@ -54,7 +55,7 @@ const TABLES = [
     words TEXT NOT NULL,
     title_words TEXT NOT NULL)`,
   `CREATE INDEX IF NOT EXISTS catalog_by_session ON catalog_objects(sid)`,
-  `CREATE INDEX IF NOT EXISTS catalog_listing ON catalog_objects(created_at DESC, sid) WHERE wins = 1`,
+  `CREATE INDEX IF NOT EXISTS catalog_listing ON catalog_objects(created_at DESC, sid, cwd) WHERE wins = 1`,
   `CREATE INDEX IF NOT EXISTS catalog_by_cwd ON catalog_objects(cwd, created_at DESC, sid) WHERE wins = 1`,
   `CREATE INDEX IF NOT EXISTS catalog_marks ON catalog_objects(mark)`,
   `CREATE VIRTUAL TABLE IF NOT EXISTS catalog_trigrams USING fts5(id, cwd, title, tokenize = 'trigram case_sensitive 1', content = '', contentless_delete = 1)`,
