@@ -20,8 +20,9 @@ import type { SqlStorage } from 'cloudflare:workers';
 import type { SessionCandidate } from '../../candidates.js';
 import { isNonEmptyString } from '../../host.js';
 import { formatSessionReferenceMention } from '../../mention.js';
-import { foldWord } from '../../search/words.js';
-import { cwdOfColumn, idOf, textOfColumn, wordsOfColumn } from './encoding.js';
+import { candidateMatcher, type CandidateMatch } from '../../candidate-match.js';
+import { foldWord } from '../../fold.js';
+import { cwdOfColumn, idOf, textOfColumn } from './encoding.js';
 import { ROW_COLUMNS, type ObjectRecord } from './tables.js';
 
 /** How a query narrows the rows (see the module doc). */
@@ -135,45 +136,33 @@ function labelOf(record: ObjectRecord): string {
 }
 
 /**
- * SPEC §6.2 (and §6.7 with `titles`): `query` lowercased by `toLowerCase()` is a substring of the
- * id or the cwd (or the label) lowercased the same way.
+ * How `query` narrows the candidates by `rule` (SPEC §6.2, §6.7 with `titles`; §15.10 for
+ * `'words'`); `undefined` when it keeps every session. The exact rule is the core's
+ * (`candidateMatcher`, what `listCandidates` applies); SQLite narrows first: each needle — the
+ * query lowercased by `toLowerCase()`, or each query word folded as §16.3 — must occur in a
+ * field folded the same way (`fold_*`, `word_*`), which every match meets; the longest needle of 3
+ * or more characters finds its rows through `catalog_trigrams`.
  */
-export function substringMatcher(query: string, titles: boolean): Matcher {
-  const needle = query.toLowerCase();
+export function queryMatcher(rule: CandidateMatch, query: string, titles: boolean): Matcher | undefined {
+  const exact = candidateMatcher(rule, query);
+  if (exact.keepsAll) return undefined;
   const test = (record: ObjectRecord) => {
-    const cwd = cwdOfColumn(record.cwd);
-    return idOf(record.sid).toLowerCase().includes(needle) || (cwd !== undefined && cwd.toLowerCase().includes(needle)) || (titles && labelOf(record).toLowerCase().includes(needle));
+    const fields = [idOf(record.sid), cwdOfColumn(record.cwd)];
+    return exact.matches(titles ? [...fields, labelOf(record)] : fields);
   };
+  // The core's query words (SPEC §15.10): the pieces between whitespace, folded, empty ones dropped.
+  const needles = rule === 'substring' ? [query.toLowerCase()] : [...new Set(query.split(/\s+/).map(foldWord).filter((word) => word !== ''))];
   // A needle with a lone surrogate can match half of a pair SQLite keeps as one character: only the exact rule decides.
-  if (illFormed(needle)) return { sql: '1', binds: [], test };
-  const fields = titles ? ['fold_id', 'fold_cwd', 'fold_title'] : ['fold_id', 'fold_cwd'];
-  const sql = fields.map((field) => `instr(${field}, ?) > 0`).join(' OR ');
-  const binds = fields.map(() => needle);
+  if (needles.some(illFormed)) return { sql: '1', binds: [], test };
+  const prefix = rule === 'substring' ? 'fold' : 'word';
+  const fields = (titles ? ['id', 'cwd', 'title'] : ['id', 'cwd']).map((field) => `${prefix}_${field}`);
+  const sql = needles.map(() => `(${fields.map((field) => `instr(${field}, ?) > 0`).join(' OR ')})`).join(' AND ');
+  const binds = needles.flatMap((needle) => fields.map(() => needle));
+  const longest = needles.reduce((a, b) => ([...b].length > [...a].length ? b : a));
   // FTS5's trigram tokenizer finds substrings of 3 or more characters (code points).
-  if ([...needle].length < 3) return { sql, binds, test };
-  const phrase = `{${titles ? 'id cwd title' : 'id cwd'}} : "${needle.replaceAll('"', '""')}"`;
+  if ([...longest].length < 3) return { sql, binds, test };
+  const phrase = `{${fields.join(' ')}} : "${longest.replaceAll('"', '""')}"`;
   return { sql, binds, test, index: { sql: 'SELECT rowid FROM catalog_trigrams WHERE catalog_trigrams MATCH ?', binds: [phrase] } };
-}
-
-/**
- * SPEC §15.10: every whitespace-separated query word, folded as §16.3, is a prefix of a folded word
- * of the id, the cwd (or the label); `undefined` for a query without words (every session matches).
- */
-export function wordsMatcher(query: string, titles: boolean): Matcher | undefined {
-  const words = [...new Set(query.split(/\s+/).map(foldWord).filter((word) => word !== ''))];
-  if (words.length === 0) return undefined;
-  const test = (record: ObjectRecord) => {
-    const own = [...wordsOfColumn(record.words), ...(titles ? wordsOfColumn(record.title_words) : [])];
-    return words.every((word) => own.some((candidate) => candidate.startsWith(word)));
-  };
-  if (words.some(illFormed)) return { sql: '1', binds: [], test };
-  const one = titles ? '(instr(words, ?) > 0 OR instr(title_words, ?) > 0)' : 'instr(words, ?) > 0';
-  const sql = words.map(() => one).join(' AND ');
-  const binds = words.flatMap((word) => (titles ? [` ${word}`, ` ${word}`] : [` ${word}`]));
-  // The longest word is likely the rarest: its prefix range finds the rows that can match.
-  const longest = words.reduce((a, b) => (b.length > a.length ? b : a));
-  const index = { sql: `SELECT row FROM catalog_words WHERE word >= ? AND word < ?${titles ? '' : ' AND title = 0'}`, binds: [longest, `${longest}\u{10ffff}`] };
-  return { sql, binds, test, index };
 }
 
 /** A row as `/candidates` answers it (SPEC §6.5). */

@@ -14,7 +14,7 @@ import type { ListedSession, SessionSearchHit } from '../../search/hits.js';
 import type { IndexedSession } from '../../search/stored.js';
 import { MAX_QUERY_LENGTH } from '../../search/words.js';
 import { readObject, type CatalogBucket, type ReadObject } from './bucket.js';
-import { candidateOf, selectCandidates, substringMatcher, wordsMatcher } from './candidates.js';
+import { candidateOf, queryMatcher, selectCandidates } from './candidates.js';
 import { cwdOfColumn, idOf, sidOf, textOfColumn } from './encoding.js';
 import { DEFAULT_RECONCILE_PAGE, Freshness } from './freshness.js';
 import { migrate } from './schema.js';
@@ -139,7 +139,7 @@ export class SessionCatalog extends DurableObject<SessionCatalogEnv> {
       check(isPositiveSafeInteger(limit), 'INVALID_ARGUMENT', 'limit must be a positive safe integer', limit);
       check(match === 'substring' || match === 'words', 'INVALID_ARGUMENT', "match must be 'substring' or 'words'", match);
       const own = this.agent(as);
-      const matcher = q === '' ? undefined : match === 'words' ? wordsMatcher(q, titles === true) : substringMatcher(q, titles === true);
+      const matcher = queryMatcher(match, q, titles === true);
       return selectCandidates(this.ctx.storage.sql, own.sid, own.cwd, limit, matcher).map(candidateOf);
     });
   }
