@@ -31,8 +31,9 @@ export interface SessionCatalogEnv {
 /** `limit` of `candidates` when absent: the library's `candidateLimit` default (SPEC §5). */
 export const DEFAULT_CANDIDATE_LIMIT = 50;
 
-/** Rows of one `rows` page when absent, and at most. */
+/** Rows of one `rows` page when `limit` is absent. */
 export const DEFAULT_ROWS_PAGE = 100;
+/** The largest `limit` of one `rows` page. */
 export const MAX_ROWS_PAGE = 1000;
 
 /**
