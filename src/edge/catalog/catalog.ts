@@ -52,10 +52,10 @@ export class SessionCatalog extends DurableObject<SessionCatalogEnv> {
 
   constructor(ctx: DurableObjectState, env: SessionCatalogEnv) {
     super(ctx, env);
-    migrate(ctx.storage.sql);
+    const dropped = migrate(ctx.storage.sql);
     this.tables = new CatalogTables(ctx.storage);
     this.freshness = new Freshness(ctx.storage.sql, this.tables, env.SESSIONS);
-    this.index = new CatalogSearch(ctx.storage);
+    this.index = new CatalogSearch(ctx.storage, dropped);
     this.prefix = ctx.storage.sql.exec<{ value: string }>(`SELECT value FROM catalog_meta WHERE name = 'prefix'`).toArray()[0]?.value;
     // A search index made anew (first use, another format) over existing rows: every log is read again by the next reconcile pass.
     if (this.index.fresh) this.tables.forgetEtags();

@@ -70,11 +70,14 @@ const DROP = ['catalog_objects', 'catalog_trigrams', 'catalog_words', 'catalog_t
 /**
  * Creates the tables (idempotent). A catalog written by another schema version is dropped first:
  * it is a cache of the bucket, which the next reconcile pass fills again (SPEC §17.6).
+ * @returns true when an older catalog was dropped (its search index must go too).
  */
-export function migrate(sql: SqlStorage): void {
+export function migrate(sql: SqlStorage): boolean {
   sql.exec(TABLES[0]!);
   const found = sql.exec<{ value: number }>(`SELECT value FROM catalog_meta WHERE name = 'schema'`).toArray()[0]?.value;
-  if (found !== undefined && found !== SCHEMA_VERSION) for (const table of DROP) sql.exec(`DROP TABLE IF EXISTS ${table}`);
+  const dropped = found !== undefined && found !== SCHEMA_VERSION;
+  if (dropped) for (const table of DROP) sql.exec(`DROP TABLE IF EXISTS ${table}`);
   for (const statement of TABLES) sql.exec(statement);
   sql.exec(`INSERT OR REPLACE INTO catalog_meta(name, value) VALUES ('schema', ?)`, SCHEMA_VERSION);
+  return dropped;
 }
