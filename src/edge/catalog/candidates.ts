@@ -25,6 +25,9 @@ import { foldWord } from '../../fold.js';
 import { cwdOfColumn, idOf, textOfColumn } from './encoding.js';
 import { ROW_COLUMNS, type ObjectRecord } from './tables.js';
 
+/** The folded fields the SQL tests of a query read (held by the listing indexes). */
+const MATCHED_COLUMNS = 'fold_id, fold_cwd, fold_title, word_id, word_cwd, word_title';
+
 /** How a query narrows the rows (see the module doc). */
 export interface Matcher {
   /** A SQL condition every match meets (it may let a few more through). */
@@ -88,9 +91,10 @@ function matching(sql: SqlStorage, group: Group, need: number, matcher: Matcher)
   const indexed = { ...group, where: `${group.where} AND row IN (${matcher.index.sql})`, binds: [...group.binds, ...matcher.index.binds] };
   for (let budget = walkBudget(need); ; budget *= 4) {
     if (indexCount(sql, matcher.index, budget) < budget) return ordered(sql, indexed, need, matcher, 'NOT INDEXED');
+    // The walk reads the index alone (it holds the folded fields); whole rows are read for its matches only.
     const rows = sql
       .exec<ObjectRecord>(
-        `SELECT ${ROW_COLUMNS} FROM (SELECT ${ROW_COLUMNS} FROM catalog_objects INDEXED BY ${group.index} WHERE ${group.where} ORDER BY created_at DESC, sid LIMIT ?) WHERE (${matcher.sql}) LIMIT ?`,
+        `SELECT ${ROW_COLUMNS} FROM catalog_objects NOT INDEXED WHERE row IN (SELECT row FROM (SELECT row, ${MATCHED_COLUMNS} FROM catalog_objects INDEXED BY ${group.index} WHERE ${group.where} ORDER BY created_at DESC, sid LIMIT ?) WHERE (${matcher.sql}) LIMIT ?) ORDER BY created_at DESC, sid`,
         ...group.binds,
         budget,
         ...matcher.binds,
