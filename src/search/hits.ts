@@ -44,7 +44,8 @@ function folded(text: Text): string {
 
 /**
  * The hits of `words` (query words, each its parts: `queryWords`) in `index` (SPEC §16.2): the
- * engine's AND matches among `listed` (others are skipped), a split word's parts next to each other
+ * engine's AND matches among `listed` — the listing, or a function giving the listed sessions
+ * among the matched ids — (others are skipped), a split word's parts next to each other
  * in the title, one item or the cwd, best score first, then §6.3's groups, then listing order; the
  * first `limit`, each with its snippets. Only the hits' items are unpacked.
  * @throws DamagedIndexError when a hit's kept title, items or cwd holds no word matching a part
@@ -53,17 +54,19 @@ function folded(text: Text): string {
  */
 export async function findHits(
   index: SessionSearchIndex,
-  listed: readonly ListedSession[],
+  listed: readonly ListedSession[] | ((ids: readonly string[]) => readonly ListedSession[]),
   words: string[][],
   agentId: string,
   ownCwd: unknown,
   limit: number,
   signal: AbortSignal | undefined,
 ): Promise<SessionSearchHit[]> {
-  const byId = new Map(listed.map((session) => [session.id, session]));
   const parts = [...new Set(words.flat())];
   const phrases = words.filter((word) => word.length > 1);
-  const results = (await index.search(parts, agentId, signal))
+  const matched = await index.search(parts, agentId, signal);
+  // A host with a catalog (the edge) lists only the matched sessions, not every session.
+  const byId = new Map((typeof listed === 'function' ? listed(matched.map((result) => result.id)) : listed).map((session) => [session.id, session]));
+  const results = matched
     .map((result) => ({ result, listed: byId.get(result.id)! }))
     .filter(({ listed }) => listed !== undefined)
     .sort((a, b) => b.result.score - a.result.score || root.cwdGroup(ownCwd, a.listed.cwd) - root.cwdGroup(ownCwd, b.listed.cwd) || a.listed.order - b.listed.order);
