@@ -13,7 +13,7 @@ import type { TargetAgent, UserMessage } from '../types.js';
 import { tenantOf, type Authenticate } from './auth.js';
 import { callCatalog, type CatalogApi } from './catalog-api.js';
 import { citedSessionQuery } from './cited.js';
-import { bucketOf, catalogOf, DEFAULT_MAX_UPLOAD_BYTES, EDGE_MAX_LOG_BYTES, serviceConfig, settingNumber, tenantPrefix, type EdgeEnv } from './env.js';
+import { bucketOf, catalogOf, DEFAULT_MAX_UPLOAD_BYTES, logLimits, serviceConfig, settingNumber, tenantPrefix, type EdgeEnv } from './env.js';
 import { errorResponse, HttpError, invalid, json } from './http.js';
 import { sessionKey } from './paths.js';
 import { reconcileTenant } from './reconcile.js';
@@ -218,8 +218,7 @@ async function prepare<E extends EdgeEnv>(c: EdgeContext<E>): Promise<Response> 
   const own = located[0];
   if (own === undefined) throw new HttpError(404, 'SESSION_REFERENCE_NOT_FOUND', `no session with id ${JSON.stringify(as)}`);
   const rows = new Map(located.flatMap((row) => (row === undefined ? [] : [[row.sessionId, row] as const])));
-  const maxLogBytes = settingNumber(c.env, 'MAX_LOG_BYTES') ?? EDGE_MAX_LOG_BYTES;
-  const sessionQuery = citedSessionQuery({ bucket: bucketOf(c.env), catalog, prefix, maxLogBytes }, rows);
+  const sessionQuery = citedSessionQuery({ bucket: bucketOf(c.env), catalog, prefix, ...logLimits(c.env) }, rows);
   const refs = createSessionReferences({ sessionQuery, config });
   const agent: TargetAgent = { id: own.sessionId, ...(own.cwd !== undefined && own.cwd !== '' && { cwd: own.cwd }) };
   const composed = await refs.referenceUserMessage(agent, message, c.req.raw.signal);
@@ -238,7 +237,7 @@ async function putSession<E extends EdgeEnv>(c: EdgeContext<E>): Promise<Respons
   const { catalog, prefix } = tenantStore(c);
   const key = keyOf(c, prefix);
   const max = settingNumber(c.env, 'MAX_UPLOAD_BYTES') ?? DEFAULT_MAX_UPLOAD_BYTES;
-  return json(await storeLog(c.req.raw, bucketOf(c.env), catalog, prefix, key, max));
+  return json(await storeLog(c.req.raw, bucketOf(c.env), catalog, prefix, key, max, logLimits(c.env).maxLogBytes));
 }
 
 async function deleteSession<E extends EdgeEnv>(c: EdgeContext<E>): Promise<Response> {

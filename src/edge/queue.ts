@@ -5,17 +5,8 @@
  * @module
  */
 import { callCatalog } from './catalog-api.js';
-import { catalogOf, tenantOfKey, type EdgeEnv } from './env.js';
-
-/** An R2 event notification as the queue delivers it (the fields read here). */
-export interface R2EventNotification {
-  account?: string;
-  bucket?: string;
-  action: string;
-  object: { key: string; size?: number; eTag?: string };
-  eventTime?: string;
-  [key: string]: unknown;
-}
+import type { R2EventNotification } from './catalog/index.js';
+import { catalogOf, logLimits, tenantOfKey, type EdgeEnv } from './env.js';
 
 function keyOf(body: unknown): string | undefined {
   if (typeof body !== 'object' || body === null) return undefined;
@@ -36,7 +27,7 @@ export async function applyNotifications(batch: MessageBatch<unknown>, env: Edge
       continue;
     }
     try {
-      await callCatalog(() => catalogOf(env, owner.tenant).applyNotification(owner.prefix, message.body as R2EventNotification));
+      await callCatalog(() => catalogOf(env, owner.tenant).applyNotification(owner.prefix, message.body as R2EventNotification, logLimits(env)));
       message.ack();
     } catch (error) {
       console.error(`dsh-session-reference edge: notification for ${JSON.stringify(key)} failed; retried`, error);

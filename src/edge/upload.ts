@@ -110,7 +110,7 @@ function rejoined(peeked: Uint8Array[], reader: ReadableStreamDefaultReader<Uint
  * @throws HttpError (see {@link declaredLength}), 400 `SESSION_REFERENCE_INVALID_LOG` for a body
  * that is not a dsh log (nothing stored), and the catalog's errors (the object deleted again).
  */
-export async function storeLog(request: Request, bucket: R2Bucket, catalog: CatalogApi, prefix: string, key: string, maxBytes: number): Promise<StoredLog> {
+export async function storeLog(request: Request, bucket: R2Bucket, catalog: CatalogApi, prefix: string, key: string, maxBytes: number, maxLogBytes: number): Promise<StoredLog> {
   const length = declaredLength(request, maxBytes);
   const body = request.body;
   if (body === null) throw invalidLog('the body is empty: a dsh log starts with its header line');
@@ -129,7 +129,7 @@ export async function storeLog(request: Request, bucket: R2Bucket, catalog: Cata
     throw new HttpError(502, 'SESSION_REFERENCE_READ_FAILED', `storing the log failed: ${error instanceof Error ? error.message : String(error)}`);
   }
   try {
-    const row = await callCatalog(() => catalog.indexObject(prefix, key));
+    const row = await callCatalog(() => catalog.indexObject(prefix, key, { maxLogBytes }));
     if (row === undefined) throw new HttpError(409, 'CONFLICT', `the log at ${describeValue(key)} was deleted while it was being stored`);
     return { key, sessionId: row.sessionId, etag: row.etag, size: row.size };
   } catch (error) {
