@@ -392,6 +392,26 @@ describe('the service over real logs (SPEC §17.4–§17.6)', () => {
     expect(after.body.map((row) => row.sessionId)).not.toContain(ZSTD_ID);
   });
 
+  it('serves a cited object changed behind the catalog as it is now, and refreshes its row', async () => {
+    const key = 'tenants/acme/side/changing.jsonl';
+    const before = sessionLogText({ id: 'changing', createdAt: 1_960_000_000_000, title: 'Before', turns: [['user', 'the old words']] });
+    expect((await acme.put('side/changing.jsonl', before)).status).toBe(200);
+    const bucket = await mf.getR2Bucket('SESSIONS');
+    await bucket.put(key, sessionLogText({ id: 'changing', createdAt: 1_960_000_000_000, title: 'After', turns: [['user', 'the new words']] }));
+    const { status, body } = await acme.prepare(TARGET_ID, `see ${formatSessionReferenceMention({ sessionId: 'changing', label: 'c' })}`);
+    expect(status).toBe(200);
+    expect(JSON.stringify(body.message)).toContain('the new words');
+    expect(JSON.stringify(body.message)).not.toContain('the old words');
+    const listed = await acme.candidates(`as=${TARGET_ID}&q=changing`);
+    expect(listed.body.map((row) => row.label)).toEqual(['After']);
+  });
+
+  it('answers a 401 with CORS headers for an allowed origin (a browser can read why)', async () => {
+    const response = await client(mf, undefined).call(`/candidates?as=${TARGET_ID}`, { headers: { origin: 'https://app.example.com' } });
+    expect(response.status).toBe(401);
+    expect(response.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
+  });
+
   it('DELETE /sessions/{path} removes the object and its row (read-your-writes); v2 then serves', async () => {
     const response = await acme.call(`/sessions/ledger-service/${LEDGER_ID}/session.v3.jsonl`, { method: 'DELETE' });
     expect(response.status).toBe(200);
@@ -416,12 +436,13 @@ describe('the service over real logs (SPEC §17.4–§17.6)', () => {
       attempts: 1,
       body: { account: 'a', bucket: 'dsh-sessions', action, object: { key, size: bytes.length, eTag: put?.etag }, eventTime },
     });
+    const malformed = { id: 'malformed', timestamp: new Date(), attempts: 1, body: { action: 'PutObject', object: { key: 'tenants/acme/x.jsonl' } } };
     const outside = { id: 'outside', timestamp: new Date(), attempts: 1, body: { action: 'PutObject', object: { key: 'elsewhere/x.jsonl', size: 1, eTag: 'x' }, eventTime: new Date().toISOString() } };
     const createdNote = note('PutObject', new Date().toISOString());
-    const created = await worker.queue(QUEUE, [createdNote, outside]);
+    const created = await worker.queue(QUEUE, [createdNote, outside, malformed]);
     expect(created.outcome).toBe('ok');
     expect(created.retryMessages).toEqual([]);
-    expect([...created.explicitAcks].sort()).toEqual([createdNote.id, 'outside'].sort());
+    expect([...created.explicitAcks].sort()).toEqual([createdNote.id, 'malformed', 'outside'].sort());
     const listed = await acme.candidates(`as=${TARGET_ID}`);
     expect(listed.body.find((row) => row.sessionId === 'from-the-side')).toMatchObject({ label: 'Written by rclone' });
     await bucket.delete(key);

@@ -19,6 +19,27 @@ import { HttpError } from './http.js';
  */
 export const PEEK_BYTES = MAX_HEADER_BYTES + 64 * 1024;
 
+/**
+ * Bytes of a refused upload read and dropped before the answer, at most: a client that writes its
+ * whole body before reading the answer (most HTTP clients) then sees the status instead of a
+ * connection reset; past this, the rest is cancelled.
+ */
+export const DRAIN_BYTES = 8 * 1024 * 1024;
+
+/** Reads and drops up to {@link DRAIN_BYTES} of what is left of a refused body, then cancels the rest. */
+async function drain(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
+  try {
+    for (let read = 0; read < DRAIN_BYTES; ) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      read += value.byteLength;
+    }
+    await reader.cancel();
+  } catch {
+    // The client went away: nothing to answer.
+  }
+}
+
 /** What a stored upload answers. */
 export interface StoredLog {
   key: string;
@@ -111,15 +132,21 @@ function rejoined(peeked: Uint8Array[], reader: ReadableStreamDefaultReader<Uint
  * that is not a dsh log (nothing stored), and the catalog's errors (the object deleted again).
  */
 export async function storeLog(request: Request, bucket: R2Bucket, catalog: CatalogApi, prefix: string, key: string, maxBytes: number, maxLogBytes: number): Promise<StoredLog> {
-  const length = declaredLength(request, maxBytes);
   const body = request.body;
+  let length: number;
+  try {
+    length = declaredLength(request, maxBytes);
+  } catch (error) {
+    if (body !== null) await drain(body.getReader());
+    throw error;
+  }
   if (body === null) throw invalidLog('the body is empty: a dsh log starts with its header line');
   const reader = body.getReader();
   let peeked: { chunks: Uint8Array[]; read: number };
   try {
     peeked = await peekHeader(reader, length);
   } catch (error) {
-    await reader.cancel().catch(() => {});
+    await drain(reader);
     throw error;
   }
   if (peeked.read > length) throw new HttpError(400, 'SESSION_REFERENCE_INVALID_ARGUMENT', `the body is longer than its Content-Length (${length})`);
