@@ -359,6 +359,21 @@ describe('the service over real logs (SPEC §17.4–§17.6)', () => {
     expect(rows.rows).toHaveLength(6);
   });
 
+  it('stores a log sent in 1-byte chunks with its Content-Length (the header found on a bounded peek)', async () => {
+    const bytes = zstdLog(sessionLogText({ id: 'trickled', createdAt: 1_970_000_000_000, turns: [['user', 'slowly'], ['assistant', 'byte by byte']] }), 1);
+    let at = 0;
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (at === bytes.length) controller.close();
+        else controller.enqueue(bytes.subarray(at, ++at));
+      },
+    });
+    const response = await acme.call('/sessions/side/trickled.jsonl.zstd', { method: 'PUT', body: stream, duplex: 'half', headers: { 'content-length': String(bytes.length) } } as RequestInit);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ sessionId: 'trickled', size: bytes.length, etag: md5(bytes) });
+    expect((await acme.call('/sessions/side/trickled.jsonl.zstd', { method: 'DELETE' })).status).toBe(200);
+  });
+
   it('answers CORS preflights and adds CORS headers with Vary: Origin for allowed origins only', async () => {
     const preflight = (await mf.dispatchFetch('https://edge.test/candidates', {
       method: 'OPTIONS',

@@ -7,6 +7,7 @@
  * @module
  */
 import { describeValue, isInstance } from '../errors.js';
+import { concat } from '../store/lines.js';
 import { MAX_HEADER_BYTES } from '../store/pipeline.js';
 import { readSessionHeader } from '../store/read.js';
 import type { SessionHeader } from '../types.js';
@@ -71,6 +72,9 @@ export function declaredLength(request: Request, max: number): number {
 async function peekHeader(reader: ReadableStreamDefaultReader<Uint8Array>, length: number): Promise<{ chunks: Uint8Array[]; read: number }> {
   const chunks: Uint8Array[] = [];
   let read = 0;
+  // The header is looked for each time the bytes read have doubled (from 4 KiB), not at every
+  // chunk: a body sent in tiny chunks costs O(n log n), not O(n²).
+  let next = 4096;
   for (;;) {
     const { done, value } = await reader.read();
     if (!done) {
@@ -78,7 +82,9 @@ async function peekHeader(reader: ReadableStreamDefaultReader<Uint8Array>, lengt
       read += value.byteLength;
     }
     const ended = done || read >= length;
-    const header = await headerOf(concat(chunks, read));
+    if (!ended && read < next && read < PEEK_BYTES) continue;
+    next = read * 2;
+    const header = await headerOf(concat(chunks));
     if (header !== undefined) return { chunks, read };
     if (ended) throw invalidLog('the body holds no complete dsh header line (the first line, or the first zstd frame, must be {"type":"session",…})');
     if (read >= PEEK_BYTES) throw invalidLog(`no complete dsh header in the first ${PEEK_BYTES} bytes of the body`);
@@ -92,17 +98,6 @@ async function headerOf(bytes: Uint8Array): Promise<SessionHeader | undefined> {
     if (isInstance(error) && error.code === 'SESSION_REFERENCE_INVALID_LOG') throw invalidLog(error.message);
     throw error;
   }
-}
-
-function concat(chunks: Uint8Array[], length: number): Uint8Array {
-  if (chunks.length === 1) return chunks[0]!;
-  const out = new Uint8Array(length);
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return out;
 }
 
 /** A stream of exactly `length` bytes: the peeked chunks, then the rest of `reader`. */
