@@ -480,6 +480,20 @@ describe('the service over real logs (SPEC §17.4–§17.6)', () => {
     expect((await acme.candidates(`as=${TARGET_ID}`)).body.map((row) => row.sessionId)).not.toContain('reconciled');
   });
 
+  it('answers /candidates and /search from the catalog alone: they still answer with the bucket emptied behind it', async () => {
+    const initech = client(mf, await hs256({ sub: 'initech' }));
+    for (const [path, bytes] of [['a.jsonl', TARGET], ['b.jsonl', DUMEN]] as const) expect((await initech.put(path, bytes)).status).toBe(200);
+    const before = await initech.candidates(`as=${TARGET_ID}`);
+    const hitsBefore = await (await initech.call(`/search?as=${TARGET_ID}&q=gemini`)).json();
+    const bucket = await mf.getR2Bucket('SESSIONS');
+    for (const path of ['a.jsonl', 'b.jsonl']) await bucket.delete(`tenants/initech/${path}`);
+    const after = await initech.candidates(`as=${TARGET_ID}`);
+    expect(after.status).toBe(200);
+    expect(after.body).toEqual(before.body);
+    expect(after.body.map((row) => row.sessionId)).toEqual([DUMEN_ID]);
+    expect(await (await initech.call(`/search?as=${TARGET_ID}&q=gemini`)).json()).toEqual(hitsBefore);
+  });
+
   it('answers 404 for an unknown route and 405 with Allow for a wrong method', async () => {
     const route = await acme.call('/nowhere');
     expect(route.status).toBe(404);
