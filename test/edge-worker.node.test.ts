@@ -7,7 +7,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -500,5 +500,69 @@ describe('the service over real logs (SPEC §17.4–§17.6)', () => {
     const method = await acme.call('/candidates', { method: 'POST' });
     expect(method.status).toBe(405);
     expect(method.headers.get('allow')).toBe('GET, HEAD');
+  });
+});
+
+/** An app with its own router that mounts the routes (SPEC §17.2), built by wrangler like the three lines. */
+const MOUNTED_WORKER = `import { Hono } from 'hono';
+import { createEdgeApp } from 'dsh-session-reference/edge';
+export { SessionCatalog } from 'dsh-session-reference/edge';
+const app = new Hono();
+app.get('/health', (c) => c.text('ok'));
+app.route('/api', createEdgeApp());
+const prefixed = createEdgeApp({ basePath: '/dsh' });
+export default {
+  fetch(request, env, ctx) {
+    return new URL(request.url).pathname.startsWith('/dsh/') ? prefixed.fetch(request, env, ctx) : app.fetch(request, env, ctx);
+  },
+};
+`;
+
+describe('createEdgeApp: the routes mounted under a path prefix of an app with its own router', () => {
+  let mf: Miniflare;
+  let project: string;
+  beforeAll(() => {
+    // Inside the repository, so that `dsh-session-reference/edge` resolves to the package itself.
+    project = join(ROOT, 'node_modules/.cache', `edge-mounted-${process.pid}`);
+    mkdirSync(join(project, 'out'), { recursive: true });
+    writeFileSync(join(project, 'worker.js'), MOUNTED_WORKER);
+    const config = readFileSync(join(EXAMPLE, 'wrangler.toml'), 'utf8').replace('main = "src/worker.ts"', 'main = "worker.js"');
+    writeFileSync(join(project, 'wrangler.toml'), config);
+    execFileSync(join(ROOT, 'node_modules/.bin/wrangler'), ['deploy', '--dry-run', '--outdir', join(project, 'out')], {
+      cwd: project,
+      stdio: 'pipe',
+      env: { ...process.env, WRANGLER_SEND_METRICS: 'false', NO_COLOR: '1' },
+    });
+    mf = new Miniflare({
+      modules: true,
+      scriptPath: join(project, 'out', 'worker.js'),
+      modulesRoot: join(project, 'out'),
+      modulesRules: [{ type: 'CompiledWasm', include: ['**/*.wasm'] }],
+      compatibilityDate: COMPATIBILITY_DATE,
+      r2Buckets: ['SESSIONS'],
+      durableObjects: { CATALOG: { className: 'SessionCatalog', useSQLite: true } },
+      bindings: { AUTH_MODE: 'none' },
+    });
+    miniflares.push(mf);
+  });
+  afterAll(() => {
+    if (project) rmSync(project, { recursive: true, force: true });
+  });
+
+  it('serves the app\'s own routes, the edge routes under /api (app.route) and under /dsh (basePath)', async () => {
+    const health = (await mf.dispatchFetch('https://app.test/health')) as unknown as Response;
+    expect(await health.text()).toBe('ok');
+    const api = client(mf, undefined);
+    const put = await api.call(`/api/sessions/team%20a/${TARGET_ID}.jsonl`, { method: 'PUT', body: TARGET, headers: { 'content-length': String(TARGET.length) } });
+    expect(put.status).toBe(200);
+    expect(await put.json()).toMatchObject({ key: `team a/${TARGET_ID}.jsonl`, sessionId: TARGET_ID });
+    const bucket = await mf.getR2Bucket('SESSIONS');
+    expect(await bucket.head(`tenants/default/team a/${TARGET_ID}.jsonl`)).not.toBeNull();
+    const dsh = await api.call(`/dsh/sessions/notes/${DUMEN_ID}.jsonl`, { method: 'PUT', body: DUMEN, headers: { 'content-length': String(DUMEN.length) } });
+    expect(await dsh.json()).toMatchObject({ key: `notes/${DUMEN_ID}.jsonl`, sessionId: DUMEN_ID });
+    const rows = (await (await api.call(`/api/candidates?as=${TARGET_ID}`)).json()) as SessionCandidate[];
+    expect(rows.map((row) => row.sessionId)).toEqual([DUMEN_ID]);
+    expect((await api.call('/dsh/nowhere')).status).toBe(404);
+    expect((await api.call('/candidates?as=x')).status).toBe(404);
   });
 });
