@@ -47,6 +47,7 @@ let outDir: string;
 let jwks: Server;
 let jwksUrl: string;
 let es256: { privateKey: CryptoKey; publicKey: CryptoKey };
+let rs256: { privateKey: CryptoKey; publicKey: CryptoKey };
 const miniflares: Miniflare[] = [];
 
 interface ErrorBody {
@@ -63,10 +64,12 @@ beforeAll(async () => {
     env: { ...process.env, WRANGLER_SEND_METRICS: 'false', NO_COLOR: '1' },
   });
   es256 = await generateKeyPair('ES256', { extractable: true });
+  rs256 = await generateKeyPair('RS256', { extractable: true });
   const jwk = { ...(await exportJWK(es256.publicKey)), kid: 'k1', alg: 'ES256', use: 'sig' };
+  const rsaJwk = { ...(await exportJWK(rs256.publicKey)), kid: 'access-1', alg: 'RS256', use: 'sig' };
   jwks = createServer((_request, response) => {
     response.writeHead(200, { 'content-type': 'application/json' });
-    response.end(JSON.stringify({ keys: [jwk] }));
+    response.end(JSON.stringify({ keys: [jwk, rsaJwk] }));
   });
   await new Promise<void>((done) => jwks.listen(0, '127.0.0.1', done));
   const address = jwks.address();
@@ -210,6 +213,20 @@ describe('authentication (SPEC §17.3)', () => {
     expect(viaJwks.status).toBe(404);
     const other = await generateKeyPair('ES256');
     await expectUnauthenticated(await client(mf, await sign(other.privateKey)).call('/candidates?as=x'), /signature/);
+  });
+
+  it('accepts a Cloudflare Access token (RS256, audience list) from Cf-Access-Jwt-Assertion', async () => {
+    const token = await new SignJWT({ sub: 'user-1', email: 'a@example.com' })
+      .setProtectedHeader({ alg: 'RS256', kid: 'access-1' })
+      .setIssuer(ISSUER)
+      .setAudience([AUDIENCE, 'another-app'])
+      .setExpirationTime('5m')
+      .sign(rs256.privateKey);
+    const response = (await mf.dispatchFetch('https://edge.test/candidates?as=unknown-session', { headers: { 'cf-access-jwt-assertion': token } })) as unknown as Response;
+    expect(response.status).toBe(404);
+    const hs256Only = service({ AUTH_JWT_SECRET: SECRET, AUTH_ISSUER: ISSUER, AUTH_AUDIENCE: AUDIENCE });
+    const refused = (await hs256Only.dispatchFetch('https://edge.test/candidates?as=x', { headers: { authorization: `Bearer ${token}` } })) as unknown as Response;
+    await expectUnauthenticated(refused, /algorithm/);
   });
 
   it('denies every request when no authentication is configured; AUTH_MODE = "none" opens it', async () => {
