@@ -3,7 +3,8 @@
  * measured side by side", in one process. Prints one table row per measured ratio next to its
  * target and exits with status 1 when any ratio misses its target.
  *
- * Flags: `--only parse,editor,retention,discovery,codec,dsh,store,search,cli,catalog` (sections; `cli`: a process per run, needs `npm run build`; `dsh`: ours vs the
+ * Flags: `--only parse,editor,retention,discovery,codec,dsh,store,search,cli,catalog,edge` (sections;
+ * `cli`: a process per run, needs `npm run build`; `edge-bundle`: the upload of the three-line edge Worker; `dsh`: ours vs the
  * dsh host's own plugin; `store-prepare`, `store-real`, `store-list`, `store-titles`, `store-rss`, `store-edge`, `store-worst` for one part of
  * `store`), `--quick` (fewer samples and smaller inputs, for a smoke run; not for RESULTS.md),
  * `--write` (rewrite bench/RESULTS.md with the table).
@@ -47,6 +48,7 @@ import {
 import { evictCaches, formatMs, measure, type Case } from './harness.js';
 import { benchCli } from './cli.js';
 import { benchCatalog } from './catalog.js';
+import { benchEdgeBundle } from './edge-worker.js';
 import { benchSearch } from './search.js';
 import { benchStores, rssChild } from './store.js';
 import { benchZstdDamage } from './zstd-damage.js';
@@ -725,6 +727,7 @@ async function main(): Promise<void> {
   if (wants('search')) await benchSearch({ ratioRow, countRow, wants, quick });
   if (wants('cli')) await benchCli({ ratioRow, countRow, wants, quick });
   if (wants('catalog')) await benchCatalog({ ratioRow, countRow, wants, quick });
+  if (wants('edge') || wants('edge-bundle')) benchEdgeBundle({ ratioRow, countRow, wants, quick });
   const misses = rows.filter((row) => row.ok === false);
   console.log(`\n${table()}\n`);
   console.log(`${rows.filter((row) => row.ok === true).length} within target, ${misses.length} missed; ${((performance.now() - started) / 1000).toFixed(0)} s`);
