@@ -116,6 +116,10 @@ export const BUDGETS = [
   // 77 KB with fflate's raw deflate (~1.7 KB gzipped): each session's kept snippet text is stored
   // compressed in the index's database (src/search/stored.ts), which keeps the index under SPEC
   // §16.7's 2× the indexed text where sessions hold a few KB of conversation.
+  // ./edge/client: the edge service's client for front ends (SPEC §17.9): requests, the answer
+  // checks and the error mapping, with the core's argument checks, caller-data copy, mention
+  // parsing and composition it reuses (so a front end that already ships `.` ships little more).
+  { name: './edge/client', entry: 'src/edge/client.ts', budget: 8 * 1024 },
   { name: 'search chunk (lazy, loaded by searchSessions)', entry: 'src/search/search.ts', budget: 77 * 1024 },
 ];
 
