@@ -343,11 +343,19 @@ function readAnswer<R>({ status, text }: { status: number; text: string }, what:
       throw argumentError(error, 'READ_FAILED');
     }
   }
-  throw refusal(status, json ? body : undefined, what);
+  throw refusalError(status, json ? body : undefined, what);
 }
 
-/** The error of a refused request (see {@link createEdgeClient}). */
-function refusal(status: number, body: unknown, what: string): SessionReferenceError {
+/**
+ * The error the client rejects with for a refused request (the mapping of {@link createEdgeClient}),
+ * for code of an app that calls other routes of the service itself (the CLI's `push` does).
+ * @param status The HTTP status (not 2xx).
+ * @param body The answer's body parsed as JSON, or `undefined` when it was not JSON.
+ * @param what The request, for the message (`GET /sessions`).
+ * @returns A `SessionReferenceError`: the body's own `SESSION_REFERENCE_*` code and message, else
+ * the status's code with an {@link EdgeResponseCause} as `cause`.
+ */
+export function refusalError(status: number, body: unknown, what: string): SessionReferenceError {
   const { code, message, cause } = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
   const said = typeof code === 'string' && typeof message === 'string';
   if (said && isErrorCode(code)) {
