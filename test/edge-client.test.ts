@@ -84,6 +84,13 @@ function answering(answer: () => Response | Promise<Response>): EdgeClient {
 }
 
 describe('edge client: the local service’s answers over the routes (SPEC §17.9)', () => {
+  it('sends the matching options to /candidates; a base URL ending in / keeps its path', async () => {
+    const seen: Seen[] = [];
+    const client = createEdgeClient({ url: `${BASE}/`, matchTitles: true, candidateMatch: 'words', fetch: standIn(createSessionReferences({ sessionQuery: fakeQuery(sessions) }), seen) });
+    await client.listCandidates(agent, 'schema');
+    expect(seen[0]!.url.href).toBe(`${BASE}/candidates?as=target&q=schema&titles=1&match=words`);
+  });
+
   it('listCandidates is GET /candidates and gives the local rows', async () => {
     const { local, client, seen } = setup({ token: 'tok.en-1' });
     expect(await client.listCandidates(agent, 'a', 5)).toEqual(await local.listCandidates(agent, 'a', 5));
@@ -95,13 +102,6 @@ describe('edge client: the local service’s answers over the routes (SPEC §17.
     expect(first!.headers.get('authorization')).toBe('Bearer tok.en-1');
     expect(first!.headers.get('accept')).toBe('application/json');
     expect([...second!.url.searchParams]).toEqual([['as', 'target']]);
-  });
-
-  it('matchTitles sends titles=1; a base URL ending in / keeps its path', async () => {
-    const seen: Seen[] = [];
-    const client = createEdgeClient({ url: `${BASE}/`, matchTitles: true, fetch: standIn(createSessionReferences({ sessionQuery: fakeQuery(sessions) }), seen) });
-    await client.listCandidates(agent, 'schema');
-    expect(seen[0]!.url.href).toBe(`${BASE}/candidates?as=target&q=schema&titles=1`);
   });
 
   it('works detached, as the editor’s suggest.fetch (SPEC §15.9)', async () => {
@@ -325,6 +325,7 @@ describe('edge client: options and tokens', () => {
       [{ url: BASE, getToken: 'x' }, /getToken must be a function/],
       [{ url: BASE, fetch: {} }, /fetch must be a function/],
       [{ url: BASE, matchTitles: 1 }, /matchTitles must be a boolean/],
+      [{ url: BASE, candidateMatch: 'prefix' }, /candidateMatch must be 'substring' or 'words'/],
       [{ url: BASE, maxResponseBytes: 0 }, /maxResponseBytes must be a positive safe integer/],
     ];
     for (const [options, message] of bad) {

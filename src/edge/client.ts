@@ -41,6 +41,8 @@ export interface EdgeClientOptions {
   fetch?: ((input: string, init: RequestInit) => Promise<Response>) | undefined;
   /** `listCandidates` also matches titles (`titles=1`, SPEC §6.7), as `config.matchTitles` does locally. Default `false`. */
   matchTitles?: boolean | undefined;
+  /** `'words'`: `listCandidates` matches word prefixes (`match=words`, SPEC §15.10), as `config.candidateMatch` does locally. Default `'substring'`. */
+  candidateMatch?: 'substring' | 'words' | undefined;
   /** Largest response body read, in bytes; a longer one is `SESSION_REFERENCE_READ_FAILED`. Default {@link EDGE_CLIENT_MAX_RESPONSE_BYTES}. */
   maxResponseBytes?: number | undefined;
 }
@@ -75,7 +77,7 @@ const TOKEN = /^[\x21-\x7e]+$/;
  * A client of the edge service (SPEC §17.9) that a front end uses in place of the local service:
  *
  * - `listCandidates(agent, query?, limit?, signal?)` → `GET /candidates?as=&q=&limit=` (`&titles=1`
- *   with `matchTitles`): `SessionCandidate[]` (SPEC §6.5); `limit` omitted → the service's
+ *   with `matchTitles`, `&match=words` with `candidateMatch: 'words'`): `SessionCandidate[]` (SPEC §6.5); `limit` omitted → the service's
  *   `CANDIDATE_LIMIT`. Hand it to the editor: `suggest: { fetch: (query, signal) =>
  *   client.listCandidates(agent, query, undefined, signal) }`.
  * - `searchSessions(agent, query, { limit?, signal? })` → `GET /search?as=&q=&limit=`: `SessionSearchHit[]` (SPEC §16.2).
@@ -109,7 +111,8 @@ const TOKEN = /^[\x21-\x7e]+$/;
  * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_CONFIG` for options that are not an
  * object, an unknown key, a `url` that is not an absolute `http:`/`https:` URL without
  * credentials, query or fragment, both `token` and `getToken`, a `token` that is not visible ASCII,
- * a `getToken` or `fetch` that is not a function, a `matchTitles` that is not a boolean, or a
+ * a `getToken` or `fetch` that is not a function, a `matchTitles` that is not a boolean, a
+ * `candidateMatch` other than `'substring'` or `'words'`, or a
  * `maxResponseBytes` that is not a positive safe integer.
  */
 export function createEdgeClient(options: EdgeClientOptions): EdgeClient {
@@ -127,23 +130,25 @@ interface ClientSetup {
   getToken: EdgeClientOptions['getToken'];
   fetch: (input: string, init: RequestInit) => Promise<Response>;
   matchTitles: boolean;
+  candidateMatch: 'substring' | 'words';
   maxResponseBytes: number;
 }
 
-const OPTION_KEYS = ['url', 'token', 'getToken', 'fetch', 'matchTitles', 'maxResponseBytes'];
+const OPTION_KEYS = ['url', 'token', 'getToken', 'fetch', 'matchTitles', 'candidateMatch', 'maxResponseBytes'];
 
 function readOptions(given: unknown): ClientSetup {
   const options = readCallerOptions(given, 'options', 'INVALID_CONFIG');
   check(options !== undefined, 'INVALID_CONFIG', 'options must be an object { url, token? | getToken?, fetch? }', given);
   const [unknown] = Object.keys(options).filter((key) => !OPTION_KEYS.includes(key));
   check(unknown === undefined, 'INVALID_CONFIG', 'unknown option', unknown);
-  const { url, token, getToken, fetch: fetchOption, matchTitles = false, maxResponseBytes = EDGE_CLIENT_MAX_RESPONSE_BYTES } = options;
+  const { url, token, getToken, fetch: fetchOption, matchTitles = false, candidateMatch = 'substring', maxResponseBytes = EDGE_CLIENT_MAX_RESPONSE_BYTES } = options;
   // The token never goes into a message: only what is wrong with it.
   if (token !== undefined && (typeof token !== 'string' || !TOKEN.test(token))) throw fail('INVALID_CONFIG', 'token must be a string of visible ASCII characters without spaces (its value is not shown)');
   check(token === undefined || getToken === undefined, 'INVALID_CONFIG', 'give token or getToken, not both', 'both');
   check(getToken === undefined || typeof getToken === 'function', 'INVALID_CONFIG', 'getToken must be a function', getToken);
   check(fetchOption === undefined || typeof fetchOption === 'function', 'INVALID_CONFIG', 'fetch must be a function', fetchOption);
   check(typeof matchTitles === 'boolean', 'INVALID_CONFIG', 'matchTitles must be a boolean', matchTitles);
+  check(candidateMatch === 'substring' || candidateMatch === 'words', 'INVALID_CONFIG', "candidateMatch must be 'substring' or 'words'", candidateMatch);
   check(isPositiveSafeInteger(maxResponseBytes), 'INVALID_CONFIG', 'maxResponseBytes must be a positive safe integer (bytes)', maxResponseBytes);
   const call = fetchOption as ClientSetup['fetch'] | undefined;
   return {
@@ -153,6 +158,7 @@ function readOptions(given: unknown): ClientSetup {
     // Called with the global as `this`: a `window.fetch` handed over unbound still works.
     fetch: call === undefined ? (input, init) => fetch(input, init) : (input, init) => call.call(globalThis, input, init),
     matchTitles,
+    candidateMatch,
     maxResponseBytes,
   };
 }
@@ -183,6 +189,7 @@ function clientOf(setup: ClientSetup): EdgeClient {
       if (query) params.q = query;
       if (limit != null) params.limit = String(limit);
       if (setup.matchTitles) params.titles = '1';
+      if (setup.candidateMatch === 'words') params.match = 'words';
       return request(setup, 'GET', 'candidates', params, undefined, checkSignal(signal), readCandidates);
     }),
     searchSessions: guarded((agent: unknown, query: unknown, optionsInput: unknown) => {

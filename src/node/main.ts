@@ -114,7 +114,8 @@ const COMMAND_FLAGS: Record<string, { positionals: [min: number, max: number, na
  * error (the problem and the usage line on stderr). Never rejects.
  *
  * Commands: `candidates [QUERY]`, `prepare MESSAGE` (needs `--as`), `encode ID`, `decode URI`,
- * `parse TEXT`. Flags: `--store DIR` (default `$DSH_HOME/sessions`, else `~/.dsh/sessions`),
+ * `parse TEXT`, `push --to URL [--dry-run]` (SPEC §17.8: token from `DSH_SESSION_REFERENCE_TOKEN`,
+ * a `--token` flag is a usage error; exit 1 when an upload failed; see `runPush` in push.ts). Flags: `--store DIR` (default `$DSH_HOME/sessions`, else `~/.dsh/sessions`),
  * `--demo` (the bundled sample store), `--as SESSION_ID`, `--limit N`, `--match-titles` (QUERY
  * also matches titles, SPEC §6.7), `--max-reference-bytes N`,
  * `--json`, `--help`. A flag a command does not take, or a non-integer `N`, is a usage error.
