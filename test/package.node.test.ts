@@ -94,6 +94,8 @@ describe('the npm package (npm pack → npm install → import)', () => {
         'dist/node/cli.js',
         'dist/dsh/index.js',
         'dist/dsh/index.d.ts',
+        'dist/edge/client.js',
+        'dist/edge/client.d.ts',
         `samples/store/77-Dumen/${SAMPLE_ID}/session.v3.jsonl`,
       ]),
     );
@@ -135,6 +137,7 @@ describe('the npm package (npm pack → npm install → import)', () => {
     // The bundled sample logs, for web apps (README, The entries).
     expect(manifest.exports['./samples/*']).toBe('./samples/store/*');
     expect(manifest.exports['./dsh']).toEqual({ types: './dist/dsh/index.d.ts', import: './dist/dsh/index.js' });
+    expect(manifest.exports['./edge/client']).toEqual({ types: './dist/edge/client.d.ts', import: './dist/edge/client.js' });
     // The dsh host packages are optional peers of ./dsh alone (SPEC §14.4): never installed for the core.
     expect(Object.keys(manifest.peerDependencies).sort()).toEqual(['@deepseek-ai/cordis', '@deepseek-ai/dsh-llm', '@deepseek-ai/dsh-typert-protocol']);
     expect(Object.values(manifest.peerDependenciesMeta)).toEqual([{ optional: true }, { optional: true }, { optional: true }]);
