@@ -221,6 +221,29 @@ describe('push (SPEC §17.8)', () => {
   });
 });
 
+describe('push: which logs', () => {
+  it('pushes the log the store reads: the highest version, and of two directories with one id the first', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'push-'));
+    const header = (id: string, version: number) => `${JSON.stringify({ type: 'session', version, id, createdAt: 1 })}\n`;
+    const write = (path: string, text: string) => {
+      mkdirSync(join(root, path, '..'), { recursive: true });
+      writeFileSync(join(root, path), text);
+    };
+    write('p/a/session.v2.jsonl', header('one', 2));
+    write('p/a/session.v3.jsonl', header('one', 3));
+    write('p/b/session.v3.jsonl', header('one', 3)); // the same id again: the store reads p/a
+    write('p/c/session.jsonl', header('two', 1));
+    write('p/c/notes.txt', 'not a log');
+    write('p/d/session.v3.jsonl', ''); // no header yet: not a session
+    const svc = await service();
+    const summary = await pushStore({ to: svc.url, root, token: TOKEN });
+    expect(summary.logs.map(({ key, sessionId }) => [key, sessionId])).toEqual([
+      ['p/a/session.v3.jsonl', 'one'],
+      ['p/c/session.jsonl', 'two'],
+    ]);
+  });
+});
+
 describe('push: the token and the URL', () => {
   it('refuses --token with the reason, never echoing it (exit 2)', async () => {
     const run = io();

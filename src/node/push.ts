@@ -191,8 +191,8 @@ async function md5Of(file: fsPromises.FileHandle, size: number, path: string): P
   const hash = createHash('md5');
   let read = 0;
   try {
-    for await (const chunk of file.createReadStream({ start: 0, end: Math.max(0, size - 1), autoClose: false, highWaterMark: 1024 * 1024 })) {
-      if (size === 0) break;
+    const chunks = size === 0 ? [] : file.createReadStream({ start: 0, end: size - 1, autoClose: false, highWaterMark: 1024 * 1024 });
+    for await (const chunk of chunks) {
       hash.update(chunk as Buffer);
       read += (chunk as Buffer).length;
     }
