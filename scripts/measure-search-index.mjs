@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Measures the search index of SPEC §16.7 on real technical text: the Markdown, JavaScript and
 // TypeScript declaration files under node_modules, cut into sessions of 20 KB (two items of 10 KB,
-// a title and a cwd each), indexed with SessionSearchIndex (src/search/engine.ts) directly.
+// a title and a cwd each), indexed with SessionSearchIndex (src/search/engine.ts, on SQLite's WebAssembly build) directly.
 // Prints one JSON object: the indexed text (UTF-8 bytes), the index's memory — the JavaScript heap
 // after GC plus the growth of SQLite's WebAssembly memory, or the database's pages when larger (the
 // first 8 MiB of WebAssembly memory are allocated when SQLite loads, and a small index fits in
@@ -45,7 +45,8 @@ const MEASURE = `
 import { readFileSync } from 'node:fs';
 import * as kit from ${JSON.stringify(join(ROOT, 'src/search/kit.ts'))};
 import { useRoot } from ${JSON.stringify(join(ROOT, 'src/search/root.ts'))};
-import { SessionSearchIndex } from ${JSON.stringify(join(ROOT, 'src/search/engine.ts'))};
+import { createIndex, indexFromBytes, indexToBytes } from ${JSON.stringify(join(ROOT, 'src/search/index-bytes.ts'))};
+import { loadSqlite } from ${JSON.stringify(join(ROOT, 'src/search/sqlite.ts'))};
 import { queryWords } from ${JSON.stringify(join(ROOT, 'src/search/words.ts'))};
 useRoot(kit);
 const [files, count] = JSON.parse(readFileSync(process.env.MEASURE_INPUT, 'utf8'));
@@ -62,32 +63,32 @@ for (let i = 0; i < count && (i + 1) * B <= all.length; i++) {
   sessions.push(session);
 }
 all = '';
-const probe = await SessionSearchIndex.create(1 << 30); // loads SQLite: a cost per realm, not per index
-const memory = () => probe.sqlite.wasm.memory.buffer.byteLength;
+const sqlite = await loadSqlite(); // a cost per realm, not per index
+const memory = () => sqlite.wasm.memory.buffer.byteLength;
 gc(); gc();
 const heap0 = process.memoryUsage().heapUsed, wasm0 = memory();
 let t = performance.now();
-const index = await SessionSearchIndex.create(1 << 30);
-for (const session of sessions) index.put(session);
-index.search(['x'], '');
+const index = await createIndex(1 << 30);
+for (let k = 0; k < sessions.length; k += 64) await index.put(sessions.slice(k, k + 64));
+await index.search(['x'], '');
 const buildMs = performance.now() - t;
 gc(); gc();
 const heap = process.memoryUsage().heapUsed - heap0, wasmTotal = memory(), wasm = wasmTotal - wasm0;
-const db = index.db.selectValue('PRAGMA page_count') * index.db.selectValue('PRAGMA page_size');
+const db = index.sql.all('SELECT (SELECT page_count FROM pragma_page_count) * (SELECT page_size FROM pragma_page_size)')[0][0];
 const indexBytes = heap + Math.max(wasm, db);
 const queries = {};
 for (const q of ['function return', 'modle', 'typescript', 'parser optoins', 'const', 'zeppelin']) {
-  const parts = queryWords(q).flat();
-  index.search(parts, '');
+  const parts = (await queryWords(q, async () => {})).flat();
+  await index.search(parts, '');
   t = performance.now();
-  const found = index.search(parts, '').length;
+  const found = (await index.search(parts, '')).length;
   queries[q] = (performance.now() - t).toFixed(1) + ' ms, ' + found + ' sessions';
 }
 t = performance.now();
-const exported = await index.toBytes();
+const exported = await indexToBytes(index);
 const exportMs = performance.now() - t;
 t = performance.now();
-const loaded = await SessionSearchIndex.fromBytes(exported, 1 << 30);
+const loaded = await indexFromBytes(exported, 1 << 30);
 const loadMs = performance.now() - t;
 const mb = (n) => +(n / 1e6).toFixed(2);
 console.log(JSON.stringify({

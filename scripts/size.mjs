@@ -12,6 +12,7 @@ import { build } from 'esbuild';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import { edgeBuildOptions } from './edge-bundle.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -19,7 +20,7 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
  * Budgets in bytes of min+gzip (1 KB = 1024 bytes), enforced (exit 1 above them). A row measures
  * either a whole entry (`entry`) or what a front end imports from it (`imports`: the source of a
  * module that imports only those names, bundled and tree-shaken like an app would).
- * @type {Array<{ name: string; entry?: string; imports?: string; budget: number }>}
+ * @type {Array<{ name: string; entry?: string; imports?: string; budget: number; edge?: boolean }>}
  */
 export const BUDGETS = [
   // `.`: 9 KB since issue 21 (was 7.5 KB): every caller argument is read once into a private
@@ -86,6 +87,10 @@ export const BUDGETS = [
   // beforeinput/clipboard/drag/IME handling, undo history, ~3.7 KB of its own) with the edit model
   // it drives and the mention scanner; an app that does not import it ships none of it.
   { name: './editor/dom', entry: 'src/editor/dom/index.ts', budget: 7.5 * 1024 },
+  // ./edge/client: the edge service's client for front ends (SPEC §17.9): requests, the answer
+  // checks and the error mapping, with the core's argument checks, caller-data copy, mention
+  // parsing and composition it reuses (so a front end that already ships `.` ships little more).
+  { name: './edge/client', entry: 'src/edge/client.ts', budget: 8 * 1024 },
   // What a front end that reads only plain .jsonl logs ships: the whole root, the in-memory query
   // and the streaming reader; the zstd decoder and checksum are a lazy chunk (loaded on the first
   // zstd log). Issue 14 asked for 8 KB; the root alone is 7 KB (budget 7.5 KB), so the row holds
@@ -116,11 +121,14 @@ export const BUDGETS = [
   // 77 KB with fflate's raw deflate (~1.7 KB gzipped): each session's kept snippet text is stored
   // compressed in the index's database (src/search/stored.ts), which keeps the index under SPEC
   // §16.7's 2× the indexed text where sessions hold a few KB of conversation.
-  // ./edge/client: the edge service's client for front ends (SPEC §17.9): requests, the answer
-  // checks and the error mapping, with the core's argument checks, caller-data copy, mention
-  // parsing and composition it reuses (so a front end that already ships `.` ships little more).
-  { name: './edge/client', entry: 'src/edge/client.ts', budget: 8 * 1024 },
   { name: 'search chunk (lazy, loaded by searchSessions)', entry: 'src/search/search.ts', budget: 77 * 1024 },
+  // ./edge (SPEC §17.2): the whole Worker's JavaScript as wrangler uploads it — the routes, hono,
+  // jose, the catalog Durable Object, the search engine (run on the Durable Object's SQLite) and
+  // the core — bundled as scripts/edge-bundle.mjs does (libzstd's wasm2js and base64 forms and
+  // SQLite's JavaScript left out; libzstd.wasm, 59 KB, ~28 KB gzipped, is a module of its own).
+  // SPEC §17.2 / issue 27 cap the whole upload at 800 KiB gzipped; this row holds the JavaScript
+  // far below that.
+  { name: './edge (the Worker: routes, hono, jose, catalog, core)', entry: 'src/edge/index.ts', edge: true, budget: 80 * 1024 },
 ];
 
 /** The virtual entry module of an `imports` row. */
@@ -145,7 +153,7 @@ function initialOutputs(metafile) {
   const visit = (path) => {
     if (initial.has(path)) return;
     initial.add(path);
-    for (const imported of outputs[path].imports) if (imported.kind === 'import-statement') visit(imported.path);
+    for (const imported of outputs[path].imports) if (imported.kind === 'import-statement' && !imported.external) visit(imported.path);
   };
   visit(entry);
   return initial;
@@ -160,8 +168,10 @@ const TOP_MODULES = 6;
  */
 export async function measure() {
   const results = [];
-  for (const { name, entry, imports, budget } of BUDGETS) {
+  for (const { name, entry, imports, budget, edge } of BUDGETS) {
     const input = entry !== undefined ? { entryPoints: [join(ROOT, entry)] } : { entryPoints: [VIRTUAL], plugins: [virtualEntry(imports)] };
+    // The edge row is one workerd module (no splitting: wrangler inlines dynamic imports).
+    const target = edge ? { ...edgeBuildOptions(ROOT), splitting: false } : {};
     const out = await build({
       ...input,
       bundle: true,
@@ -175,6 +185,7 @@ export async function measure() {
       target: 'es2022',
       minify: true,
       legalComments: 'none',
+      ...target,
       metafile: true,
       write: false,
       logLevel: 'silent',

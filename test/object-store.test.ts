@@ -60,7 +60,7 @@ describe('createObjectStoreSessionQuery: listing reads headers only (SPEC §4.2,
   it('with ranges, reads a few KiB of each log, not whole logs', async () => {
     const big = sessionLogText({ id: 'big', createdAt: 1, turns: Array.from({ length: 400 }, (_, i) => ['user', `turn ${i} ${'x'.repeat(200)}`] as ['user', string]) });
     const { bucket, stats } = fakeBucket({ jsonl: realJsonl, zstd: concatBytes(realZstd), big: zstdLog(big, 50) }, { ranges: true });
-    // Two ids collide (the real log twice): the key that sorts first wins, both headers are read.
+    // Two ids collide (the real log twice, one version, no upload times): the key that sorts first wins, both headers are read.
     const records = await createObjectStoreSessionQuery(bucket).listSessions();
     expect(records.map((r) => r.header.id)).toEqual([REAL_ID, 'big']);
     expect(stats.bytesByKey.get('jsonl')).toBeLessThanOrEqual(4096);
@@ -171,6 +171,45 @@ describe('createObjectStoreSessionQuery: listing reads headers only (SPEC §4.2,
     expect(JSON.stringify(surface.events)).toContain('design the schema');
     expect(JSON.stringify(surface.events)).not.toContain('the other copy');
     expect(stats.gets.map((get) => get.key).sort()).toEqual(['a-key', 'b-key']);
+  });
+});
+
+describe('createObjectStoreSessionQuery: two objects with one session id (SPEC §17.5)', () => {
+  const v2 = sessionLogText({ id: 'dup', createdAt: 5, header: { version: 2 }, turns: [['user', 'STALE v2 LOG — must not be read']] });
+  const v3 = sessionLogText({ id: 'dup', createdAt: 5, turns: [['user', 'the v3 log']] });
+  const text = async (query: ReturnType<typeof createObjectStoreSessionQuery>) =>
+    JSON.stringify((await query.readSurface('dup')).events.map((event) => event.data));
+
+  it('serves the higher header version, whichever key sorts first (session.v2.jsonl beside session.v3.jsonl)', async () => {
+    for (const [older, newer] of [['s/session.v2.jsonl', 's/session.v3.jsonl'], ['z/v2', 'a/v3']]) {
+      const { bucket } = fakeBucket({ [older!]: v2, [newer!]: zstdLog(v3) });
+      const query = createObjectStoreSessionQuery(bucket);
+      expect((await query.listSessions()).map((record) => record.header.version)).toEqual([3]);
+      expect(await text(query)).toContain('the v3 log');
+      expect(await text(query)).not.toContain('STALE');
+    }
+  });
+
+  it('at one version, serves the newer upload (R2 lists `uploaded` as a Date), then the key that sorts first', async () => {
+    const first = sessionLogText({ id: 'dup', createdAt: 5, turns: [['user', 'uploaded first']] });
+    const second = sessionLogText({ id: 'dup', createdAt: 5, turns: [['user', 'uploaded second']] });
+    const uploadedAt: Record<string, Date | number | undefined> = { a: new Date(2_000), b: 1_000 };
+    const { bucket: plain } = fakeBucket({ a: second, b: first });
+    const bucket: ObjectStoreBucket = {
+      get: (key, options) => plain.get(key, options),
+      async list(options) {
+        const page = await plain.list(options);
+        return { ...page, objects: page.objects.map((object) => ({ ...object, uploaded: uploadedAt[object.key] })) };
+      },
+    };
+    expect(await text(createObjectStoreSessionQuery(bucket))).toContain('uploaded second');
+    uploadedAt.a = new Date(500);
+    expect(await text(createObjectStoreSessionQuery(bucket))).toContain('uploaded first');
+    uploadedAt.a = uploadedAt.b = undefined;
+    expect(await text(createObjectStoreSessionQuery(bucket))).toContain('uploaded second');
+    uploadedAt.a = 'yesterday' as unknown as number;
+    const error = await expectRejectCode(createObjectStoreSessionQuery(bucket).listSessions(), 'SESSION_REFERENCE_READ_FAILED');
+    expect(error.message).toMatch(/uploaded/);
   });
 });
 

@@ -4,6 +4,7 @@ import realLog from '../samples/store/77-Dumen/session-904b047f-eb01-493f-b98a-3
 import { createSessionReferences, type SessionEvent, type SessionSearchHit } from '../src/index.js';
 import { createMemorySessionQuery, parseSessionLog } from '../src/store/index.js';
 import { encodeWord, SessionSearchIndex } from '../src/search/engine.js';
+import { createIndex, indexFromBytes, indexToBytes } from '../src/search/index-bytes.js';
 import * as kit from '../src/search/kit.js';
 import { useRoot } from '../src/search/root.js';
 import { wordsOf } from '../src/search/words.js';
@@ -39,17 +40,13 @@ async function sha256(bytes: Uint8Array): Promise<string> {
 }
 
 /**
- * Exported index bytes whose database file (the bytes after the JSON line) `change` rewrote, under
- * a checksum recomputed to match: damage that only SQLite's own checks can see.
+ * Exported index bytes whose database file (the bytes after the header line) `change` rewrote,
+ * under a checksum recomputed to match: damage that only SQLite, or the engine where it uses the
+ * damaged part, can see.
  */
 async function withDatabase(bytes: Uint8Array, change: (file: Uint8Array) => Uint8Array): Promise<Uint8Array> {
   const headEnd = bytes.indexOf(10);
-  const body = bytes.subarray(headEnd + 1);
-  const jsonEnd = body.indexOf(10);
-  const file = change(body.slice(jsonEnd + 1));
-  const newBody = new Uint8Array(jsonEnd + 1 + file.length);
-  newBody.set(body.subarray(0, jsonEnd + 1));
-  newBody.set(file, jsonEnd + 1);
+  const newBody = change(bytes.slice(headEnd + 1));
   const format = new TextDecoder().decode(bytes.subarray(0, headEnd)).split(' ')[0];
   const head = new TextEncoder().encode(`${format} ${await sha256(newBody)}\n`);
   const out = new Uint8Array(head.length + newBody.length);
@@ -172,7 +169,7 @@ describe('searchSessions (SPEC §16)', () => {
     expect(await again.exportSearchIndex()).toEqual(bytes);
   });
 
-  it('a damaged database inside a valid checksum is rebuilt, never searched and never an error', async () => {
+  it('a damaged database inside a valid checksum is rebuilt where a search finds the damage, never an error, never a hit its text does not hold', async () => {
     const query = fakeQuery(SESSIONS);
     const first = createSessionReferences({ sessionQuery: query });
     const expected = await first.searchSessions(AGENT, 'checksum xxh64');
@@ -188,9 +185,14 @@ describe('searchSessions (SPEC §16)', () => {
       () => new TextEncoder().encode('SQLite format 3\0 but nothing else'),
       () => new Uint8Array(0),
     ];
-    for (const damage of damages) {
+    for (const [k, damage] of damages.entries()) {
       const refs = createSessionReferences({ sessionQuery: query, config: { searchIndex: await withDatabase(bytes, damage) } });
-      expect(await refs.searchSessions(AGENT, 'checksum xxh64')).toEqual(expected);
+      const hits = await refs.searchSessions(AGENT, 'checksum xxh64');
+      // A load reads no page it does not need (issue 30): damage in a page the search reads fails
+      // there and the index is rebuilt; damage SQLite cannot see (a page read as holding fewer
+      // words) may lose hits, but every hit given is one whose kept text holds the words.
+      if (k >= 2) expect(hits, `damage ${k}`).toEqual(expected);
+      else for (const hit of hits) expect(expected, `damage ${k}`).toContainEqual(hit);
     }
   });
 
@@ -204,24 +206,36 @@ describe('searchSessions (SPEC §16)', () => {
     await other.searchSessions(AGENT, 'x');
     const otherBytes = await other.exportSearchIndex();
     const otherFile = otherBytes.subarray(otherBytes.indexOf(10) + 1);
-    const swapped = await withDatabase(bytes, () => otherFile.subarray(otherFile.indexOf(10) + 1));
+    const swapped = await withDatabase(bytes, () => otherFile);
     const refs = createSessionReferences({ sessionQuery: query, config: { searchIndex: swapped } });
     expect(await refs.searchSessions(AGENT, 'freight')).toEqual(expected);
     // A database with one table more than the index makes.
-    const index = await SessionSearchIndex.create(256 * 1024);
-    const extra = (index as unknown as { db: { exec(sql: string): void } }).db;
-    extra.exec('CREATE TABLE intruder(x)');
-    const extraBytes = await index.toBytes();
+    const index = await createIndex(256 * 1024);
+    index.sql.run('CREATE TABLE intruder(x)');
+    const extraBytes = await indexToBytes(index);
     index.close();
-    expect(await SessionSearchIndex.fromBytes(extraBytes, 256 * 1024)).toBeUndefined();
-    // Sessions whose kept items do not unpack, or of other types than the index writes.
-    for (const damage of ["UPDATE sessions SET items = x'00ff'", "UPDATE sessions SET title = x'41'", "UPDATE sessions SET seq = 'x'", 'DELETE FROM sessions']) {
-      const damaged = await SessionSearchIndex.create(256 * 1024);
-      await damaged.put({ id: 'one', identity: undefined, seq: 1, title: 'A title', cwd: '', items: [{ role: 'user', text: 'some words' }] });
-      (damaged as unknown as { db: { exec(sql: string): void } }).db.exec(damage);
-      const damagedBytes = await damaged.toBytes();
+    expect(await indexFromBytes(extraBytes, 256 * 1024)).toBeUndefined();
+    // Sessions whose kept items do not unpack, or of other types than the index writes, or words
+    // without their session: loaded (a load reads no session), found damaged where used, rebuilt.
+    const damages = [
+      "UPDATE search_sessions SET items = x'00ff'",
+      "UPDATE search_sessions SET title = x'41'",
+      "UPDATE search_sessions SET seq = 'x'",
+      'UPDATE search_sessions SET seq = 9007199254740993',
+      'DELETE FROM search_sessions',
+      "UPDATE search_sessions SET id = '\"gone-' || row || '\"'",
+    ];
+    for (const damage of damages) {
+      const damaged = (await indexFromBytes(bytes, 256 * 1024))!;
+      damaged.sql.run(damage);
+      const damagedBytes = await indexToBytes(damaged);
       damaged.close();
-      expect(await SessionSearchIndex.fromBytes(damagedBytes, 256 * 1024), damage).toBeUndefined();
+      const loaded = await indexFromBytes(damagedBytes, 256 * 1024);
+      // A load reads no session (only the row counts, which a deletion changes).
+      expect(loaded !== undefined, damage).toBe(!damage.startsWith('DELETE'));
+      loaded?.close();
+      const rebuilt = createSessionReferences({ sessionQuery: query, config: { searchIndex: damagedBytes } });
+      expect(await rebuilt.searchSessions(AGENT, 'freight'), damage).toEqual(expected);
     }
   });
 
@@ -239,12 +253,12 @@ describe('searchSessions (SPEC §16)', () => {
     // The private-use characters the encoding writes are never part of a word themselves, so no
     // encoded word can equal a word of the text.
     expect(wordsOf('a\ue05fb x\ue000y \ue041\ue042 中\ue05f文')).toEqual(['a', 'b', 'x', 'y', '中', '文']);
-    const index = await SessionSearchIndex.create(256 * 1024);
+    const index = await createIndex(256 * 1024);
     try {
       const item = (text: string) => [{ role: 'user' as const, text }];
-      await index.put({ id: 'whole', identity: undefined, seq: 1, title: '', cwd: '', items: item(words.join(' ')) });
+      await index.put([{ id: 'whole', identity: undefined, seq: 1, title: '', cwd: '', items: item(words.join(' ')) }]);
       // The same letters as separate words (what an ASCII tokenizer would have made of them).
-      await index.put({ id: 'pieces', identity: undefined, seq: 1, title: '', cwd: '', items: item('snake case v3 14 don t 数 据 x uni code 1 000') });
+      await index.put([{ id: 'pieces', identity: undefined, seq: 1, title: '', cwd: '', items: item('snake case v3 14 don t 数 据 x uni code 1 000') }]);
       for (const word of words) {
         const parts = wordsOf(word);
         expect((await index.search(parts, '')).map((r) => r.id), `${word} ${JSON.stringify(parts)}`).toEqual(['whole']);
@@ -256,19 +270,21 @@ describe('searchSessions (SPEC §16)', () => {
     }
   });
 
-  it('the vocabulary of one-edit words keeps a word while some session holds it, and only then', async () => {
-    const index = await SessionSearchIndex.create(256 * 1024);
-    const db = (index as unknown as { db: { selectValue(sql: string, bind: unknown[]): unknown } }).db;
-    const known = (word: string) => db.selectValue('SELECT count(*) FROM vocabulary WHERE word = ?', [word]);
-    const put = (id: string, text: string) => index.put({ id, identity: undefined, seq: 1, title: '', cwd: '', items: [{ role: 'user', text }] });
+  it('the vocabulary of one-edit words keeps every word some session holds; words none holds leave it when the index is compacted', async () => {
+    const index = await createIndex(256 * 1024);
+    const known = (word: string) => index.sql.all('SELECT count(*) FROM search_vocabulary WHERE word = ?', word)[0]![0];
+    const put = (id: string, text: string) => index.put([{ id, identity: undefined, seq: 1, title: '', cwd: '', items: [{ role: 'user', text }] }]);
     try {
+      for (let k = 0; k < 8; k++) await put(`other${k}`, `filler words ${k}`);
       await put('a', 'the zeppelinword landed');
       await put('b', 'another zeppelinword here');
       await put('a', 'nothing left here'); // replaced: b still holds it
       expect((await index.search(['zeppelinwxrd'], '')).map((r) => r.id)).toEqual(['b']);
       expect(known('zeppelinword')).toBe(1);
-      await index.remove('b');
+      index.remove(['b']);
+      // A word no session holds finds nothing, whether or not the vocabulary still lists it.
       expect(await index.search(['zeppelinwxrd'], '')).toEqual([]);
+      index.compact();
       expect(known('zeppelinword')).toBe(0);
       expect(known('nothing')).toBe(1);
       expect(known('the')).toBe(0); // under 4 code points: never one edit from a 5-code-point part

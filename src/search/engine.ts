@@ -66,15 +66,17 @@
  *   vocabulary, 550 ms at 195,000 words, as fts5vocab walks each word's postings.
  * @module
  */
+import { DamagedIndexError } from './damage.js';
 import { root } from './root.js';
-import { loadSqlite, type BindingSpec, type Database, type PreparedStatement, type SqlValue, type Sqlite3Static } from './sqlite.js';
-import { packItems, unpackItems, type IndexedSession } from './stored.js';
-import { fuzzyDistance, matchesPart, segmenterSignature, wordsOf } from './words.js';
+import type { SqlHost, SqlValue } from './sql-host.js';
+import { keptItems, packItems, unpackItems, type IndexedSession } from './stored.js';
+import { forEachWord, fuzzyDistance, matchesPart, segmenterSignature, slicesOf } from './words.js';
 
 export type { IndexedItem, IndexedSession } from './stored.js';
+export { DamagedIndexError, isIndexDamage } from './damage.js';
 
-/** The version of the bytes `exportSearchIndex()` writes; bytes of any other version are rebuilt. */
-const FORMAT = 'dsh-session-reference/search-index@3';
+/** The version of the engine's tables (and of the bytes `exportSearchIndex()` writes); any other is rebuilt. */
+export const FORMAT = 'dsh-session-reference/search-index@4';
 
 /** What the index holds of a session besides its text: what tells whether it changed (SPEC §16.4). */
 export interface KnownSession {
@@ -88,36 +90,48 @@ export interface SearchResult {
   score: number;
 }
 
-/** The tables (SPEC §16.5; see the module doc). */
-const SCHEMA = `
-CREATE VIRTUAL TABLE words USING fts5(title, text, cwd, tokenize='ascii', content='', contentless_delete=1);
-CREATE TABLE vocabulary(word TEXT PRIMARY KEY) WITHOUT ROWID;
-CREATE TABLE sessions(row INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, identity TEXT, seq INTEGER, title TEXT NOT NULL, cwd TEXT NOT NULL, items BLOB NOT NULL);`;
-
-/** FTS5's own list of the words it holds (where a word still is, after a session left), never exported. */
-const WORDS_VOCABULARY = `CREATE VIRTUAL TABLE temp.words_vocabulary USING fts5vocab(main, words, 'row')`;
+/**
+ * The engine's tables (SPEC §16.5; see the module doc), all named `search_…` so that they sit
+ * beside a host's own tables (the edge catalog's) in one database. `search_meta` holds what the
+ * index was built with ({@link meta}); `search_terms` is FTS5's own list of the words it holds.
+ */
+const SCHEMA = [
+  'CREATE TABLE search_meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID',
+  "CREATE VIRTUAL TABLE search_words USING fts5(title, text, cwd, tokenize='ascii', content='', contentless_delete=1)",
+  "CREATE VIRTUAL TABLE search_terms USING fts5vocab(search_words, 'row')",
+  'CREATE TABLE search_vocabulary(word TEXT PRIMARY KEY) WITHOUT ROWID',
+  'CREATE TABLE search_sessions(row INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, identity TEXT, seq INTEGER, title TEXT NOT NULL, cwd TEXT NOT NULL, items BLOB NOT NULL)',
+];
 
 /**
- * The words one edit at one position from a query part, `$head || $here || $rest`: the deletion
- * (`$head || $rest`), and the substitutions and insertions by each character `c` that follows
- * `$head` in some word (`$head || c || $rest`, `$head || c || $here || $rest`). The characters
- * are found by a skip scan: one B-tree seek per distinct character, however many words share the
- * head (a range scan of every word starting with a common head, `get`, `use`, the bench's `term`,
- * could read the whole vocabulary).
+ * The words one edit at one position from a query part, `?1 || ?2 || ?3` (head, the character
+ * here, rest): the deletion (`head || rest`), and the substitutions and insertions by each
+ * character `c` that follows the head in some word (`head || c || rest`, `head || c || here ||
+ * rest`). The characters are found by a skip scan: one B-tree seek per distinct character, however
+ * many words share the head (a range scan of every word starting with a common head, `get`, `use`,
+ * the bench's `term`, could read the whole vocabulary).
  */
 const ONE_EDIT = `
 WITH RECURSIVE follows(word) AS (
-  SELECT (SELECT word FROM vocabulary WHERE word > $head AND word < $head || char(1114111) LIMIT 1)
+  SELECT (SELECT word FROM search_vocabulary WHERE word > ?1 AND word < ?1 || char(1114111) LIMIT 1)
   UNION ALL
-  SELECT (SELECT word FROM vocabulary WHERE word >= $head || char(unicode(substr(follows.word, length($head) + 1, 1)) + 1) AND word < $head || char(1114111) LIMIT 1)
+  SELECT (SELECT word FROM search_vocabulary WHERE word >= ?1 || char(unicode(substr(follows.word, length(?1) + 1, 1)) + 1) AND word < ?1 || char(1114111) LIMIT 1)
   FROM follows WHERE follows.word IS NOT NULL
 ),
 spellings(word) AS (
-  SELECT $head || $rest
-  UNION SELECT $head || substr(word, length($head) + 1, 1) || $rest FROM follows WHERE word IS NOT NULL
-  UNION SELECT $head || substr(word, length($head) + 1, 1) || $here || $rest FROM follows WHERE word IS NOT NULL
+  SELECT ?1 || ?3
+  UNION SELECT ?1 || substr(word, length(?1) + 1, 1) || ?3 FROM follows WHERE word IS NOT NULL
+  UNION SELECT ?1 || substr(word, length(?1) + 1, 1) || ?2 || ?3 FROM follows WHERE word IS NOT NULL
 )
-SELECT vocabulary.word FROM spellings JOIN vocabulary ON vocabulary.word = spellings.word`;
+SELECT json_group_array(search_vocabulary.word) FROM spellings JOIN search_vocabulary ON search_vocabulary.word = spellings.word`;
+
+/**
+ * 1 when `search_words` holds as many rows as `search_sessions` and none past its highest row:
+ * words left behind by a session whose row is gone would otherwise be counted again for the
+ * session that takes the row next.
+ */
+const ONE_ROW_EACH = `SELECT (SELECT count(*) FROM search_sessions) = (SELECT count(*) FROM search_words_docsize)
+  AND coalesce((SELECT max(id) FROM search_words_docsize), 0) <= coalesce((SELECT max(row) FROM search_sessions), 0)`;
 
 /** The words of a JSON array (a session's distinct words). */
 const EACH = 'SELECT value FROM json_each(?)';
@@ -129,7 +143,7 @@ const EACH = 'SELECT value FROM json_each(?)';
 const FUZZY_WEIGHT = 0.45;
 
 /** Field weights of BM25, in column order (SPEC §16.3: the title above the conversation). */
-const RANK = 'bm25(words, 3, 1, 1)';
+const RANK = 'bm25(search_words, 3, 1, 1)';
 
 /**
  * `word` with every ASCII character other than `[a-z0-9]` written as U+E000 + its code: one
@@ -147,7 +161,7 @@ function quote(word: string): string {
 
 /**
  * True when `word` has 4 or more code points: only such words can be one edit from a query part,
- * which needs 5 (SPEC §16.3), so only they enter `vocabulary`.
+ * which needs 5 (SPEC §16.3), so only they enter `search_vocabulary`.
  */
 function mayBeOneEditAway(word: string): boolean {
   if (word.length < 4) return false;
@@ -157,56 +171,29 @@ function mayBeOneEditAway(word: string): boolean {
 }
 
 /**
- * Text segmented between two chances to yield, in UTF-16 code units (about a millisecond of
- * work): a session holds up to `maxIndexBytes` of text, which must not block the event loop
- * whole (SPEC §10.3).
- */
-const SLICE = 16_384;
-
-/**
- * Where the slice of `text` from `start` ends: at the first whitespace from {@link SLICE} code
- * units on (words never hold one), else {@link SLICE} further on (text without spaces), never
- * inside a surrogate pair.
- */
-function sliceEnd(text: string, start: number): number {
-  if (text.length - start <= SLICE) return text.length;
-  const space = text.slice(start + SLICE, start + 2 * SLICE).search(/\s/);
-  let end = space === -1 ? start + 2 * SLICE : start + SLICE + space;
-  if (/[\udc00-\udfff]/.test(text[end] ?? '')) end--;
-  return Math.min(end, text.length);
-}
-
-/**
- * The encoded words of `texts`, joined by spaces (what a column of `words` is given); those
+ * The encoded words of `texts`, joined by spaces (what a column of `search_words` is given); those
  * {@link mayBeOneEditAway} are also added to `seen`. Yields to the event loop and checks `signal`
- * between slices of text.
+ * between slices of text ({@link slicesOf}).
  */
 async function tokensOf(texts: readonly string[], seen: Set<string>, signal: AbortSignal | undefined): Promise<string> {
   const tokens: string[] = [];
+  const visit = (_start: number, _end: number, folded: string) => {
+    const token = encodeWord(folded);
+    tokens.push(token);
+    if (mayBeOneEditAway(token)) seen.add(token);
+  };
   for (const text of texts) {
-    for (let start = 0; start < text.length; ) {
-      const end = sliceEnd(text, start);
-      for (const word of wordsOf(text.slice(start, end))) {
-        const token = encodeWord(word);
-        tokens.push(token);
-        if (mayBeOneEditAway(token)) seen.add(token);
-      }
-      await root.pace(1 + ((end - start) >> 10));
+    for (const slice of slicesOf(text)) {
+      forEachWord(slice, visit);
+      await root.pace(1 + (slice.length >> 10));
       root.throwIfAborted(signal);
-      start = end;
     }
   }
   return tokens.join(' ');
 }
 
-/** The columns of `words` for a session (title, text, cwd); its words are added to `seen`. */
-async function columnsOf(session: Omit<IndexedSession, 'items'>, items: readonly { text: string }[], seen: Set<string>, signal: AbortSignal | undefined): Promise<[string, string, string]> {
-  const texts = items.map((item) => item.text);
-  return [await tokensOf([session.title], seen, signal), await tokensOf(texts, seen, signal), await tokensOf([session.cwd], seen, signal)];
-}
-
 /**
- * A string as the `sessions` table keeps it: its JSON. SQLite stores text as UTF-8, where a lone
+ * A string as `search_sessions` keeps it: its JSON. SQLite stores text as UTF-8, where a lone
  * surrogate (a host's id may hold one) would become U+FFFD and two ids could become one; JSON
  * writes it as an escape, so every string comes back exactly (SPEC §6.6: ids are returned as given).
  */
@@ -214,198 +201,240 @@ function toText(value: string): string {
   return JSON.stringify(value);
 }
 
-/** The string {@link toText} kept. */
-function fromText(text: string): string {
-  return JSON.parse(text) as string;
+/** The string {@link toText} kept in `text`. @throws DamagedIndexError for anything else. */
+function fromText(text: SqlValue): string {
+  if (typeof text === 'string') {
+    try {
+      const value: unknown = JSON.parse(text);
+      if (typeof value === 'string') return value;
+    } catch {
+      // damaged: below
+    }
+  }
+  throw new DamagedIndexError('a kept string is not what the engine writes');
 }
 
-/** Closes the database of an index that was collected without being closed. */
-const finalizer = typeof FinalizationRegistry === 'undefined' ? undefined : new FinalizationRegistry<Database>((db) => db.close());
+/** What an index is built with, as `search_meta` keeps it: another value of any of them is another index. */
+function meta(maxIndexBytes: number): Array<[string, string]> {
+  return [
+    ['format', FORMAT],
+    ['maxIndexBytes', String(maxIndexBytes)],
+    ['words', segmenterSignature()],
+  ];
+}
 
-/** The sessions and the engine over them. */
+/** A session's words, found before anything is written (see {@link SessionSearchIndex.put}). */
+interface Prepared {
+  session: IndexedSession;
+  columns: [string, string, string];
+}
+
+/**
+ * The sessions and the engine over them, on any SQLite ({@link SqlHost}: SQLite's WebAssembly
+ * build for the service, a Durable Object's storage for the edge catalog; SPEC §17.5). Set the
+ * search chunk's root functions first (`useRoot(kit)` of `root.ts`): the engine paces its work
+ * through them.
+ *
+ * Nothing read from the database is believed without a check where it is used, and no load reads
+ * the whole index: a row of another type than the engine writes, kept items past their bound
+ * (`unpackItems`), or a match whose session is missing throws {@link DamagedIndexError}; the
+ * holder then drops the index and builds it again (SPEC §16.4).
+ */
 export class SessionSearchIndex {
-  /** Statements prepared once (SQL text → statement); the database finalizes them when it closes. */
-  private readonly statements = new Map<string, PreparedStatement>();
-  /** Sessions replaced or removed since the database was last compacted (see `toBytes`). */
+  /** Sessions replaced or removed since the index was last compacted. */
   private deletions = 0;
-  /** Writes since the last search or export run in one transaction (FTS5 flushes at commit). */
-  private writing = false;
 
   private constructor(
+    /** UTF-8 bytes of conversation text kept per session (SPEC §16.3). */
     readonly maxIndexBytes: number,
-    private readonly sqlite: Sqlite3Static,
-    private readonly db: Database,
-  ) {
-    finalizer?.register(this, db, this);
+    /** The database the index lives in. */
+    readonly sql: SqlHost,
+  ) {}
+
+  /**
+   * A new, empty index: the engine's tables created in `sql` (which must hold none of them).
+   * @throws what `sql` throws (a SQLite error: tables already there).
+   */
+  static create(sql: SqlHost, maxIndexBytes: number): SessionSearchIndex {
+    sql.transaction(() => {
+      for (const statement of SCHEMA) sql.run(statement);
+      for (const [key, value] of meta(maxIndexBytes)) sql.run('INSERT INTO search_meta(key, value) VALUES (?, ?)', key, value);
+    });
+    return new SessionSearchIndex(maxIndexBytes, sql);
   }
 
   /**
-   * A new, empty index.
-   * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_CONFIG` where WebAssembly cannot run (see `loadSqlite`).
+   * The index already in `sql`, or `undefined` when its tables are missing or were built with
+   * another format, another `maxIndexBytes` or another word segmentation (a runtime with other
+   * ICU data), or whose words are not one row per session (counts, highest row): the caller then
+   * drops and rebuilds it ({@link drop}, {@link create}). Cheap: reads three rows and two counts,
+   * never a session.
    */
-  static async create(maxIndexBytes: number): Promise<SessionSearchIndex> {
-    const sqlite = await loadSqlite();
-    const db = new sqlite.oo1.DB(':memory:');
-    db.exec(SCHEMA);
-    db.exec(WORDS_VOCABULARY);
-    return new SessionSearchIndex(maxIndexBytes, sqlite, db);
+  static open(sql: SqlHost, maxIndexBytes: number): SessionSearchIndex | undefined {
+    try {
+      const rows = sql.all('SELECT key, value FROM search_meta ORDER BY key');
+      const expected = meta(maxIndexBytes).sort(([a], [b]) => (a < b ? -1 : 1));
+      if (JSON.stringify(rows) !== JSON.stringify(expected)) return undefined;
+      const [[consistent]] = sql.all(ONE_ROW_EACH) as [[number]];
+      if (consistent !== 1) return undefined;
+    } catch {
+      return undefined;
+    }
+    return new SessionSearchIndex(maxIndexBytes, sql);
+  }
+
+  /**
+   * The index in `sql`, opened when usable ({@link open}), else made anew over its dropped
+   * tables: what a host whose database persists (a Durable Object) calls when it starts. `fresh`
+   * is true when the index is new and empty (every session must be put again).
+   */
+  static attach(sql: SqlHost, maxIndexBytes: number): { index: SessionSearchIndex; fresh: boolean } {
+    const index = SessionSearchIndex.open(sql, maxIndexBytes);
+    if (index !== undefined) return { index, fresh: false };
+    SessionSearchIndex.drop(sql);
+    return { index: SessionSearchIndex.create(sql, maxIndexBytes), fresh: true };
+  }
+
+  /** Drops every table of the engine from `sql` (those of {@link create}, and older formats' `search_…` tables). */
+  static drop(sql: SqlHost): void {
+    sql.transaction(() => {
+      // FTS5 drops its shadow tables with its own table; a forged or older shadow table left alone goes too.
+      const names = sql.all("SELECT name FROM sqlite_schema WHERE type = 'table' AND name LIKE 'search\\_%' ESCAPE '\\' AND sql LIKE 'CREATE VIRTUAL TABLE%'");
+      for (const [name] of names) sql.run(`DROP TABLE IF EXISTS "${String(name).replaceAll('"', '""')}"`);
+      const rest = sql.all("SELECT type, name FROM sqlite_schema WHERE name LIKE 'search\\_%' ESCAPE '\\' AND type IN ('table', 'view', 'trigger', 'index')");
+      for (const [type, name] of rest) sql.run(`DROP ${String(type).toUpperCase()} IF EXISTS "${String(name).replaceAll('"', '""')}"`);
+    });
   }
 
   /** The number of sessions indexed. */
-  private size(): number {
-    return Number(this.db.selectValue('SELECT count(*) FROM sessions'));
+  size(): number {
+    return Number(this.sql.all('SELECT count(*) FROM search_sessions')[0]![0]);
   }
 
-  /** Every indexed session's id, with what tells whether it changed. */
+  /**
+   * Every indexed session's id, with what tells whether it changed.
+   * @throws DamagedIndexError for a row of another type than the engine writes.
+   */
   known(): Map<string, KnownSession> {
     const known = new Map<string, KnownSession>();
-    for (const [id, identity, seq] of this.rows<[string, string | null, number | null]>('SELECT json_group_array(json_array(id, identity, seq)) FROM sessions')) {
-      known.set(fromText(id), { identity: identity === null ? undefined : fromText(identity), seq });
+    for (const [id, identity, seq] of this.json<[string, string | null, unknown]>('SELECT json_group_array(json_array(id, identity, seq)) FROM search_sessions')) {
+      if (seq !== null && !Number.isSafeInteger(seq)) throw new DamagedIndexError('a kept seq is not an integer');
+      known.set(fromText(id), { identity: identity === null ? undefined : fromText(identity), seq: seq as number | null });
     }
     return known;
   }
 
-  /** The indexed session `id` with its items, or `undefined`. */
+  /**
+   * The indexed session `id` with its items (unpacked within their bound), or `undefined`.
+   * @throws DamagedIndexError for a row of another type than the engine writes or items past their bound.
+   */
   session(id: string): IndexedSession | undefined {
-    const row = this.first('SELECT identity, seq, title, cwd, items FROM sessions WHERE id = ?', [toText(id)]);
+    const row = this.sql.all('SELECT identity, seq, title, cwd, items FROM search_sessions WHERE id = ?', toText(id))[0];
     if (row === undefined) return undefined;
     const [identity, seq, title, cwd, items] = row;
+    if ((seq !== null && !Number.isSafeInteger(seq)) || !(items instanceof Uint8Array)) throw new DamagedIndexError('a kept session is not what the engine writes');
     return {
       id,
-      identity: identity === null ? undefined : fromText(identity as string),
-      seq: seq === null ? null : Number(seq),
-      title: fromText(title as string),
-      cwd: fromText(cwd as string),
-      items: unpackItems(items as Uint8Array),
+      identity: identity === null ? undefined : fromText(identity!),
+      seq: seq as number | null,
+      title: fromText(title!),
+      cwd: fromText(cwd!),
+      items: unpackItems(items, this.maxIndexBytes),
     };
   }
 
   /**
-   * Adds `session` or replaces the indexed session with its id. Its words are found first,
-   * yielding to the event loop as they are (`signal` checked: a cancelled put writes nothing), then
-   * written at once.
+   * Adds `sessions` or replaces the indexed sessions with their ids, each keeping its newest
+   * `maxIndexBytes` of text (`keptItems`). Their words are found first, yielding to the event loop
+   * as they are (`signal` checked: a cancelled put writes nothing), then all are written in one
+   * transaction (FTS5 writes its segment once per transaction: one write of many sessions costs
+   * far less than many writes of one).
    */
-  async put(session: IndexedSession, signal?: AbortSignal): Promise<void> {
-    const items = packItems(session.items);
-    const old = this.session(session.id);
-    const before = old === undefined ? undefined : await this.wordsOf(old, signal);
+  async put(sessions: readonly IndexedSession[], signal?: AbortSignal): Promise<void> {
     const seen = new Set<string>();
-    const columns = await columnsOf(session, session.items, seen, signal);
-    this.begin();
-    if (old !== undefined) this.deleteSession(old.id);
-    this.run('INSERT INTO sessions(id, identity, seq, title, cwd, items) VALUES (?, ?, ?, ?, ?, ?)', [
-      toText(session.id),
-      session.identity === undefined ? null : toText(session.identity),
-      session.seq,
-      toText(session.title),
-      toText(session.cwd),
-      items,
-    ]);
-    this.run('INSERT INTO words(rowid, title, text, cwd) VALUES (last_insert_rowid(), ?, ?, ?)', columns);
-    this.run(`INSERT OR IGNORE INTO vocabulary(word) ${EACH}`, [JSON.stringify([...seen])]);
-    if (before !== undefined) this.forget([...before].filter((word) => !seen.has(word)));
+    const prepared: Prepared[] = [];
+    for (const given of sessions) {
+      const session = { ...given, items: keptItems(given.items, this.maxIndexBytes) };
+      const texts = session.items.map((item) => item.text);
+      const columns: [string, string, string] = [await tokensOf([session.title], seen, signal), await tokensOf(texts, seen, signal), await tokensOf([session.cwd], seen, signal)];
+      prepared.push({ session, columns });
+    }
+    this.sql.transaction(() => {
+      for (const { session, columns } of prepared) {
+        this.deleteSession(session.id);
+        this.sql.run(
+          'INSERT INTO search_sessions(id, identity, seq, title, cwd, items) VALUES (?, ?, ?, ?, ?, ?)',
+          toText(session.id),
+          session.identity === undefined ? null : toText(session.identity),
+          session.seq,
+          toText(session.title),
+          toText(session.cwd),
+          packItems(session.items),
+        );
+        this.sql.run('INSERT INTO search_words(rowid, title, text, cwd) VALUES (last_insert_rowid(), ?, ?, ?)', ...columns);
+      }
+      if (seen.size > 0) this.sql.run(`INSERT OR IGNORE INTO search_vocabulary(word) ${EACH}`, JSON.stringify([...seen]));
+    });
+    this.compactWhenWorn();
   }
 
-  /** Forgets the session with `id` (`signal` checked while its words are found: a cancelled remove changes nothing). */
-  async remove(id: string, signal?: AbortSignal): Promise<void> {
-    const old = this.session(id);
-    if (old === undefined) return;
-    const words = await this.wordsOf(old, signal);
-    this.begin();
-    this.deleteSession(id);
-    this.forget([...words]);
+  /** Forgets the sessions with `ids` (those not indexed are skipped). */
+  remove(ids: readonly string[]): void {
+    if (ids.length === 0) return;
+    this.sql.transaction(() => {
+      for (const id of ids) this.deleteSession(id);
+    });
+    this.compactWhenWorn();
   }
 
-  /** The vocabulary words of an indexed session (found from its text again). */
-  private async wordsOf(session: IndexedSession, signal: AbortSignal | undefined): Promise<Set<string>> {
-    const seen = new Set<string>();
-    await columnsOf(session, session.items, seen, signal);
-    return seen;
-  }
-
-  /** Deletes the session with `id`: its row of `sessions` and of `words`. */
+  /** Deletes the session with `id`, if indexed: its row of `search_sessions` and of `search_words`. */
   private deleteSession(id: string): void {
+    const found = this.sql.all('SELECT row FROM search_sessions WHERE id = ?', toText(id))[0];
+    if (found === undefined) return;
     this.deletions++;
-    const [row] = this.first('SELECT row FROM sessions WHERE id = ?', [toText(id)])!;
-    this.run('DELETE FROM words WHERE rowid = ?', [row as number]);
-    this.run('DELETE FROM sessions WHERE row = ?', [row as number]);
+    this.sql.run('DELETE FROM search_words WHERE rowid = ?', found[0]!);
+    this.sql.run('DELETE FROM search_sessions WHERE row = ?', found[0]!);
   }
 
-  /** Takes out of the vocabulary those of `words` (words a session no longer holds) that no session holds any more. */
-  private forget(words: string[]): void {
-    if (words.length === 0) return;
-    const gone = `DELETE FROM vocabulary WHERE word IN (${EACH}) AND word NOT IN (SELECT term FROM words_vocabulary WHERE term IN (${EACH}))`;
-    const list = JSON.stringify(words);
-    this.run(gone, [list, list]);
+  /**
+   * Once a quarter as many sessions as the index holds were replaced or removed
+   * since the last time: FTS5's segments are merged, dropping deleted entries (`optimize`), and
+   * the vocabulary loses the words no session holds any more (a replaced or removed session's
+   * words are not looked for one by one: that would mean finding its words again from its text).
+   * Returns true when it compacted (the WebAssembly host then also gives freed pages back).
+   */
+  compactWhenWorn(): boolean {
+    if (this.deletions === 0 || this.deletions * 4 <= this.size()) return false;
+    this.compact();
+    return true;
   }
 
-  /** Runs `sql` (one statement, prepared once per index) with `bind`. */
-  private run(sql: string, bind: BindingSpec): void {
-    this.statement(sql).bind(bind).stepReset();
+  /** Compacts the index now (see {@link compactWhenWorn}). */
+  compact(): void {
+    this.sql.transaction(() => {
+      this.sql.run("INSERT INTO search_words(search_words) VALUES ('optimize')");
+      this.sql.run('DELETE FROM search_vocabulary WHERE word NOT IN (SELECT term FROM search_terms)');
+    });
+    this.deletions = 0;
   }
 
   /**
    * The rows of `sql`, a query of one value, the JSON array of its rows (`json_group_array`):
-   * thousands of rows come back as one string, where reading them column by column through
-   * sqlite's JavaScript API costs microseconds each.
+   * thousands of rows come back as one string, where reading them column by column through a
+   * host's API costs microseconds each.
    */
-  private rows<Row>(sql: string, bind?: BindingSpec): Row[] {
-    const statement = this.statement(sql);
-    if (bind !== undefined) statement.bind(bind);
-    try {
-      return statement.step() ? (JSON.parse(statement.getString(0) ?? '[]') as Row[]) : [];
-    } finally {
-      statement.reset();
-    }
-  }
-
-  /** The first row of `sql` (prepared once per index: it runs for every put and every hit) with `bind`, or `undefined`. */
-  private first(sql: string, bind: BindingSpec): SqlValue[] | undefined {
-    const statement = this.statement(sql).bind(bind);
-    try {
-      return statement.step() ? statement.get([]) : undefined;
-    } finally {
-      statement.reset();
-    }
-  }
-
-  /** The first column of every row of `sql` (prepared once per index) with `bind`. */
-  private all(sql: string, bind: BindingSpec): SqlValue[] {
-    const statement = this.statement(sql).bind(bind);
-    const values: SqlValue[] = [];
-    try {
-      while (statement.step()) values.push(statement.get(0));
-    } finally {
-      statement.reset();
-    }
-    return values;
-  }
-
-  private statement(sql: string): PreparedStatement {
-    let statement = this.statements.get(sql);
-    if (statement === undefined) this.statements.set(sql, (statement = this.db.prepare(sql)));
-    return statement;
-  }
-
-  private begin(): void {
-    if (this.writing) return;
-    this.db.exec('BEGIN');
-    this.writing = true;
-  }
-
-  private commit(): void {
-    if (!this.writing) return;
-    this.db.exec('COMMIT');
-    this.writing = false;
+  private json<Row>(sql: string, ...bindings: SqlValue[]): Row[] {
+    const value = this.sql.all(sql, ...bindings)[0]?.[0];
+    return typeof value === 'string' ? (JSON.parse(value) as Row[]) : [];
   }
 
   /**
    * Sessions holding every part of every query word (AND), each part matching a word by prefix
    * or, from 5 code points on, by one edit (SPEC §16.3), scored by BM25 with the title weighted;
    * `exclude` is never a result. Unordered (the caller orders).
+   * @throws DamagedIndexError when a matched row has no session.
    */
   async search(parts: readonly string[], exclude: string, signal?: AbortSignal): Promise<SearchResult[]> {
-    this.commit();
     let scores: Map<number, number> | undefined;
     // A part given twice matches what it matched once (a query of one word repeated costs one).
     for (const part of new Set(parts)) {
@@ -423,7 +452,8 @@ export class SessionSearchIndex {
     }
     const results: SearchResult[] = [];
     if (scores === undefined || scores.size === 0) return results;
-    const ids = this.rows<[number, string]>(`SELECT json_group_array(json_array(row, id)) FROM sessions WHERE row IN (${EACH})`, [JSON.stringify([...scores.keys()])]);
+    const ids = this.json<[number, string]>(`SELECT json_group_array(json_array(row, id)) FROM search_sessions WHERE row IN (${EACH})`, JSON.stringify([...scores.keys()]));
+    if (ids.length !== scores.size) throw new DamagedIndexError('a matched row of the words has no session');
     for (const [row, text] of ids) {
       const id = fromText(text);
       if (id !== exclude) results.push({ id, score: scores.get(row)! });
@@ -439,7 +469,8 @@ export class SessionSearchIndex {
   private partScores(part: string): Map<number, number> {
     const scores = new Map<number, number>();
     const add = (expression: string, weight: number) => {
-      for (const [row, rank] of this.rows<[number, number]>(`WITH ranked AS MATERIALIZED (SELECT rowid, ${RANK} AS rank FROM words WHERE words MATCH ?) SELECT json_group_array(json_array(rowid, rank)) FROM ranked`, [expression])) {
+      const sql = `WITH ranked AS MATERIALIZED (SELECT rowid, ${RANK} AS rank FROM search_words WHERE search_words MATCH ?) SELECT json_group_array(json_array(rowid, rank)) FROM ranked`;
+      for (const [row, rank] of this.json<[number, number]>(sql, expression)) {
         scores.set(row, (scores.get(row) ?? 0) - weight * rank);
       }
     };
@@ -452,165 +483,19 @@ export class SessionSearchIndex {
   /**
    * The indexed words (encoded) one edit from `part` that do not start with it (SPEC §16.3): at
    * each position, the deletion, and the substitutions and insertions by every character that
-   * follows the part's head in a word of `vocabulary` ({@link ONE_EDIT}).
+   * follows the part's head in a word of `search_vocabulary` ({@link ONE_EDIT}).
    */
   private oneEditWords(part: string): string[] {
     const points = [...part];
     const found = new Set<string>();
     for (let at = 0; at < points.length; at++) {
-      const bind = { $head: points.slice(0, at).join(''), $here: points[at]!, $rest: points.slice(at + 1).join('') };
-      for (const word of this.all(ONE_EDIT, bind)) found.add(word as string);
+      for (const word of this.json<string>(ONE_EDIT, points.slice(0, at).join(''), points[at]!, points.slice(at + 1).join(''))) found.add(word);
     }
     return [...found].filter((word) => !word.startsWith(part) && matchesPart(word, part));
   }
 
-  /** Frees the database now (an index that is dropped is freed when collected). */
+  /** Frees the database when the index owns it (the WebAssembly host); a persistent host's stays. */
   close(): void {
-    finalizer?.unregister(this);
-    this.db.close();
+    this.sql.close?.();
   }
-
-  /**
-   * The versioned, checksummed bytes of this index (SPEC §16.4): a header line with the format
-   * and the SHA-256 of the body; the body is one line of JSON (what the index was built with),
-   * then the database file (`sqlite3_serialize`), which holds the sessions too. The same index gives
-   * the same bytes however it was reached (a loaded index that did not change exports the bytes it
-   * was loaded from): a host can tell whether a search changed the index by comparing bytes (the
-   * edge Worker writes its R2 object only then).
-   */
-  async toBytes(): Promise<Uint8Array> {
-    this.commit();
-    // Once a quarter as many sessions as it holds were replaced or removed, FTS5's segments are
-    // merged (dropping the deleted entries) and the freed pages given back before the file is
-    // written: the bytes a host keeps hold the index as it is, not as large as it once was.
-    if (this.deletions * 4 > this.size()) {
-      this.db.exec("INSERT INTO words(words) VALUES ('optimize')");
-      this.db.exec('VACUUM');
-      this.deletions = 0;
-    }
-    const json = new TextEncoder().encode(
-      JSON.stringify({
-        maxIndexBytes: this.maxIndexBytes,
-        words: segmenterSignature(),
-      }),
-    );
-    const file = this.sqlite.capi.sqlite3_js_db_export(this.db);
-    const body = new Uint8Array(json.length + 1 + file.length);
-    body.set(json);
-    body[json.length] = 10;
-    body.set(file, json.length + 1);
-    const head = new TextEncoder().encode(`${FORMAT} ${await checksum(body)}\n`);
-    const bytes = new Uint8Array(head.length + body.length);
-    bytes.set(head);
-    bytes.set(body, head.length);
-    return bytes;
-  }
-
-  /**
-   * The index in `bytes`, or `undefined` when they are of another format version, another
-   * `maxIndexBytes`, another segmenter, or damaged in any way (checksum, JSON, shape, a database
-   * that fails SQLite's checks or holds other tables or other rows): the caller rebuilds, never
-   * fails (SPEC §16.4).
-   * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_CONFIG` where WebAssembly cannot run (see `loadSqlite`).
-   */
-  static async fromBytes(bytes: Uint8Array, maxIndexBytes: number): Promise<SessionSearchIndex | undefined> {
-    const body = await checkedBody(bytes);
-    if (body === undefined) return undefined;
-    const sqlite = await loadSqlite();
-    let index: SessionSearchIndex | undefined;
-    try {
-      const newline = body.indexOf(10);
-      const data = JSON.parse(new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(body.subarray(0, newline))) as { maxIndexBytes: unknown; words: unknown };
-      if (data.maxIndexBytes !== maxIndexBytes || data.words !== segmenterSignature()) return undefined;
-      index = new SessionSearchIndex(maxIndexBytes, sqlite, deserialize(sqlite, body.subarray(newline + 1)));
-      if (!index.healthy()) {
-        index.close();
-        return undefined;
-      }
-      index.db.exec(WORDS_VOCABULARY);
-      return index;
-    } catch {
-      index?.close();
-      return undefined;
-    }
-  }
-
-  /**
-   * True when the loaded database passes SQLite's `integrity_check` and FTS5's `integrity-check`,
-   * holds exactly the tables {@link create} makes, a row of `words` for each session and no other,
-   * sessions of the types `put` writes, and items that unpack (a database damaged inside a valid
-   * checksum is never searched). Reads every session once: linear in the index.
-   */
-  private healthy(): boolean {
-    const db = this.db;
-    if (db.selectValue('PRAGMA integrity_check') !== 'ok' || schemaOf(db) !== emptySchema(this.sqlite)) return false;
-    db.exec("INSERT INTO words(words) VALUES ('integrity-check')");
-    const rows = (db.selectValues('SELECT row FROM sessions ORDER BY row') as number[]).join();
-    if ((db.selectValues('SELECT id FROM words_docsize ORDER BY id') as number[]).join() !== rows) return false;
-    const typed = `json_type(id) = 'text' AND (identity IS NULL OR json_type(identity) = 'text') AND typeof(seq) IN ('integer', 'null')
-      AND json_type(title) = 'text' AND json_type(cwd) = 'text'
-      AND typeof(id) = 'text' AND typeof(identity) IN ('text', 'null')
-      AND typeof(title) = 'text' AND typeof(cwd) = 'text' AND typeof(items) = 'blob'`;
-    if (db.selectValue(`SELECT count(*) FROM sessions WHERE NOT (${typed})`) !== 0) return false;
-    for (const items of db.selectValues('SELECT items FROM sessions')) unpackItems(items as Uint8Array);
-    return true;
-  }
-}
-
-/** A new database holding the file `file` (a copy in SQLite's memory, freed when it closes). */
-function deserialize(sqlite: Sqlite3Static, file: Uint8Array): Database {
-  const db = new sqlite.oo1.DB(':memory:');
-  try {
-    const { capi, wasm } = sqlite;
-    const pointer = wasm.allocFromTypedArray(file);
-    const rc = capi.sqlite3_deserialize(db, 'main', pointer, file.length, file.length, capi.SQLITE_DESERIALIZE_FREEONCLOSE | capi.SQLITE_DESERIALIZE_RESIZEABLE);
-    db.checkRc(rc);
-    return db;
-  } catch (error) {
-    db.close();
-    throw error;
-  }
-}
-
-/** The schema of a database: every object's type, name and SQL. */
-function schemaOf(db: Database): string {
-  return JSON.stringify(db.selectArrays('SELECT type, name, sql FROM sqlite_schema ORDER BY name'));
-}
-
-let empty: string | undefined;
-
-/** The schema {@link SessionSearchIndex.create} makes. */
-function emptySchema(sqlite: Sqlite3Static): string {
-  if (empty === undefined) {
-    const db = new sqlite.oo1.DB(':memory:');
-    db.exec(SCHEMA);
-    empty = schemaOf(db);
-    db.close();
-  }
-  return empty;
-}
-
-/** The body of `bytes` when their header names this format and the body's checksum, else `undefined`. */
-async function checkedBody(bytes: Uint8Array): Promise<Uint8Array | undefined> {
-  const newline = bytes.indexOf(10);
-  if (newline < 0) return undefined;
-  const head = new TextDecoder().decode(bytes.subarray(0, newline));
-  const body = bytes.subarray(newline + 1);
-  if (!head.startsWith(`${FORMAT} `)) return undefined;
-  const sum = await checksum(body);
-  return sum !== undefined && head === `${FORMAT} ${sum}` && body.includes(10) ? body : undefined;
-}
-
-/**
- * The SHA-256 of `bytes` in hex, by the runtime's `crypto.subtle` (Web Crypto: Node, Deno, Bun,
- * workerd, and browser pages in a secure context). Where a page has no `crypto.subtle` (plain
- * http on another host) it is `undefined`: exported bytes then carry no checksum and are never
- * loaded back, so the index is rebuilt — never a stale answer (SPEC §16.4).
- */
-async function checksum(bytes: Uint8Array): Promise<string | undefined> {
-  const subtle = typeof crypto === 'undefined' ? undefined : crypto.subtle;
-  if (subtle === undefined) return undefined;
-  // Our bytes are never over a SharedArrayBuffer (TextEncoder output, or the config's own copy).
-  const digest = new Uint8Array(await subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>));
-  return Array.from(digest, (byte) => byte.toString(16).padStart(2, '0')).join('');
 }

@@ -9,7 +9,9 @@
  * decompressed only for the sessions a search shows or checks for a phrase.
  * @module
  */
-import { deflateSync, inflateSync } from 'fflate';
+import { deflateSync, Inflate } from 'fflate';
+import { DamagedIndexError } from './damage.js';
+import { root } from './root.js';
 
 /** One indexed item of a session's conversation (SPEC §8.2), newest last. */
 export interface IndexedItem {
@@ -32,9 +34,62 @@ export interface IndexedSession {
 }
 
 /**
+ * The newest of `items` holding at most `maxBytes` UTF-8 bytes of text in all, empty items left
+ * out; the oldest one kept keeps its end (SPEC §16.3). What the index keeps of a session, however
+ * its caller cut it: {@link unpackItems} holds kept items to this bound.
+ */
+export function keptItems(items: readonly IndexedItem[], maxBytes: number): IndexedItem[] {
+  const kept: IndexedItem[] = [];
+  let room = maxBytes;
+  for (let k = items.length - 1; k >= 0 && room > 0; k--) {
+    const { role, text } = items[k]!;
+    if (text === '') continue;
+    const bytes = root.utf8ByteLength(text);
+    const cut = bytes <= room ? text : utf8Tail(text, room);
+    if (cut !== '') kept.push({ role, text: cut });
+    room -= bytes;
+  }
+  return kept.reverse();
+}
+
+/** The longest end of `text` of at most `maxBytes` UTF-8 bytes, whole code points, not starting inside a word. */
+function utf8Tail(text: string, maxBytes: number): string {
+  let start = text.length;
+  let bytes = 0;
+  while (start > 0) {
+    const code = text.charCodeAt(start - 1);
+    const pair = start > 1 && code >= 0xdc00 && code <= 0xdfff && /[\ud800-\udbff]/.test(text[start - 2]!);
+    const size = pair ? 4 : code < 0x80 ? 1 : code < 0x800 ? 2 : 3;
+    if (bytes + size > maxBytes) break;
+    bytes += size;
+    start -= pair ? 2 : 1;
+  }
+  // A word the cut split is left out: its end alone would be indexed and shown as a word. The
+  // segmenter says where that end stops (text without spaces, Chinese or Thai, loses one word).
+  if (start > 0 && WORD_CHAR.test(text[start - 1]!) && WORD_CHAR.test(text[start]!)) {
+    const [first] = new Intl.Segmenter(undefined, { granularity: 'word' }).segment(text.slice(start, start + 256));
+    start += first?.segment.length ?? 0;
+  }
+  return text.slice(start);
+}
+
+/** A code unit that may be inside a word: a letter, digit, mark or `_` (a surrogate counts as one). */
+const WORD_CHAR = /[\p{L}\p{N}\p{M}_\ud800-\udfff]/u;
+
+/**
+ * The most bytes the JSON of {@link packItems} can take for kept items of at most `maxBytes` UTF-8
+ * bytes of text ({@link keptItems}): each byte of text at most 6 bytes of JSON (`\u0000`, a lone
+ * surrogate's `\udc00` for its 3), each item (1 byte of text at least) 7 more (`[0,"`, `"]`, `,`),
+ * and the brackets.
+ */
+export function maxPackedJsonBytes(maxBytes: number): number {
+  return 13 * maxBytes + 2;
+}
+
+/**
  * `items` as kept: the UTF-8 JSON of `[role, text]` pairs (`0` user, `1` assistant), compressed,
- * after its length (4 bytes, little-endian), so unpacking inflates into a buffer of the right size
- * at once (fflate otherwise grows its output by copies, most of an unpack's time).
+ * after its length (4 bytes, little-endian), so unpacking knows how much output to expect and
+ * stops at it.
  */
 export function packItems(items: readonly IndexedItem[]): Uint8Array {
   const json = new TextEncoder().encode(JSON.stringify(items.map(({ role, text }) => [role === 'user' ? 0 : 1, text])));
@@ -47,22 +102,64 @@ export function packItems(items: readonly IndexedItem[]): Uint8Array {
   return packed;
 }
 
+/** Deflate's most output per input byte (a run of one byte, 258 per 2 bits): 1032. */
+const MAX_INFLATE_RATIO = 1032;
+
 /**
- * The items `packItems` kept in `packed`.
- * @throws Error when `packed` is not what `packItems` writes (a damaged database: the caller
- * rebuilds, SPEC §16.4).
+ * The items `packItems` kept in `packed`, when they are what {@link keptItems} keeps for
+ * `maxBytes`. Nothing stored is believed without a bound: the stored length must be within
+ * {@link maxPackedJsonBytes} and what the compressed bytes can give, and the bytes are inflated
+ * in slices, stopping as soon as the output passes the stored length (a stream that would inflate
+ * to gigabytes costs at most the bound plus one slice's output, about 1 MB); the items must then
+ * be non-empty texts of at most `maxBytes` in all.
+ * @throws DamagedIndexError when `packed` breaks any of these (the caller rebuilds, SPEC §16.4).
  */
-export function unpackItems(packed: Uint8Array): IndexedItem[] {
-  if (packed.length < 4) throw new Error('kept items are cut short');
+export function unpackItems(packed: Uint8Array, maxBytes: number): IndexedItem[] {
+  if (packed.length < 4) throw new DamagedIndexError('kept items are cut short');
   const size = new DataView(packed.buffer, packed.byteOffset, 4).getUint32(0, true);
-  // Deflate expands at most 1032 to 1: a larger size is damage, never an allocation.
-  if (size > (packed.length - 4) * 1032 + 64) throw new Error('kept items say a size their bytes cannot hold');
-  const json = inflateSync(packed.subarray(4), { out: new Uint8Array(size) });
-  if (json.length !== size) throw new Error('kept items are not the size they say');
-  const pairs: unknown = JSON.parse(new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(json));
-  if (!Array.isArray(pairs)) throw new Error('kept items are not an array');
+  const compressed = packed.subarray(4);
+  if (size > maxPackedJsonBytes(maxBytes) || size > compressed.length * MAX_INFLATE_RATIO) throw new DamagedIndexError('kept items say a size past their bound');
+  const json = boundedInflate(compressed, size);
+  let pairs: unknown;
+  try {
+    pairs = JSON.parse(new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(json));
+  } catch {
+    throw new DamagedIndexError('kept items are not JSON');
+  }
+  if (!Array.isArray(pairs)) throw new DamagedIndexError('kept items are not an array');
+  let room = maxBytes;
   return pairs.map((pair: unknown) => {
-    if (!Array.isArray(pair) || pair.length !== 2 || (pair[0] !== 0 && pair[0] !== 1) || typeof pair[1] !== 'string') throw new Error('a kept item is not [0 | 1, text]');
+    if (!Array.isArray(pair) || pair.length !== 2 || (pair[0] !== 0 && pair[0] !== 1) || typeof pair[1] !== 'string' || pair[1] === '') {
+      throw new DamagedIndexError('a kept item is not [0 | 1, text]');
+    }
+    room -= root.utf8ByteLength(pair[1]);
+    if (room < 0) throw new DamagedIndexError('kept items hold more text than maxIndexBytes');
     return { role: pair[0] === 0 ? 'user' : 'assistant', text: pair[1] };
   });
+}
+
+/** The inflation of `compressed`, which must be exactly `size` bytes: stopped as soon as it passes them. */
+function boundedInflate(compressed: Uint8Array, size: number): Uint8Array {
+  const out = new Uint8Array(size);
+  let length = 0;
+  let ended = false;
+  const inflater = new Inflate((chunk, final) => {
+    if (length + chunk.length > size) throw new DamagedIndexError('kept items inflate past the size they say');
+    out.set(chunk, length);
+    length += chunk.length;
+    ended ||= final;
+  });
+  try {
+    for (let at = 0; at < compressed.length && !ended; ) {
+      // A slice inflates to at most MAX_INFLATE_RATIO times its size: never far past the room left.
+      const step = Math.max(1024, Math.floor((size - length) / MAX_INFLATE_RATIO));
+      const end = Math.min(compressed.length, at + step);
+      inflater.push(compressed.subarray(at, end), end === compressed.length);
+      at = end;
+    }
+  } catch (error) {
+    throw error instanceof DamagedIndexError ? error : new DamagedIndexError('kept items are not a deflate stream');
+  }
+  if (length !== size) throw new DamagedIndexError('kept items are not the size they say');
+  return out;
 }

@@ -85,6 +85,46 @@ function segmentPiece(piece: string, offset: number, visit: (start: number, end:
   }
 }
 
+/**
+ * Text segmented at once between two chances to yield, in UTF-16 code units (about a millisecond
+ * of work): indexed text (up to `maxIndexBytes` per session) and queries (up to
+ * `MAX_QUERY_LENGTH`) must not block the event loop whole (SPEC §10.3).
+ */
+export const SLICE = 16_384;
+
+/**
+ * Where the slice of `text` from `start` ends: at the first whitespace from {@link SLICE} code
+ * units on (words never hold one), else {@link SLICE} further on (text without spaces), never
+ * inside a surrogate pair.
+ */
+function sliceEnd(text: string, start: number): number {
+  if (text.length - start <= SLICE) return text.length;
+  const space = text.slice(start + SLICE, start + 2 * SLICE).search(/\s/);
+  let end = space === -1 ? start + 2 * SLICE : start + SLICE + space;
+  if (/[\udc00-\udfff]/.test(text[end] ?? '')) end--;
+  return Math.min(end, text.length);
+}
+
+/**
+ * The slices of `text` that are segmented one at a time ({@link SLICE}): the words of a text are
+ * those of its slices, in indexing and in every later look at the same text alike (a word of more
+ * than 16,384 code units without a space may be cut in two, the same way each time).
+ */
+export function* slicesOf(text: string): Generator<string> {
+  for (let start = 0; start < text.length; ) {
+    const end = sliceEnd(text, start);
+    yield start === 0 && end === text.length ? text : text.slice(start, end);
+    start = end;
+  }
+}
+
+/** The folded words of `text` as the index holds them: those of its {@link slicesOf slices}, in order. */
+export function indexedWords(text: string): string[] {
+  const words: string[] = [];
+  for (const slice of slicesOf(text)) forEachWord(slice, (_start, _end, folded) => words.push(folded));
+  return words;
+}
+
 /** The folded words of `text`, in order: the search engine's tokenizer. */
 export function wordsOf(text: string): string[] {
   const words: string[] = [];
@@ -93,15 +133,28 @@ export function wordsOf(text: string): string[] {
 }
 
 /**
+ * The longest query `searchSessions` takes, in UTF-16 code units (256 Ki): far past anything typed
+ * or pasted as a search (a query asks for sessions holding every one of its words), and short
+ * enough that segmenting it is bounded work (a longer query is `INVALID_ARGUMENT`).
+ */
+export const MAX_QUERY_LENGTH = 262_144;
+
+/**
  * The words of a query (SPEC §16.2): one entry per whitespace-separated query word, holding its
  * parts as the segmenter splits them (most words have one part; a Chinese word may have several,
  * which must stand next to each other in that order). Query words without any word are dropped,
- * and so are repeats.
+ * and so are repeats. Segmented in {@link slicesOf slices} as indexed text is, awaiting
+ * `pause(work)` after each (the caller yields to the event loop there and checks its signal: a
+ * query of one long unspaced word never blocks; `work` is 1 plus 1 per 1,024 code units).
  */
-export function queryWords(query: string): string[][] {
+export async function queryWords(query: string, pause: (work: number) => Promise<void>): Promise<string[][]> {
   const words = new Map<string, string[]>();
   for (const piece of query.split(/\s+/)) {
-    const parts = wordsOf(piece);
+    const parts: string[] = [];
+    for (const slice of slicesOf(piece)) {
+      forEachWord(slice, (_start, _end, folded) => parts.push(folded));
+      await pause(1 + (slice.length >> 10));
+    }
     // A word given twice asks nothing more (a query of one word repeated costs one word).
     if (parts.length > 0) words.set(parts.join(' '), parts);
   }

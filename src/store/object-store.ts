@@ -10,6 +10,7 @@ import { describeValue, fail, SessionReferenceError } from '../errors.js';
 import type { SessionHeader, SessionQuery, SessionSurface, SessionTitleSnapshot } from '../types.js';
 import { pace } from '../pace.js';
 import { mapLimited } from './limit.js';
+import { preferLog } from './prefer.js';
 import { PulledChunks, SizedSource, sizeMismatch, type ReadOptions, type ReadRequest } from './pipeline.js';
 import { checkReadOptions, enter, readSessionHeader, readSessionIds, readSessionTitle, type SessionLogReadOptions } from './read.js';
 import { checkBudget, firstThen, readSessionSurface, type SessionRead } from './surface-read.js';
@@ -32,8 +33,12 @@ export interface ObjectStoreObjectBody {
 
 /** One page of `list` (an R2 `R2Objects` fits). */
 export interface ObjectStoreListing {
-  /** `etag` (R2 gives it): the object's version, which search uses as the log's identity (SPEC §16.4). */
-  objects: ReadonlyArray<{ key: string; size?: number | undefined; etag?: string | undefined }>;
+  /**
+   * `etag` (R2 gives it): the object's version, which search uses as the log's identity (SPEC §16.4).
+   * `uploaded` (R2 gives it, a `Date`; or milliseconds since the epoch): of two objects with one
+   * session id and one header `version`, the newer upload is the session's log (SPEC §17.5).
+   */
+  objects: ReadonlyArray<{ key: string; size?: number | undefined; etag?: string | undefined; uploaded?: Date | number | undefined }>;
   /** More keys follow; fetch them with `cursor`. */
   truncated: boolean;
   /** Where the next page starts, when `truncated`. */
@@ -90,6 +95,9 @@ interface Entry {
   readonly header: SessionHeader;
   /** `key#etag` when the listing gave an etag (SPEC §16.4). */
   readonly identity: string | undefined;
+  /** The header's `version` and the object's upload time (ms), which pick one of two objects with one id (SPEC §17.5). */
+  readonly version: number;
+  readonly uploaded: number | undefined;
   /**
    * The object's size in bytes as the listing or the header read's gets reported it: what a whole
    * `get` whose body reports no `size` must answer (SPEC §11.2.4).
@@ -123,7 +131,8 @@ interface Index {
  *   so that it is not fetched twice. Records are newest first
  *   (`createdAt` descending, then id ascending by UTF-16 code units). An object without a complete
  *   header (empty, torn first line, truncated first frame: a log being created) is not listed; two
- *   objects with one id: the key that sorts first (code units) is used.
+ *   objects with one id: the higher header `version`, then the newer `uploaded`, then the key that
+ *   sorts first (code units) is used (`preferLog`, SPEC §17.5).
  * - `readSurface(id, signal?)` streams that session's whole log (from `body` when the store gives
  *   one; SPEC §11.1, §11.2, §11.2.2): `{ session: header, capturedThroughSeq: seq of the last event
  *   (null without events), events: folded surface (SPEC §8.2) }`, events projection never reads
@@ -189,10 +198,12 @@ export function createObjectStoreSessionQuery(
     const objects = await listObjects(bucket, prefix, signal);
     const reader = { bucket, rangeReads, signal, read };
     const found = await mapLimited(objects, concurrency, signal, (object) => readEntry(reader, object));
-    const entries = found.filter((entry): entry is Entry => entry !== undefined);
-    entries.sort((a, b) => compareCodeUnits(a.key, b.key));
     const byId = new Map<string, Entry>();
-    for (const entry of entries) if (!byId.has(entry.header.id)) byId.set(entry.header.id, entry);
+    for (const entry of found) {
+      if (entry === undefined) continue;
+      const other = byId.get(entry.header.id);
+      byId.set(entry.header.id, other === undefined ? entry : preferLog(other, entry));
+    }
     const ordered = [...byId.values()].sort(newestFirst);
     return { byId, ordered };
   }
@@ -384,6 +395,8 @@ interface Listed {
   key: string;
   size?: number;
   etag?: string;
+  /** Upload time, ms since the epoch. */
+  uploaded?: number;
 }
 
 /**
@@ -440,11 +453,19 @@ function readPage(page: unknown): { objects: Listed[]; truncated: boolean; curso
 
 /** One listed object: a string `key`, and a `size` (a byte count) and `etag` (a string) when present. */
 function readListed(object: unknown): Listed {
-  const { key, size, etag } = (typeof object === 'object' && object !== null ? object : {}) as { key?: unknown; size?: unknown; etag?: unknown };
+  const { key, size, etag, uploaded } = (typeof object === 'object' && object !== null ? object : {}) as { key?: unknown; size?: unknown; etag?: unknown; uploaded?: unknown };
   if (typeof key !== 'string') throw malformed('list() object', object);
   if (size !== undefined && (!Number.isSafeInteger(size) || (size as number) < 0)) throw malformed(`list() object ${describeValue(key)} size`, size);
   if (etag !== undefined && typeof etag !== 'string') throw malformed(`list() object ${describeValue(key)} etag`, etag);
-  return { key, ...(size !== undefined && { size: size as number }), ...(etag !== undefined && { etag }) };
+  const time = uploadTime(uploaded);
+  if (uploaded !== undefined && time === undefined) throw malformed(`list() object ${describeValue(key)} uploaded`, uploaded);
+  return { key, ...(size !== undefined && { size: size as number }), ...(etag !== undefined && { etag }), ...(time !== undefined && { uploaded: time }) };
+}
+
+/** An upload time as milliseconds since the epoch: a valid `Date` (R2's) or a finite number; else `undefined`. */
+function uploadTime(value: unknown): number | undefined {
+  const time = value instanceof Date ? value.getTime() : value;
+  return typeof time === 'number' && Number.isFinite(time) ? time : undefined;
 }
 
 /** A body's bytes, and the whole object's size in bytes when the body reports one. */
@@ -606,7 +627,8 @@ async function readEntry(
   const header = await inObject(object.key, async () => readSessionHeader(await headerChunks(bucket, object, rangeReads, kept, signal), { ...read, signal }));
   if (header === undefined || kept.missing) return undefined;
   const identity = object.etag === undefined ? undefined : `${object.key}#${object.etag}`;
-  return { key: object.key, header, identity, size: kept.size, bytes: kept.bytes, surface: {}, title: {} };
+  const version = header.version as number;
+  return { key: object.key, header, identity, version, uploaded: object.uploaded, size: kept.size, bytes: kept.bytes, surface: {}, title: {} };
 }
 
 /**

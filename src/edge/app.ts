@@ -1,0 +1,267 @@
+/**
+ * The routes of the edge service (SPEC §17.3, §17.4) as a Hono app: CORS for `ALLOWED_ORIGINS`,
+ * authentication before anything is read, then the tenant's catalog and logs.
+ * @module
+ */
+import { Hono, type Context } from 'hono';
+import { cors } from 'hono/cors';
+import { routePath } from 'hono/route';
+import { DEFAULT_SESSION_REFERENCE_CONFIG, parsePositiveInteger } from '../config.js';
+import { parseSessionReferenceText } from '../mention.js';
+import { createSessionReferences } from '../service.js';
+import type { TargetAgent, UserMessage } from '../types.js';
+import { tenantOf, type Authenticate } from './auth.js';
+import { callCatalog, type CatalogApi } from './catalog-api.js';
+import { citedSessionQuery } from './cited.js';
+import { bucketOf, catalogOf, DEFAULT_MAX_UPLOAD_BYTES, EDGE_MAX_LOG_BYTES, serviceConfig, settingNumber, tenantPrefix, type EdgeEnv } from './env.js';
+import { errorResponse, HttpError, invalid, json } from './http.js';
+import { sessionKey } from './paths.js';
+import { reconcileTenant } from './reconcile.js';
+import { storeLog } from './upload.js';
+import { provideEdgeWasm } from './wasm.js';
+
+/** Options of {@link createEdgeApp} and `createEdgeWorker`. */
+export interface EdgeOptions<E extends EdgeEnv = EdgeEnv> {
+  /**
+   * Replaces the default bearer-token authentication (SPEC §17.3): returns the tenant of the
+   * request, or nothing to answer 401. Called before anything is read.
+   */
+  authenticate?: Authenticate<E>;
+  /** Path prefix the routes are served under (default none: `/candidates`, …), e.g. `/api/sessions`. */
+  basePath?: string;
+}
+
+/** What the routes keep per request. */
+interface Vars {
+  tenant: string;
+}
+
+type EdgeContext<E extends EdgeEnv> = Context<{ Bindings: E; Variables: Vars }>;
+
+/** Largest `POST /prepare` body accepted, in bytes. */
+const MAX_BODY_BYTES = 1024 * 1024;
+/** Rows of one `GET /sessions` page, at most. */
+const MAX_ROWS_PAGE = 1000;
+
+/**
+ * The edge service's routes as a Hono app (SPEC §17.2: the form an app with its own router
+ * mounts). `app.fetch(request, env, ctx)` answers one request; in a Hono app, `app.route('/', createEdgeApp())`
+ * or `createEdgeApp({ basePath: '/dsh' })` mounts them.
+ *
+ * Routes (JSON in and out; errors `{ code, message }`): `GET /candidates?as=&q=&limit=&titles=&match=`,
+ * `GET /search?as=&q=&limit=`, `POST /prepare` `{ as, text | message }`, `PUT /sessions/{path}`
+ * (the log as the body, `Content-Length` required) → `{ key, sessionId, etag, size }`,
+ * `DELETE /sessions/{path}` → `{ key }`, `GET /sessions?cursor=&limit=` → `{ rows, cursor? }`,
+ * `POST /reconcile` → `{ done, added, changed, removed }`. Statuses: 400 invalid input (and a body
+ * that is not a dsh log), 401 `UNAUTHENTICATED`, 404 unknown session or route, 405 wrong method,
+ * 411 no `Content-Length`, 413 too large, 499 cancelled, 500 bad configuration, 502 the store
+ * failed or holds a broken log.
+ * @param options `{ authenticate?, basePath? }`.
+ */
+export function createEdgeApp<E extends EdgeEnv = EdgeEnv>(options: EdgeOptions<E> = {}): Hono<{ Bindings: E; Variables: Vars }> {
+  provideEdgeWasm();
+  const app = new Hono<{ Bindings: E; Variables: Vars }>();
+  const routes = options.basePath ? app.basePath(options.basePath) : app;
+  routes.use('*', corsFor<E>());
+  routes.use('*', async (c, next) => {
+    c.set('tenant', await tenantOf(c.req.raw, c.env, options.authenticate));
+    await next();
+  });
+  routes.on(['GET', 'HEAD'], '/candidates', (c) => candidates(c));
+  routes.on(['GET', 'HEAD'], '/search', (c) => search(c));
+  routes.post('/prepare', (c) => prepare(c));
+  routes.put('/sessions/*', (c) => putSession(c));
+  routes.delete('/sessions/*', (c) => deleteSession(c));
+  routes.on(['GET', 'HEAD'], '/sessions', (c) => listRows(c));
+  routes.post('/reconcile', (c) => reconcile(c));
+  for (const [path, allow] of [
+    ['/candidates', 'GET, HEAD'],
+    ['/search', 'GET, HEAD'],
+    ['/prepare', 'POST'],
+    ['/sessions/*', 'PUT, DELETE'],
+    ['/sessions', 'GET, HEAD'],
+    ['/reconcile', 'POST'],
+  ] as const) {
+    routes.all(path, (c) => {
+      throw new HttpError(405, 'METHOD_NOT_ALLOWED', `${c.req.method} ${new URL(c.req.url).pathname}: use ${allow}`, { allow });
+    });
+  }
+  app.notFound((c) => errorResponse(new HttpError(404, 'ROUTE_NOT_FOUND', `no route ${c.req.method} ${new URL(c.req.url).pathname}`)));
+  app.onError((error) => errorResponse(error));
+  return app;
+}
+
+/**
+ * CORS (SPEC §17.4): preflights and CORS headers for the exact origins of `ALLOWED_ORIGINS`, none
+ * for other origins; `Vary: Origin` on every answer when any origin is allowed.
+ */
+function corsFor<E extends EdgeEnv>() {
+  const allowed = cors({
+    origin: (origin) => origin,
+    allowMethods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'],
+    allowHeaders: ['Authorization', 'Content-Type'],
+    maxAge: 600,
+  });
+  return async (c: EdgeContext<E>, next: () => Promise<void>) => {
+    const origins = originsOf(c.env);
+    if (origins.size === 0) return next();
+    const origin = c.req.header('origin');
+    if (origin !== undefined && origins.has(origin)) return allowed(c, next);
+    await next();
+    c.res.headers.append('vary', 'Origin');
+  };
+}
+
+function originsOf(env: EdgeEnv): Set<string> {
+  const list = env.ALLOWED_ORIGINS;
+  if (typeof list !== 'string' || list.trim() === '') return new Set();
+  return new Set(list.split(',').map((origin) => origin.trim()).filter((origin) => origin !== ''));
+}
+
+/** The tenant's catalog, bucket and prefix. */
+function tenantStore<E extends EdgeEnv>(c: EdgeContext<E>): { catalog: CatalogApi; prefix: string } {
+  const tenant = c.get('tenant');
+  return { catalog: catalogOf(c.env, tenant), prefix: tenantPrefix(c.env, tenant) };
+}
+
+/** An optional positive integer of the query string (400 otherwise). */
+function queryNumber(c: Context, name: string): number | undefined {
+  const value = c.req.query(name);
+  return value === undefined ? undefined : parsePositiveInteger(value, name);
+}
+
+function required(c: Context, name: string, what: string): string {
+  const value = c.req.query(name);
+  if (value === undefined) throw invalid(`the "${name}" query parameter must ${what}`);
+  return value;
+}
+
+async function candidates<E extends EdgeEnv>(c: EdgeContext<E>): Promise<Response> {
+  const as = required(c, 'as', 'name the session the prompt is for');
+  const q = c.req.query('q');
+  const limit = queryNumber(c, 'limit');
+  const titles = c.req.query('titles');
+  if (titles !== undefined && titles !== '0' && titles !== '1') throw invalid(`titles must be 0 or 1, got ${JSON.stringify(titles)}`);
+  const match = matchOf(c.req.query('match'));
+  const { catalog } = tenantStore(c);
+  const query = { as, ...(q !== undefined && { q }), ...(limit !== undefined && { limit }), ...(titles === '1' && { titles: true }), ...(match !== undefined && { match }) };
+  return json(await callCatalog(() => catalog.candidates(query)));
+}
+
+/** `match` of `/candidates` (SPEC §15.10): dsh's substring rule or word prefixes. */
+function matchOf(match: string | undefined): 'substring' | 'words' | undefined {
+  if (match === undefined || match === 'substring' || match === 'words') return match;
+  throw invalid(`match must be "substring" or "words", got ${JSON.stringify(match)}`);
+}
+
+async function search<E extends EdgeEnv>(c: EdgeContext<E>): Promise<Response> {
+  const as = required(c, 'as', 'name the session the prompt is for');
+  const q = required(c, 'q', 'give the words to search for');
+  const limit = queryNumber(c, 'limit');
+  const { catalog } = tenantStore(c);
+  return json(await callCatalog(() => catalog.search({ as, q, ...(limit !== undefined && { limit }) })));
+}
+
+/** The request body as JSON, at most {@link MAX_BODY_BYTES}. */
+async function readJsonBody(request: Request): Promise<unknown> {
+  const declared = Number(request.headers.get('content-length'));
+  if (declared > MAX_BODY_BYTES) throw new HttpError(413, 'REQUEST_TOO_LARGE', `the body is larger than ${MAX_BODY_BYTES} bytes`);
+  const bytes = new Uint8Array(await request.arrayBuffer());
+  if (bytes.length > MAX_BODY_BYTES) throw new HttpError(413, 'REQUEST_TOO_LARGE', `the body is larger than ${MAX_BODY_BYTES} bytes`);
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
+  } catch {
+    throw invalid('the body is not UTF-8');
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw invalid(`the body is not JSON: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+/** The user message of a `POST /prepare` body: `{ text }` or `{ message }`. */
+function userMessage(body: Record<string, unknown>): UserMessage {
+  const { text, message } = body;
+  if ((text === undefined) === (message === undefined)) throw invalid('the body needs exactly one of "text" (a prompt) or "message" (a user message)');
+  if (text !== undefined) {
+    if (typeof text !== 'string') throw invalid(`"text" must be a string, got ${JSON.stringify(text)}`);
+    return { id: crypto.randomUUID(), role: 'user', content: [{ type: 'text', text }], source: { kind: 'user' } };
+  }
+  if (typeof message !== 'object' || message === null || Array.isArray(message) || !Array.isArray((message as UserMessage).content)) {
+    throw invalid('"message" must be a user message { id, role: "user", content: [...], source }');
+  }
+  return message as UserMessage;
+}
+
+/**
+ * `POST /prepare`: mentions parsed first (a malformed one fails before anything is read), the
+ * catalog asked where the cited sessions are, then one R2 get per cited session (SPEC §17.5).
+ */
+async function prepare<E extends EdgeEnv>(c: EdgeContext<E>): Promise<Response> {
+  const body = await readJsonBody(c.req.raw);
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalid('the body must be a JSON object { "as", "text" | "message" }');
+  const { as } = body as Record<string, unknown>;
+  if (typeof as !== 'string' || as === '') throw invalid(`"as" must name the session the prompt is for, got ${JSON.stringify(as) ?? 'nothing'}`);
+  const message = userMessage(body as Record<string, unknown>);
+  const config = serviceConfig(c.env);
+  const cited = new Set<string>();
+  for (const block of message.content) {
+    if (block?.type === 'text' && typeof block.text === 'string') for (const reference of parseSessionReferenceText(block.text).references) cited.add(reference.sessionId);
+  }
+  cited.delete(as);
+  // More than maxReferences distinct sessions is refused by prepare before any read: look up no more.
+  const ids = [as, ...[...cited].slice(0, config.maxReferences ?? DEFAULT_SESSION_REFERENCE_CONFIG.maxReferences)];
+  const { catalog, prefix } = tenantStore(c);
+  const located = await callCatalog(() => catalog.locate(ids));
+  const own = located[0];
+  if (own === undefined) throw new HttpError(404, 'SESSION_REFERENCE_NOT_FOUND', `no session with id ${JSON.stringify(as)}`);
+  const rows = new Map(located.flatMap((row) => (row === undefined ? [] : [[row.sessionId, row] as const])));
+  const maxLogBytes = settingNumber(c.env, 'MAX_LOG_BYTES') ?? EDGE_MAX_LOG_BYTES;
+  const sessionQuery = citedSessionQuery({ bucket: bucketOf(c.env), catalog, prefix, maxLogBytes }, rows);
+  const refs = createSessionReferences({ sessionQuery, config });
+  const agent: TargetAgent = { id: own.sessionId, ...(own.cwd !== undefined && own.cwd !== '' && { cwd: own.cwd }) };
+  const composed = await refs.referenceUserMessage(agent, message, c.req.raw.signal);
+  return json({ message: composed, metadata: composed.envelope?.contexts[0]?.metadata ?? null });
+}
+
+/** The tenant-relative key of a `/sessions/{path}` request, from its percent-encoded path. */
+function keyOf<E extends EdgeEnv>(c: EdgeContext<E>, prefix: string): string {
+  const route = routePath(c).split('/');
+  const raw = new URL(c.req.url).pathname.split('/');
+  // The route's segments before `*` are the path's own: the rest is {path}, still encoded.
+  return sessionKey(raw.slice(route.length - 1).join('/'), prefix);
+}
+
+async function putSession<E extends EdgeEnv>(c: EdgeContext<E>): Promise<Response> {
+  const { catalog, prefix } = tenantStore(c);
+  const key = keyOf(c, prefix);
+  const max = settingNumber(c.env, 'MAX_UPLOAD_BYTES') ?? DEFAULT_MAX_UPLOAD_BYTES;
+  return json(await storeLog(c.req.raw, bucketOf(c.env), catalog, prefix, key, max));
+}
+
+async function deleteSession<E extends EdgeEnv>(c: EdgeContext<E>): Promise<Response> {
+  const { catalog, prefix } = tenantStore(c);
+  const key = keyOf(c, prefix);
+  const bucket = bucketOf(c.env);
+  const existed = (await bucket.head(prefix + key)) !== null;
+  await bucket.delete(prefix + key);
+  await callCatalog(() => catalog.removeObject(key));
+  if (!existed) throw new HttpError(404, 'SESSION_REFERENCE_NOT_FOUND', `no log at ${JSON.stringify(key)}`);
+  return json({ key });
+}
+
+async function listRows<E extends EdgeEnv>(c: EdgeContext<E>): Promise<Response> {
+  const cursor = c.req.query('cursor');
+  const limit = Math.min(queryNumber(c, 'limit') ?? MAX_ROWS_PAGE, MAX_ROWS_PAGE);
+  const { catalog } = tenantStore(c);
+  const page = await callCatalog(() => catalog.rows(cursor === '' ? undefined : cursor, limit));
+  const rows = page.rows.map(({ key, sessionId, etag, size, uploaded }) => ({ key, sessionId, etag, size, uploaded }));
+  return json(page.cursor === undefined ? { rows } : { rows, cursor: page.cursor });
+}
+
+async function reconcile<E extends EdgeEnv>(c: EdgeContext<E>): Promise<Response> {
+  const { catalog, prefix } = tenantStore(c);
+  return json(await reconcileTenant(catalog, prefix, c.env));
+}

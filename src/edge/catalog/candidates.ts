@@ -1,0 +1,168 @@
+/**
+ * `/candidates` from the catalog alone (SPEC §6, §15.10, §17.5, §17.7): the winners of the
+ * tenant's sessions in §6.3's three groups, each group an ordered index walk that stops at
+ * `limit`; a query narrows each walk. The rows, their order and the limit are those of the core's
+ * `listCandidates` over the same sessions; the cost is what the answer needs, not the number of
+ * sessions:
+ *
+ * - no query: `ORDER BY created_at DESC, sid LIMIT n` on a partial index of the winners, per group;
+ * - a query: the first {@link walkBudget} rows of the group are looked at in order (a query most
+ *   sessions match is answered there); when they hold too few matches and the group has more rows,
+ *   only the rows that can match are read — those FTS5's trigram table finds for a substring of
+ *   3 or more characters (SPEC §6.2, §6.7), those whose words start with a query word
+ *   (`catalog_words`, SPEC §15.10) — and sorted; a substring of 1 or 2 characters has no such
+ *   index and is walked to `limit`. SQLite's own test (`instr`) narrows every read; the exact rule is
+ *   checked again in JavaScript on what comes back (SQLite keeps a lone surrogate as U+FFFD).
+ * @module
+ */
+import type { SqlStorage } from 'cloudflare:workers';
+import type { SessionCandidate } from '../../candidates.js';
+import { isNonEmptyString } from '../../host.js';
+import { formatSessionReferenceMention } from '../../mention.js';
+import { foldWord } from '../../search/words.js';
+import { cwdOfColumn, idOf, textOfColumn, wordsOfColumn } from './encoding.js';
+import { ROW_COLUMNS, type ObjectRecord } from './tables.js';
+
+/** How a query narrows the rows (see the module doc). */
+export interface Matcher {
+  /** A SQL condition every match meets (it may let a few more through). */
+  readonly sql: string;
+  readonly binds: readonly unknown[];
+  /** `SELECT row …`: the rows that can match, when an index finds them. */
+  readonly index?: { sql: string; binds: readonly unknown[] } | undefined;
+  /** The exact rule. */
+  test(record: ObjectRecord): boolean;
+}
+
+/** One §6.3 group: its condition and the index that walks it in listing order. */
+interface Group {
+  where: string;
+  binds: unknown[];
+  index: 'catalog_by_cwd' | 'catalog_listing';
+}
+
+/** The rows a walk looks at before it turns to an index: enough for a query most sessions match. */
+export function walkBudget(need: number): number {
+  return 8 * need + 64;
+}
+
+/**
+ * The first `limit` winners in §6.3 order that `matcher` keeps (all without one), the session
+ * `ownSid` left out, `ownCwd` (the `cwd` column of the agent's session, `null` for none) ranking
+ * its group first.
+ */
+export function selectCandidates(sql: SqlStorage, ownSid: ArrayBuffer, ownCwd: string | null, limit: number, matcher: Matcher | undefined): ObjectRecord[] {
+  const found: ObjectRecord[] = [];
+  for (const group of groupsOf(ownCwd)) {
+    const need = limit - found.length;
+    if (need <= 0) break;
+    const scope = { ...group, where: `wins = 1 AND ${group.where} AND sid <> ?`, binds: [...group.binds, ownSid] };
+    found.push(...(matcher === undefined ? ordered(sql, scope, need, undefined) : matching(sql, scope, need, matcher)));
+  }
+  return found;
+}
+
+/** §6.3's groups: same cwd (only for a cwd that is a non-empty string), no cwd, other cwd. */
+function groupsOf(ownCwd: string | null): Group[] {
+  const none: Group = { where: 'cwd IS NULL', binds: [], index: 'catalog_by_cwd' };
+  if (ownCwd === null || !ownCwd.startsWith('"')) return [none, { where: 'cwd IS NOT NULL', binds: [], index: 'catalog_listing' }];
+  return [{ where: 'cwd = ?', binds: [ownCwd], index: 'catalog_by_cwd' }, none, { where: 'cwd IS NOT NULL AND cwd <> ?', binds: [ownCwd], index: 'catalog_listing' }];
+}
+
+/** The first `need` rows of `group` that `matcher` keeps, in listing order. */
+function matching(sql: SqlStorage, group: Group, need: number, matcher: Matcher): ObjectRecord[] {
+  if (matcher.index === undefined) return ordered(sql, group, need, matcher);
+  const budget = walkBudget(need);
+  const walked = sql
+    .exec<ObjectRecord>(
+      `SELECT ${ROW_COLUMNS} FROM catalog_objects WHERE row IN (SELECT row FROM catalog_objects INDEXED BY ${group.index} WHERE ${group.where} ORDER BY created_at DESC, sid LIMIT ?) AND (${matcher.sql}) ORDER BY created_at DESC, sid`,
+      ...group.binds,
+      budget,
+      ...matcher.binds,
+    )
+    .toArray()
+    .filter((record) => matcher.test(record));
+  if (walked.length >= need) return walked.slice(0, need);
+  const seen = sql.exec<{ n: number }>(`SELECT count(*) AS n FROM (SELECT 1 FROM catalog_objects INDEXED BY ${group.index} WHERE ${group.where} LIMIT ?)`, ...group.binds, budget).one().n;
+  if (seen < budget) return walked;
+  const indexed = { ...group, where: `${group.where} AND row IN (${matcher.index.sql})`, binds: [...group.binds, ...matcher.index.binds] };
+  return ordered(sql, indexed, need, matcher, 'NOT INDEXED');
+}
+
+/**
+ * The first `need` rows of `group` in listing order that `matcher` keeps (all without one), read
+ * in pages of `need` (more only when the exact rule drops a row SQLite's test let through).
+ */
+function ordered(sql: SqlStorage, group: Group, need: number, matcher: Matcher | undefined, using = `INDEXED BY ${group.index}`): ObjectRecord[] {
+  const kept: ObjectRecord[] = [];
+  const where = matcher === undefined ? group.where : `${group.where} AND (${matcher.sql})`;
+  const binds = matcher === undefined ? group.binds : [...group.binds, ...matcher.binds];
+  for (let offset = 0; kept.length < need; ) {
+    const page = Math.max(need - kept.length, 16);
+    const rows = sql.exec<ObjectRecord>(`SELECT ${ROW_COLUMNS} FROM catalog_objects ${using} WHERE ${where} ORDER BY created_at DESC, sid LIMIT ? OFFSET ?`, ...binds, page, offset).toArray();
+    for (const record of rows) if (kept.length < need && (matcher === undefined || matcher.test(record))) kept.push(record);
+    if (rows.length < page) break;
+    offset += page;
+  }
+  return kept;
+}
+
+/** True when `text` holds a lone surrogate (SQLite would keep it as U+FFFD). */
+function illFormed(text: string): boolean {
+  return /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(text);
+}
+
+/** The session's label (SPEC §6.4): its cleaned title, else its id. */
+function labelOf(record: ObjectRecord): string {
+  return textOfColumn(record.title) ?? idOf(record.sid);
+}
+
+/**
+ * SPEC §6.2 (and §6.7 with `titles`): `query` lowercased by `toLowerCase()` is a substring of the
+ * id or the cwd (or the label) lowercased the same way.
+ */
+export function substringMatcher(query: string, titles: boolean): Matcher {
+  const needle = query.toLowerCase();
+  const test = (record: ObjectRecord) => {
+    const cwd = cwdOfColumn(record.cwd);
+    return idOf(record.sid).toLowerCase().includes(needle) || (cwd !== undefined && cwd.toLowerCase().includes(needle)) || (titles && labelOf(record).toLowerCase().includes(needle));
+  };
+  // A needle with a lone surrogate can match half of a pair SQLite keeps as one character: only the exact rule decides.
+  if (illFormed(needle)) return { sql: '1', binds: [], test };
+  const fields = titles ? ['fold_id', 'fold_cwd', 'fold_title'] : ['fold_id', 'fold_cwd'];
+  const sql = fields.map((field) => `instr(${field}, ?) > 0`).join(' OR ');
+  const binds = fields.map(() => needle);
+  // FTS5's trigram tokenizer finds substrings of 3 or more characters (code points).
+  if ([...needle].length < 3) return { sql, binds, test };
+  const phrase = `{${titles ? 'id cwd title' : 'id cwd'}} : "${needle.replaceAll('"', '""')}"`;
+  return { sql, binds, test, index: { sql: 'SELECT rowid FROM catalog_trigrams WHERE catalog_trigrams MATCH ?', binds: [phrase] } };
+}
+
+/**
+ * SPEC §15.10: every whitespace-separated query word, folded as §16.3, is a prefix of a folded word
+ * of the id, the cwd (or the label); `undefined` for a query without words (every session matches).
+ */
+export function wordsMatcher(query: string, titles: boolean): Matcher | undefined {
+  const words = [...new Set(query.split(/\s+/).map(foldWord).filter((word) => word !== ''))];
+  if (words.length === 0) return undefined;
+  const test = (record: ObjectRecord) => {
+    const own = [...wordsOfColumn(record.words), ...(titles ? wordsOfColumn(record.title_words) : [])];
+    return words.every((word) => own.some((candidate) => candidate.startsWith(word)));
+  };
+  if (words.some(illFormed)) return { sql: '1', binds: [], test };
+  const one = titles ? '(instr(words, ?) > 0 OR instr(title_words, ?) > 0)' : 'instr(words, ?) > 0';
+  const sql = words.map(() => one).join(' AND ');
+  const binds = words.flatMap((word) => (titles ? [` ${word}`, ` ${word}`] : [` ${word}`]));
+  // The longest word is likely the rarest: its prefix range finds the rows that can match.
+  const longest = words.reduce((a, b) => (b.length > a.length ? b : a));
+  const index = { sql: `SELECT row FROM catalog_words WHERE word >= ? AND word < ?${titles ? '' : ' AND title = 0'}`, binds: [longest, `${longest}\u{10ffff}`] };
+  return { sql, binds, test, index };
+}
+
+/** A row as `/candidates` answers it (SPEC §6.5). */
+export function candidateOf(record: ObjectRecord): SessionCandidate {
+  const sessionId = idOf(record.sid);
+  const label = labelOf(record);
+  const cwd = cwdOfColumn(record.cwd);
+  return { sessionId, label, ...(isNonEmptyString(cwd) && { cwd }), createdAt: record.created_at, mention: formatSessionReferenceMention({ sessionId, label }) };
+}

@@ -1,0 +1,139 @@
+/**
+ * The edge service's bindings and settings (SPEC §17.2–§17.4): what `wrangler.toml` gives the
+ * Worker, read once per request into plain values.
+ * @module
+ */
+import { parsePositiveInteger, type SessionReferenceConfig } from '../config.js';
+import { fail } from '../errors.js';
+import type { CatalogApi } from './catalog-api.js';
+
+/**
+ * The bindings and `[vars]` of the edge Worker (SPEC §17.2–§17.4). Numbers may be given as
+ * decimal text (`[vars]` are strings); a malformed one answers 500 `SESSION_REFERENCE_INVALID_CONFIG`.
+ */
+export interface EdgeEnv {
+  /** The R2 bucket holding the logs: one object per log, under `TENANT_PREFIX` + tenant + `/`. */
+  SESSIONS: R2Bucket;
+  /** The `SessionCatalog` Durable Object namespace (SQLite-backed: `new_sqlite_classes`), one object per tenant. */
+  CATALOG: DurableObjectNamespace;
+  /** `"none"`: no authentication, one tenant ({@link NO_AUTH_TENANT}), for local development only. Any other value, or none, authenticates. */
+  AUTH_MODE?: string;
+  /** HS256 secret of bearer tokens (a Worker secret: `wrangler secret put AUTH_JWT_SECRET`). */
+  AUTH_JWT_SECRET?: string;
+  /** A JWKS URL (RS256, ES256, EdDSA keys), e.g. Cloudflare Access's `https://<team>.cloudflareaccess.com/cdn-cgi/access/certs`. */
+  AUTH_JWKS_URL?: string;
+  /** Required `iss` of tokens, when set. */
+  AUTH_ISSUER?: string;
+  /** Required `aud` of tokens (one of them), when set. */
+  AUTH_AUDIENCE?: string;
+  /** The claim naming the tenant (default `sub`): a non-empty string. */
+  AUTH_TENANT_CLAIM?: string;
+  /** Key prefix of every tenant's logs (default `tenants/`); a tenant's logs are under it + the percent-encoded tenant + `/`. */
+  TENANT_PREFIX?: string;
+  /** Comma-separated exact origins that get CORS answers (default: none). */
+  ALLOWED_ORIGINS?: string;
+  /** Largest `PUT /sessions/{path}` body in bytes (default 100 MiB). */
+  MAX_UPLOAD_BYTES?: string | number;
+  /** Decoded bytes one log read may pass (SPEC §11.2.1; default {@link EDGE_MAX_LOG_BYTES}). */
+  MAX_LOG_BYTES?: string | number;
+  /** Per-reference budget in UTF-8 bytes (SPEC §5). */
+  MAX_REFERENCE_BYTES?: string | number;
+  /** Distinct sessions one prompt may cite (SPEC §5). */
+  MAX_REFERENCES?: string | number;
+  /** Default and maximum rows of `/candidates` (SPEC §5). */
+  CANDIDATE_LIMIT?: string | number;
+  /** Objects one reconcile page re-lists (default 1000, R2's page). */
+  RECONCILE_PAGE_SIZE?: string | number;
+}
+
+/** The tenant of a Worker with `AUTH_MODE = "none"`: its logs are under `tenants/default/`. */
+export const NO_AUTH_TENANT = 'default';
+
+/** Default `TENANT_PREFIX`. */
+export const DEFAULT_TENANT_PREFIX = 'tenants/';
+
+/** Default `MAX_UPLOAD_BYTES`: 100 MiB (a Workers request body may be at most 100 MB on the Free and Pro plans). */
+export const DEFAULT_MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
+
+/**
+ * Default `MAX_LOG_BYTES` at the edge: 64 MiB of decoded log per read (the library's own default is
+ * 4 GiB). Memory does not depend on it (logs are streamed), CPU time does: a read costs CPU in
+ * proportion to its decoded bytes (see docs/edge.md "Limits").
+ */
+export const EDGE_MAX_LOG_BYTES = 64 * 1024 * 1024;
+
+/** An optional numeric setting: a number, or decimal text (500 `SESSION_REFERENCE_INVALID_CONFIG` otherwise). */
+export function settingNumber(env: EdgeEnv, name: keyof EdgeEnv): number | undefined {
+  const value = env[name] as unknown;
+  if (value === undefined || value === null || value === '') return undefined;
+  if (typeof value === 'number') {
+    if (Number.isSafeInteger(value) && value > 0) return value;
+    throw fail('INVALID_CONFIG', `${name} must be a positive integer, got ${value}`);
+  }
+  return parsePositiveInteger(String(value), name, 'SESSION_REFERENCE_INVALID_CONFIG');
+}
+
+/** The service's configuration (SPEC §5) from `[vars]`. */
+export function serviceConfig(env: EdgeEnv): SessionReferenceConfig {
+  const config: SessionReferenceConfig = {};
+  const maxReferenceBytes = settingNumber(env, 'MAX_REFERENCE_BYTES');
+  const maxReferences = settingNumber(env, 'MAX_REFERENCES');
+  const candidateLimit = settingNumber(env, 'CANDIDATE_LIMIT');
+  if (maxReferenceBytes !== undefined) config.maxReferenceBytes = maxReferenceBytes;
+  if (maxReferences !== undefined) config.maxReferences = maxReferences;
+  if (candidateLimit !== undefined) config.candidateLimit = candidateLimit;
+  return config;
+}
+
+/** `TENANT_PREFIX`, or its default. */
+export function tenantRoot(env: EdgeEnv): string {
+  const prefix = env.TENANT_PREFIX;
+  if (prefix === undefined || prefix === '') return DEFAULT_TENANT_PREFIX;
+  if (typeof prefix !== 'string') throw fail('INVALID_CONFIG', 'TENANT_PREFIX must be a string');
+  return prefix;
+}
+
+/**
+ * The R2 key prefix of one tenant's logs (SPEC §17.3): `TENANT_PREFIX` + the tenant
+ * percent-encoded (`encodeURIComponent`: no `/` survives, so no tenant's prefix starts another's) + `/`.
+ */
+export function tenantPrefix(env: EdgeEnv, tenant: string): string {
+  return `${tenantRoot(env)}${encodeURIComponent(tenant)}/`;
+}
+
+/**
+ * The tenant and tenant-relative key of an R2 key, or `undefined` for a key outside
+ * `TENANT_PREFIX` (or whose tenant part is not one {@link tenantPrefix} writes).
+ */
+export function tenantOfKey(env: EdgeEnv, key: string): { tenant: string; prefix: string; path: string } | undefined {
+  const root = tenantRoot(env);
+  if (!key.startsWith(root)) return undefined;
+  const rest = key.slice(root.length);
+  const slash = rest.indexOf('/');
+  if (slash <= 0 || slash === rest.length - 1) return undefined;
+  const encoded = rest.slice(0, slash);
+  let tenant: string;
+  try {
+    tenant = decodeURIComponent(encoded);
+  } catch {
+    return undefined;
+  }
+  if (encodeURIComponent(tenant) !== encoded) return undefined;
+  return { tenant, prefix: `${root}${encoded}/`, path: rest.slice(slash + 1) };
+}
+
+/** The tenant's catalog (one `SessionCatalog` object per tenant, SPEC §17.5). */
+export function catalogOf(env: EdgeEnv, tenant: string): CatalogApi {
+  if (typeof env.CATALOG !== 'object' || env.CATALOG === null) {
+    throw fail('INVALID_CONFIG', 'the Worker has no Durable Object namespace bound as CATALOG (class SessionCatalog)');
+  }
+  return env.CATALOG.get(env.CATALOG.idFromName(tenant)) as unknown as CatalogApi;
+}
+
+/** The R2 bucket, checked to be bound. */
+export function bucketOf(env: EdgeEnv): R2Bucket {
+  if (typeof env.SESSIONS !== 'object' || env.SESSIONS === null) {
+    throw fail('INVALID_CONFIG', 'the Worker has no R2 bucket bound as SESSIONS');
+  }
+  return env.SESSIONS;
+}

@@ -1,0 +1,17 @@
+/**
+ * The edge service (SPEC §17): an authenticated, multi-tenant Cloudflare Worker over dsh session
+ * logs in R2, with a catalog per tenant in a SQLite-backed Durable Object. workerd only.
+ * A whole Worker:
+ * ```ts
+ * export { SessionCatalog } from 'dsh-session-reference/edge';
+ * import { createEdgeWorker } from 'dsh-session-reference/edge';
+ * export default createEdgeWorker();
+ * ```
+ * @module dsh-session-reference/edge
+ */
+export { createEdgeWorker, type EdgeWorker } from './worker.js';
+export { createEdgeApp, type EdgeOptions } from './app.js';
+export type { Authenticate } from './auth.js';
+export { NO_AUTH_TENANT, DEFAULT_TENANT_PREFIX, DEFAULT_MAX_UPLOAD_BYTES, EDGE_MAX_LOG_BYTES, type EdgeEnv } from './env.js';
+export type { CatalogRow } from './catalog-api.js';
+export { SessionCatalog } from './catalog/index.js';

@@ -1,0 +1,47 @@
+/**
+ * `{path}` of `/sessions/{path}` (SPEC §17.4): one or more segments of printable characters, none
+ * empty, `.` or `..`, read from the request's percent-encoded path segment by segment, so that the
+ * R2 key it names — the tenant's prefix + the path — never leaves the tenant's prefix.
+ * @module
+ */
+import { HttpError } from './http.js';
+
+/** Longest R2 key, in UTF-8 bytes (R2's limit). */
+export const MAX_KEY_BYTES = 1024;
+
+/**
+ * Characters a segment may not hold: controls (C0, DEL, C1), line and paragraph separators,
+ * surrogates (lone ones cannot be encoded anyway), the backslash (a path separator elsewhere) and
+ * `/` itself (an encoded `%2F` would make one segment two).
+ */
+const FORBIDDEN = /[\p{Cc}\p{Zl}\p{Zp}\p{Cs}\\/]/u;
+
+function badPath(message: string): HttpError {
+  return new HttpError(400, 'SESSION_REFERENCE_INVALID_ARGUMENT', message);
+}
+
+/**
+ * The tenant-relative key named by `encoded`, the path after `/sessions/` as the request carries
+ * it (percent-encoded). `prefix` is the tenant's prefix: prefix + key is at most
+ * {@link MAX_KEY_BYTES} UTF-8 bytes.
+ * @throws HttpError 400 `SESSION_REFERENCE_INVALID_ARGUMENT` naming what is wrong.
+ */
+export function sessionKey(encoded: string, prefix: string): string {
+  if (encoded === '') throw badPath('the path after /sessions/ must name the log (one or more segments)');
+  const segments = encoded.split('/').map((segment, index) => {
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(segment);
+    } catch {
+      throw badPath(`path segment ${index + 1} is not valid percent-encoded UTF-8`);
+    }
+    if (decoded === '') throw badPath(`path segment ${index + 1} is empty`);
+    if (decoded === '.' || decoded === '..') throw badPath(`path segment ${index + 1} is "${decoded}": a path never leaves the tenant's prefix`);
+    if (FORBIDDEN.test(decoded)) throw badPath(`path segment ${index + 1} holds a character that is not allowed (a control character, a separator, "\\" or an encoded "/")`);
+    return decoded;
+  });
+  const key = segments.join('/');
+  const bytes = new TextEncoder().encode(prefix + key).length;
+  if (bytes > MAX_KEY_BYTES) throw badPath(`the path is too long: the key would be ${bytes} UTF-8 bytes, at most ${MAX_KEY_BYTES}`);
+  return key;
+}

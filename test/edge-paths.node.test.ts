@@ -1,0 +1,91 @@
+/**
+ * `{path}` of `/sessions/{path}` (SPEC §17.4): one or more segments of printable characters, none
+ * empty, `.` or `..`; the key never leaves the tenant's prefix. Properties over hostile paths
+ * (dot segments plain and percent-encoded, backslashes, encoded slashes, control characters,
+ * invalid percent-encoding, very long paths); fast-check prints the seed of a failure.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { HttpError } from '../src/edge/http.js';
+import { MAX_KEY_BYTES, sessionKey } from '../src/edge/paths.js';
+
+const PREFIX = 'tenants/acme/';
+
+/** Pieces hostile paths are made of, raw or percent-encoded. */
+const hostilePiece = fc.oneof(
+  fc.constantFrom('..', '.', '%2e%2e', '%2E%2e', '.%2e', '%2e', '\\', '%5C', '%2F', '%2f', '/', '//', '%00', '%0A', '%7F', '%C2%85', '%E2%80%A8', '%FF', '%E0%80', '%', '%zz', 'a', 'é', '%C3%A9', 'session.v3.jsonl'),
+  fc.string({ unit: 'grapheme', maxLength: 8 }).map(encodeURIComponent),
+  fc.string({ maxLength: 8 }),
+);
+const hostilePath = fc.oneof(
+  fc.array(hostilePiece, { minLength: 0, maxLength: 12 }).map((pieces) => pieces.join('')),
+  fc.array(hostilePiece, { minLength: 1, maxLength: 8 }).map((pieces) => pieces.join('/')),
+  fc.integer({ min: 900, max: 1200 }).map((length) => 'x'.repeat(length)),
+);
+
+function keyOrRefusal(encoded: string): string | HttpError {
+  try {
+    return sessionKey(encoded, PREFIX);
+  } catch (error) {
+    if (error instanceof HttpError) return error;
+    throw error;
+  }
+}
+
+describe('sessionKey: the tenant-relative key of /sessions/{path}', () => {
+  it('refuses with 400 or gives a key of non-empty, non-dot, printable segments that stays inside the prefix', () => {
+    fc.assert(
+      fc.property(hostilePath, (encoded) => {
+        const result = keyOrRefusal(encoded);
+        if (result instanceof HttpError) {
+          expect(result.status).toBe(400);
+          expect(result.code).toBe('SESSION_REFERENCE_INVALID_ARGUMENT');
+          return;
+        }
+        const segments = result.split('/');
+        expect(segments.length).toBe(encoded.split('/').length);
+        for (const segment of segments) {
+          expect(segment).not.toBe('');
+          expect(segment).not.toBe('.');
+          expect(segment).not.toBe('..');
+          expect(segment).not.toMatch(/[\p{Cc}\p{Zl}\p{Zp}\\]/u);
+        }
+        expect(new TextEncoder().encode(PREFIX + result).length).toBeLessThanOrEqual(MAX_KEY_BYTES);
+        expect(`/${result}/`).not.toContain('/../');
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('gives back exactly the segments a client percent-encoded', () => {
+    const segment = fc
+      .string({ unit: 'grapheme', minLength: 1, maxLength: 20 })
+      .filter((text) => text !== '.' && text !== '..' && !/[\p{Cc}\p{Zl}\p{Zp}\p{Cs}\\/]/u.test(text));
+    fc.assert(
+      fc.property(fc.array(segment, { minLength: 1, maxLength: 6 }), (segments) => {
+        fc.pre(new TextEncoder().encode(PREFIX + segments.join('/')).length <= MAX_KEY_BYTES);
+        expect(sessionKey(segments.map(encodeURIComponent).join('/'), PREFIX)).toBe(segments.join('/'));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it.each([
+    ['', /one or more segments/],
+    ['a//b', /segment 2 is empty/],
+    ['a/', /segment 2 is empty/],
+    ['..', /"\.\."/],
+    ['a/%2e%2e/b', /segment 2 is "\.\."/],
+    ['%2E', /segment 1 is "\."/],
+    ['a%2Fb', /encoded "\/"/],
+    ['a%5Cb', /"\\"/],
+    ['a\\b', /"\\"/],
+    ['a%00b', /control character/],
+    ['%FF', /not valid percent-encoded UTF-8/],
+    ['x'.repeat(1100), /too long/],
+  ])('refuses %j', (encoded, message) => {
+    const result = keyOrRefusal(encoded);
+    expect(result).toBeInstanceOf(HttpError);
+    expect((result as HttpError).message).toMatch(message);
+  });
+});
