@@ -13,36 +13,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SignJWT } from 'jose';
-import { Miniflare } from 'miniflare';
+import { startEdgeWorker } from './edge-loopback.mjs';
 
 const ROOT = join(fileURLToPath(import.meta.url), '..', '..');
 const sessions = Number(process.argv[2] ?? 500);
 const SECRET = 'measure-push-secret-that-is-long-enough-0123456789';
 const SAMPLE = join(ROOT, 'samples/store/77-Dumen/session-904b047f-eb01-493f-b98a-391ecfae5b66/session.v3.jsonl');
 
-const outDir = mkdtempSync(join(tmpdir(), 'dsh-measure-push-worker-'));
 const store = mkdtempSync(join(tmpdir(), 'dsh-measure-push-store-'));
-execFileSync(process.execPath, [join(ROOT, 'scripts/build-edge.mjs'), '--bundle-only'], { cwd: ROOT, stdio: 'pipe' });
-execFileSync(join(ROOT, 'node_modules/.bin/wrangler'), ['deploy', '--dry-run', '--outdir', outDir], {
-  cwd: join(ROOT, 'examples/edge-worker'),
-  stdio: 'pipe',
-  env: { ...process.env, WRANGLER_SEND_METRICS: 'false' },
-});
-const mf = new Miniflare({
-  modules: true,
-  scriptPath: join(outDir, 'worker.js'),
-  modulesRoot: outDir,
-  modulesRules: [{ type: 'CompiledWasm', include: ['**/*.wasm'] }],
-  compatibilityDate: '2026-04-01',
-  compatibilityFlags: ['enable_request_signal'],
-  r2Buckets: ['SESSIONS'],
-  durableObjects: { CATALOG: { className: 'SessionCatalog', useSQLite: true } },
-  bindings: { AUTH_JWT_SECRET: SECRET },
-  host: '127.0.0.1',
-  port: 0,
-});
+const worker = await startEdgeWorker({ AUTH_JWT_SECRET: SECRET });
 try {
-  const url = (await mf.ready).href;
+  const { url } = worker;
   const token = await new SignJWT({ sub: 'measure' }).setProtectedHeader({ alg: 'HS256' }).setExpirationTime('2h').sign(new TextEncoder().encode(SECRET));
   const [first, ...rest] = readFileSync(SAMPLE, 'utf8').split('\n');
   let bytes = 0;
@@ -68,7 +49,6 @@ try {
   const secondRun = push();
   console.log(JSON.stringify({ sessions, storeBytes: bytes, first: firstRun, second: secondRun, secondOverFirst: Number((secondRun.ms / firstRun.ms).toFixed(3)) }));
 } finally {
-  await mf.dispose();
-  rmSync(outDir, { recursive: true, force: true });
+  await worker.dispose();
   rmSync(store, { recursive: true, force: true });
 }

@@ -5,13 +5,11 @@
  * an HS256 token signed by jose. The client's answers are compared with the local service's over
  * the same store on disk.
  */
-import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { SignJWT } from 'jose';
-import { Miniflare } from 'miniflare';
+import type { Miniflare } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEdgeClient, type EdgeClient, type EdgeResponseCause } from '../src/edge/client.js';
 import { createSessionReferences, formatSessionReferenceMention, type SessionReferences, type UserMessage } from '../src/index.js';
@@ -19,16 +17,16 @@ import { main } from '../src/node/main.js';
 import { PUSH_TOKEN_VARIABLE, type PushSummary } from '../src/node/push.js';
 import { sampleStoreRoot } from '../src/node/samples.js';
 import { createDshStoreSessionQuery } from '../src/node/store.js';
+import { startEdgeWorker } from '../scripts/edge-loopback.mjs';
 import { expectRejectCode } from './helpers.js';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SECRET = 'edge-client-test-secret-that-is-long-enough-0123456789';
 const TARGET = { id: 'session-7d2f4c1a-93be-4f6e-8a05-c1e4b2d97a30', cwd: '/home/user/projects/01_unicorn/77-Dumen' };
 const DUMEN_ID = 'session-904b047f-eb01-493f-b98a-391ecfae5b66';
 const LEDGER_ID = 'session-91f4b0c6-2e7d-4a83-bd15-6c0e9a4f27d8';
 const ZSTD_ID = 'session-4e6a2d9f-b1c8-47e0-9f35-a8d21c6b0e74';
 
-let outDir: string;
+let worker: Awaited<ReturnType<typeof startEdgeWorker>>;
 let mf: Miniflare;
 let url: string;
 let token: string;
@@ -38,35 +36,15 @@ let client: EdgeClient;
 const tokenFor = (sub: string, secret = SECRET) => new SignJWT({ sub }).setProtectedHeader({ alg: 'HS256' }).setExpirationTime('10m').sign(new TextEncoder().encode(secret));
 
 beforeAll(async () => {
-  execFileSync(process.execPath, [join(ROOT, 'scripts/build-edge.mjs'), '--bundle-only'], { cwd: ROOT, stdio: 'pipe' });
-  outDir = mkdtempSync(join(tmpdir(), 'dsh-edge-client-'));
-  execFileSync(join(ROOT, 'node_modules/.bin/wrangler'), ['deploy', '--dry-run', '--outdir', outDir], {
-    cwd: join(ROOT, 'examples/edge-worker'),
-    stdio: 'pipe',
-    env: { ...process.env, WRANGLER_SEND_METRICS: 'false', NO_COLOR: '1' },
-  });
-  mf = new Miniflare({
-    modules: true,
-    scriptPath: join(outDir, 'worker.js'),
-    modulesRoot: outDir,
-    modulesRules: [{ type: 'CompiledWasm', include: ['**/*.wasm'] }],
-    compatibilityDate: '2026-04-01',
-    compatibilityFlags: ['enable_request_signal'],
-    r2Buckets: ['SESSIONS'],
-    durableObjects: { CATALOG: { className: 'SessionCatalog', useSQLite: true } },
-    bindings: { AUTH_JWT_SECRET: SECRET },
-    host: '127.0.0.1',
-    port: 0,
-  });
-  url = (await mf.ready).href;
+  worker = await startEdgeWorker({ AUTH_JWT_SECRET: SECRET });
+  ({ url, miniflare: mf } = worker);
   token = await tokenFor('acme');
   local = createSessionReferences({ sessionQuery: createDshStoreSessionQuery({ root: sampleStoreRoot() }) });
   client = createEdgeClient({ url, token });
 });
 
 afterAll(async () => {
-  await mf?.dispose();
-  if (outDir) rmSync(outDir, { recursive: true, force: true });
+  await worker?.dispose();
 });
 
 function io(env: Record<string, string>) {
