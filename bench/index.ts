@@ -3,7 +3,8 @@
  * measured side by side", in one process. Prints one table row per measured ratio next to its
  * target and exits with status 1 when any ratio misses its target.
  *
- * Flags: `--only parse,editor,retention,discovery,codec,dsh,store,search` (sections; `dsh`: ours vs the
+ * Flags: `--only parse,editor,retention,discovery,codec,dsh,store,search,catalog,edge` (sections;
+ * `edge-bundle`: the upload of the three-line edge Worker; `dsh`: ours vs the
  * dsh host's own plugin; `store-prepare`, `store-list`, `store-titles`, `store-rss`, `store-edge`, `store-worst` for one part of
  * `store`), `--quick` (fewer samples and smaller inputs, for a smoke run; not for RESULTS.md),
  * `--write` (rewrite bench/RESULTS.md with the table).
@@ -45,6 +46,8 @@ import {
   surfaceSnapshot,
 } from './generators.js';
 import { evictCaches, formatMs, measure, type Case } from './harness.js';
+import { benchCatalog } from './catalog.js';
+import { benchEdgeBundle } from './edge-worker.js';
 import { benchSearch } from './search.js';
 import { benchStores, rssChild } from './store.js';
 import { benchZstdDamage } from './zstd-damage.js';
@@ -435,6 +438,23 @@ async function benchDiscovery(): Promise<void> {
     ratioRow('discovery', `listCandidates vs plain filter, query ${JSON.stringify(query)}`, l, f, 3, `${formatMs(l)} / ${formatMs(f)}; ${matches} match`);
     countRow('discovery', `title reads, query ${JSON.stringify(query)} (limit ${limit})`, reads, limit, `${calls} call, ${found.length} candidates`);
   }
+  // Word matching (SPEC §15.10) against dsh's substring rule over the same listing: folding a field
+  // that is not ASCII (NFKD, marks removed, NFC: a seventh of these ids, `sessión-…-日志`) is what
+  // costs more; ≤ 3× as listCandidates against a plain filter above (about 2–2.4× measured).
+  const byWords = createSessionReferences({ sessionQuery: host, config: { candidateMatch: 'words' } });
+  for (const query of ['repo', 'work re', 'zz']) {
+    const found = await byWords.listCandidates(agent, query, limit);
+    const times = await measure(
+      [
+        { name: 'words', op: () => byWords.listCandidates(agent, query, limit), async: true },
+        { name: 'substring', op: () => refs.listCandidates(agent, query.split(' ')[0], limit), async: true },
+      ],
+      { samples: quick ? 5 : 15 },
+    );
+    const w = times.get('words')!;
+    const sub = times.get('substring')!;
+    ratioRow('discovery', `candidateMatch words vs substring, query ${JSON.stringify(query)}`, w, sub, 3, `${formatMs(w)} / ${formatMs(sub)}; ${found.length} candidates`);
+  }
   // Title matching (SPEC §6.7): the host's titles are `Title <position in its batch>`, so "title 4"
   // matches 11 of every 50; 50 candidates need 5 batches of 50, never all 100,000 titles.
   const titled = createSessionReferences({ sessionQuery: host, config: { matchTitles: true } });
@@ -700,6 +720,8 @@ async function main(): Promise<void> {
   if (['store', 'store-prepare', 'store-list', 'store-titles', 'store-rss', 'store-edge', 'store-worst'].some(wants)) await benchStores({ ratioRow, countRow, wants, quick });
   if (wants('zstd-damage')) await benchZstdDamage({ ratioRow, quick });
   if (wants('search')) await benchSearch({ ratioRow, countRow, wants, quick });
+  if (wants('catalog')) await benchCatalog({ ratioRow, countRow, wants, quick });
+  if (wants('edge') || wants('edge-bundle')) benchEdgeBundle({ ratioRow, countRow, wants, quick });
   const misses = rows.filter((row) => row.ok === false);
   console.log(`\n${table()}\n`);
   console.log(`${rows.filter((row) => row.ok === true).length} within target, ${misses.length} missed; ${((performance.now() - started) / 1000).toFixed(0)} s`);

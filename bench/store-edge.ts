@@ -3,11 +3,12 @@
  * cited through the edge Worker in plain workerd and through the CLI, each checked against the
  * library's own result (issue 14 acceptance, SPEC §11.2.2, §12.2).
  *
- * - The Worker: `npm run build:edge` bundles it; the logs are uploaded under dsh layout keys into a
- *   persisted R2 bucket (a streamed put: a one-line upload Worker pipes each request body into
- *   `SESSIONS.put` through a `FixedLengthStream`, as R2 wants a known length); then a plain
- *   Miniflare (no compatibility flags, no nodejs_compat) runs the bundle alone over that bucket,
- *   and `POST /prepare` cites the huge session. Two rows: the growth of the workerd process's
+ * - The Worker: the three-line Worker of examples/edge-worker as `wrangler deploy --dry-run` builds
+ *   it (bench/edge-worker.ts); the logs are uploaded under dsh layout keys, in the bench tenant's
+ *   prefix, into a persisted R2 bucket (a streamed put: a one-line upload Worker pipes each request
+ *   body into `SESSIONS.put` through a `FixedLengthStream`, as R2 wants a known length); then
+ *   Miniflare (no nodejs_compat) runs the Worker over that bucket with its `SessionCatalog`,
+ *   `POST /reconcile` catalogs the logs, and `POST /prepare` cites the huge session (one R2 get). Two rows: the growth of the workerd process's
  *   peak RSS during that request (its `VmHWM` is reset through `/proc/PID/clear_refs` first,
  *   after a warm-up request) against 128 MiB + 100 B per event, as in `store-rss` (the process
  *   also runs Miniflare's R2 emulation, so its memory is in the figure); and the peak memory of
@@ -30,6 +31,7 @@ import type { Miniflare as MiniflareType, MiniflareOptions } from 'miniflare';
 import { createSessionReferences, formatSessionReferenceMention, type UserMessage } from '../src/index.js';
 import { createDshStoreSessionQuery } from '../src/node/index.js';
 import { formatMs } from './harness.js';
+import { BENCH_TENANT_PREFIX, buildEdgeWorker, COMPATIBILITY_DATE, edgeOptions, type BuiltWorker } from './edge-worker.js';
 import { isolatePeak } from './inspector.js';
 import { resetPeak, statusBytes } from './memory.js';
 import type { StoreBenchHooks } from './store.js';
@@ -38,11 +40,8 @@ import { hugeLog, hugeLogAllowance, hugeLogForms, writeLog, type HugeLog } from 
 const MIB = 1 << 20;
 const BENCH = process.env.BENCH_DIR ?? 'bench';
 const ROOT = join(BENCH, '..');
-export const WORKER = join(ROOT, 'examples', 'edge-worker', 'dist', 'worker.js');
 const CLI = join(ROOT, 'dist', 'node', 'cli.js');
 const PEAK_RSS = join(BENCH, 'peak-rss.mjs');
-/** The Worker's compatibility date (examples/edge-worker/wrangler.toml). */
-export const COMPATIBILITY_DATE = '2026-04-01';
 
 /** The session the prompt is written in (`as`), and a small one the warm-up request cites. */
 const TARGET = { id: 'bench-target', cwd: '/work/bench' };
@@ -114,7 +113,7 @@ async function uploadBucket(persist: string, files: Map<string, string>): Promis
   try {
     for (const [key, path] of files) {
       const size = statSync(path).size;
-      const response = await mf.dispatchFetch(`http://upload.test/${encodeURIComponent(key)}`, {
+      const response = await mf.dispatchFetch(`http://upload.test/${encodeURIComponent(BENCH_TENANT_PREFIX + key)}`, {
         method: 'PUT',
         headers: { 'x-length': String(size) },
         body: Readable.toWeb(createReadStream(path, { highWaterMark: MIB })) as never,
@@ -147,18 +146,19 @@ async function userWorkerTarget(mf: MiniflareType): Promise<string> {
 }
 
 /** Peak RSS growth of workerd and peak heap of the Worker's isolate during one `POST /prepare` citing the huge log, and the answer. */
-async function preparedByWorker(persist: string, log: HugeLog): Promise<WorkerRun> {
+async function preparedByWorker(worker: BuiltWorker, persist: string, log: HugeLog): Promise<WorkerRun> {
   const before = workerdChildren();
   // The Worker's default MAX_LOG_BYTES (64 MiB, for Workers' CPU limits) would refuse the 1 GiB log.
-  const bindings = { MAX_LOG_BYTES: String(4 * 1024 * MIB) };
-  // wrangler.toml's rules: the chunks are ES modules, libzstd.wasm a compiled module.
-  const modulesRules = [
-    { type: 'ESModule' as const, include: ['**/*.js'] },
-    { type: 'CompiledWasm' as const, include: ['**/*.wasm'] },
-  ];
-  const mf = await miniflare({ modules: true, scriptPath: WORKER, modulesRules, compatibilityDate: COMPATIBILITY_DATE, r2Buckets: ['SESSIONS'], r2Persist: persist, inspectorPort: 0, bindings });
+  const mf = await miniflare({ ...edgeOptions(worker, { MAX_LOG_BYTES: String(4 * 1024 * MIB) }, persist), inspectorPort: 0 });
   try {
     await mf.ready;
+    // The logs were written to the bucket directly: the catalog learns them by reconciling.
+    for (let done = false; !done; ) {
+      const response = await mf.dispatchFetch('http://edge.test/reconcile', { method: 'POST' });
+      const body = await response.text();
+      if (response.status !== 200) throw new Error(`POST /reconcile answered ${response.status}: ${body.slice(0, 500)}`);
+      done = (JSON.parse(body) as { done: boolean }).done;
+    }
     const started = [...workerdChildren()].filter((pid) => !before.has(pid));
     if (started.length !== 1) throw new Error(`expected one new workerd process, found ${started.length}`);
     const pid = started[0]!;
@@ -209,7 +209,7 @@ export function build(args: string[]): void {
 const mib = (bytes: number) => (bytes / MIB).toFixed(0);
 
 /** The rows of one huge log, plain and zstd: the Worker's and the CLI's peak RSS growth, each answer checked against the library's. */
-async function benchLog(dir: string, hooks: StoreBenchHooks, log: HugeLog): Promise<void> {
+async function benchLog(dir: string, hooks: StoreBenchHooks, worker: BuiltWorker, log: HugeLog): Promise<void> {
   const message = citing(log.id);
   const size = `${mib(log.bytes)} MiB${log.compacted ? '' : ' never compacted'}`;
   let plainAnswer: string | undefined;
@@ -221,13 +221,13 @@ async function benchLog(dir: string, hooks: StoreBenchHooks, log: HugeLog): Prom
 
     const persist = join(dir, `edge-r2-${log.id}-${form.kind}`);
     await uploadBucket(persist, files);
-    const worker = await preparedByWorker(persist, log);
+    const run = await preparedByWorker(worker, persist, log);
     rmSync(persist, { recursive: true, force: true });
-    if (worker.body !== expected) throw new Error(`the Worker's answer for the ${form.kind} log ${log.id} differs from the library's`);
-    const growth = worker.peak - worker.baseline;
+    if (run.body !== expected) throw new Error(`the Worker's answer for the ${form.kind} log ${log.id} differs from the library's`);
+    const growth = run.peak - run.baseline;
     const allowed = hugeLogAllowance(log);
-    hooks.countRow('store', `peak RSS growth MiB, edge Worker in workerd, ${size} ${form.kind}`, Math.round(growth / MIB), Math.floor(allowed / MIB), `${mib(growth)} MiB ≤ 128 MiB + 100 B × ${log.events} events; workerd ${mib(worker.baseline)} → ${mib(worker.peak)} MiB (R2 emulation included); request ${formatMs(worker.ms)}; answer = library's`);
-    hooks.countRow('store', `peak isolate heap MiB, edge Worker in workerd, ${size} ${form.kind}`, Math.round(worker.isolate.peak / MIB), 128, `${mib(worker.isolate.peak)} MiB ≤ 128 MiB (Workers limit): committed V8 heap + ArrayBuffer backing stores of the Worker's isolate (inspector, every 20 ms), ${mib(worker.isolate.before)} MiB before; peaks of the parts: ${mib(worker.isolate.parts.used)} MiB heap used, ${mib(worker.isolate.parts.committed)} committed, ${mib(worker.isolate.parts.backing)} backing stores`);
+    hooks.countRow('store', `peak RSS growth MiB, edge Worker in workerd, ${size} ${form.kind}`, Math.round(growth / MIB), Math.floor(allowed / MIB), `${mib(growth)} MiB ≤ 128 MiB + 100 B × ${log.events} events; workerd ${mib(run.baseline)} → ${mib(run.peak)} MiB (R2 emulation and the catalog included); request ${formatMs(run.ms)}; answer = library's`);
+    hooks.countRow('store', `peak isolate heap MiB, edge Worker in workerd, ${size} ${form.kind}`, Math.round(run.isolate.peak / MIB), 128, `${mib(run.isolate.peak)} MiB ≤ 128 MiB (Workers limit): committed V8 heap + ArrayBuffer backing stores of the Worker's isolate (inspector, every 20 ms), ${mib(run.isolate.before)} MiB before; peaks of the parts: ${mib(run.isolate.parts.used)} MiB heap used, ${mib(run.isolate.parts.committed)} committed, ${mib(run.isolate.parts.backing)} backing stores`);
 
     const cli = preparedByCli(root, message);
     const id = cli.answer.message.id;
@@ -243,10 +243,14 @@ async function benchLog(dir: string, hooks: StoreBenchHooks, log: HugeLog): Prom
 
 export async function benchEdge(dir: string, hooks: StoreBenchHooks): Promise<void> {
   console.log('\nStores — a 1 GiB log through the edge Worker in plain workerd and through the CLI (SPEC §11.2.2, §12.2)');
-  build([process.execPath, join(ROOT, 'examples', 'edge-worker', 'build.mjs')]);
+  const worker = buildEdgeWorker();
   build(['npm', 'run', 'build']);
   writeLog(join(dir, 'edge-target.jsonl'), 1, 11, TARGET.id, TARGET.cwd);
   writeLog(join(dir, 'edge-warm.jsonl'), MIB, 12, WARM, TARGET.cwd);
   // The log as dsh writes a long session (compacted), then one whose surface keeps every message.
-  for (const compacted of [true, false]) await benchLog(dir, hooks, hugeLog(dir, hooks.quick, compacted));
+  try {
+    for (const compacted of [true, false]) await benchLog(dir, hooks, worker, hugeLog(dir, hooks.quick, compacted));
+  } finally {
+    worker.remove();
+  }
 }

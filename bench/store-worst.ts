@@ -1,19 +1,20 @@
 /**
  * `npm run bench -- --only store-worst`: what the worst valid object of a given size costs one
- * request of the edge Worker (issue 21, SPEC §11.2.1). The object is 16 KiB of zstd: a header
+ * request of the edge service (issue 21, SPEC §11.2.1). The object is 16 KiB of zstd: a header
  * frame, then RLE blocks of `\n` — 4,096 blocks of 128 KiB, 512 MiB of blank lines, the most log a
- * 16 KiB object can decode to (4 bytes per 128 KiB block). `GET /candidates?titles=1&q=…` reads
- * its title, so the Worker reads it whole, up to its `MAX_LOG_BYTES` (default 64 MiB): the row is
- * the workerd process's CPU time for that request (utime + stime from /proc/PID/stat, median of 3,
- * after a warm-up request), against 2.5 s — a twelfth of the 30 s of CPU a Workers Paid request
- * has by default (the Free plan's 10 ms cannot read any log of size). The Worker runs built
- * (`npm run build:edge`) in plain Miniflare, as in `store-edge`; its answer must list the object's
- * session under its id (its title read stopped at the limit).
+ * 16 KiB object can decode to (4 bytes per 128 KiB block). Listings read the catalog only (SPEC
+ * §17.5), so a log is read whole when it is stored: `PUT /sessions/{path}` peeks its header, streams
+ * it to R2, and the catalog reads it up to `MAX_LOG_BYTES` (default 64 MiB), where the read fails
+ * and the upload is refused (400 `SESSION_REFERENCE_INVALID_LOG`, the object deleted again). The
+ * row is the workerd process's CPU time for that request (utime + stime from /proc/PID/stat,
+ * median of 3, after a warm-up upload of a small log), against 2.5 s — a twelfth of the 30 s of
+ * CPU a Workers Paid request has by default. The Worker runs as `wrangler deploy --dry-run` builds
+ * it (bench/edge-worker.ts), as in `store-edge`.
  */
 import { readFileSync } from 'node:fs';
-import type { SessionCandidate } from '../src/index.js';
 import { formatMs } from './harness.js';
-import { build, COMPATIBILITY_DATE, miniflare, WORKER, workerdChildren } from './store-edge.js';
+import { buildEdgeWorker, edgeOptions } from './edge-worker.js';
+import { miniflare, workerdChildren } from './store-edge.js';
 import type { StoreBenchHooks } from './store.js';
 
 const BLOCK = 128 * 1024;
@@ -56,49 +57,46 @@ function cpuTicks(pid: number): number {
 
 export async function benchWorst(hooks: StoreBenchHooks): Promise<void> {
   console.log('\nStores — the worst valid 16 KiB object through the edge Worker (SPEC §11.2.1)');
-  build([process.execPath, 'examples/edge-worker/build.mjs']);
+  const worker = buildEdgeWorker();
   const head = rawFrame(headerLine('worst-blank-lines', '/elsewhere'));
   const worst = new Uint8Array(head.length + 6 + 4 * BLOCKS);
   worst.set(head);
   worst.set(rleFrame(0x0a, BLOCKS), head.length);
   const before = workerdChildren();
-  const mf = await miniflare({ modules: true, scriptPath: WORKER, compatibilityDate: COMPATIBILITY_DATE, r2Buckets: ['SESSIONS'] });
+  const mf = await miniflare(edgeOptions(worker));
   try {
     await mf.ready;
     const started = [...workerdChildren()].filter((pid) => !before.has(pid));
     if (started.length !== 1) throw new Error(`expected one new workerd process, found ${started.length}`);
     const pid = started[0]!;
-    const bucket = (await mf.getR2Bucket('SESSIONS')) as unknown as { put(key: string, value: string | Uint8Array): Promise<unknown> };
-    await bucket.put('bench/target/session.v3.jsonl', headerLine('worst-target', '/work/bench'));
-    await bucket.put('bench/worst/session.v3.jsonl.zstd', worst);
-    const candidates = async (query: string) => {
-      const response = await mf.dispatchFetch(`http://edge.test/candidates?as=worst-target${query}`);
-      const body = await response.text();
-      if (response.status !== 200) throw new Error(`GET /candidates answered ${response.status}: ${body.slice(0, 500)}`);
-      return JSON.parse(body) as SessionCandidate[];
+    const put = async (key: string, body: Uint8Array) => {
+      const response = await mf.dispatchFetch(`http://edge.test/sessions/${key}`, { method: 'PUT', body, headers: { 'content-length': String(body.length) } });
+      return { status: response.status, body: await response.text() };
     };
-    await candidates(''); // warm-up: compiles the listing's code paths, reads no title
+    const warm = await put('bench/target/session.v3.jsonl', encoder.encode(headerLine('worst-target', '/work/bench')));
+    if (warm.status !== 200) throw new Error(`the warm-up PUT answered ${warm.status}: ${warm.body.slice(0, 500)}`);
     const samples: Array<{ ms: number; wall: number }> = [];
     for (let i = 0; i < 3; i++) {
       const ticks = cpuTicks(pid);
       const sent = performance.now();
-      const rows = await candidates('&titles=1&q=title');
+      const refused = await put('bench/worst/session.v3.jsonl.zstd', worst);
       const wall = performance.now() - sent;
       samples.push({ ms: (cpuTicks(pid) - ticks) * 10, wall });
-      // No row matches "title" (the title read stopped at the limit, so the row has none).
-      if (rows.length !== 0) throw new Error(`expected no candidate, got ${JSON.stringify(rows)}`);
+      // Past MAX_LOG_BYTES: refused, and nothing stays stored.
+      if (refused.status !== 400 || !refused.body.includes('SESSION_REFERENCE_INVALID_LOG')) throw new Error(`expected 400 INVALID_LOG, got ${refused.status}: ${refused.body.slice(0, 500)}`);
     }
     samples.sort((a, b) => a.ms - b.ms);
     const { ms, wall } = samples[1]!;
     const limitMib = 64;
     hooks.countRow(
       'store',
-      'ms CPU of GET /candidates?titles=1, edge Worker, a 16 KiB zstd object of blank lines (512 MiB decoded)',
+      'ms CPU of PUT /sessions/{path}, edge service, a 16 KiB zstd object of blank lines (512 MiB decoded)',
       ms,
       TARGET_MS,
-      `workerd CPU, median of 3: ${formatMs(ms)} (${(ms / limitMib).toFixed(1)} ms per MiB decoded) ≤ ${TARGET_MS} ms; the read stops at the Worker's MAX_LOG_BYTES default of ${limitMib} MiB (the library's 4 GiB would cost ~${((ms / limitMib) * 512 / 1000).toFixed(0)} s for all 512 MiB); request ${formatMs(wall)}`,
+      `workerd CPU, median of 3: ${formatMs(ms)} (${(ms / limitMib).toFixed(1)} ms per MiB decoded) ≤ ${TARGET_MS} ms; the catalog's read stops at the Worker's MAX_LOG_BYTES default of ${limitMib} MiB (the library's 4 GiB would cost ~${((ms / limitMib) * 512 / 1000).toFixed(0)} s for all 512 MiB); request ${formatMs(wall)}`,
     );
   } finally {
     await mf.dispose();
+    worker.remove();
   }
 }

@@ -7,7 +7,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -47,6 +47,7 @@ let outDir: string;
 let jwks: Server;
 let jwksUrl: string;
 let es256: { privateKey: CryptoKey; publicKey: CryptoKey };
+let rs256: { privateKey: CryptoKey; publicKey: CryptoKey };
 const miniflares: Miniflare[] = [];
 
 interface ErrorBody {
@@ -63,10 +64,12 @@ beforeAll(async () => {
     env: { ...process.env, WRANGLER_SEND_METRICS: 'false', NO_COLOR: '1' },
   });
   es256 = await generateKeyPair('ES256', { extractable: true });
+  rs256 = await generateKeyPair('RS256', { extractable: true });
   const jwk = { ...(await exportJWK(es256.publicKey)), kid: 'k1', alg: 'ES256', use: 'sig' };
+  const rsaJwk = { ...(await exportJWK(rs256.publicKey)), kid: 'access-1', alg: 'RS256', use: 'sig' };
   jwks = createServer((_request, response) => {
     response.writeHead(200, { 'content-type': 'application/json' });
-    response.end(JSON.stringify({ keys: [jwk] }));
+    response.end(JSON.stringify({ keys: [jwk, rsaJwk] }));
   });
   await new Promise<void>((done) => jwks.listen(0, '127.0.0.1', done));
   const address = jwks.address();
@@ -210,6 +213,20 @@ describe('authentication (SPEC §17.3)', () => {
     expect(viaJwks.status).toBe(404);
     const other = await generateKeyPair('ES256');
     await expectUnauthenticated(await client(mf, await sign(other.privateKey)).call('/candidates?as=x'), /signature/);
+  });
+
+  it('accepts a Cloudflare Access token (RS256, audience list) from Cf-Access-Jwt-Assertion', async () => {
+    const token = await new SignJWT({ sub: 'user-1', email: 'a@example.com' })
+      .setProtectedHeader({ alg: 'RS256', kid: 'access-1' })
+      .setIssuer(ISSUER)
+      .setAudience([AUDIENCE, 'another-app'])
+      .setExpirationTime('5m')
+      .sign(rs256.privateKey);
+    const response = (await mf.dispatchFetch('https://edge.test/candidates?as=unknown-session', { headers: { 'cf-access-jwt-assertion': token } })) as unknown as Response;
+    expect(response.status).toBe(404);
+    const hs256Only = service({ AUTH_JWT_SECRET: SECRET, AUTH_ISSUER: ISSUER, AUTH_AUDIENCE: AUDIENCE });
+    const refused = (await hs256Only.dispatchFetch('https://edge.test/candidates?as=x', { headers: { authorization: `Bearer ${token}` } })) as unknown as Response;
+    await expectUnauthenticated(refused, /algorithm/);
   });
 
   it('denies every request when no authentication is configured; AUTH_MODE = "none" opens it', async () => {
@@ -359,6 +376,21 @@ describe('the service over real logs (SPEC §17.4–§17.6)', () => {
     expect(rows.rows).toHaveLength(6);
   });
 
+  it('stores a log sent in 1-byte chunks with its Content-Length (the header found on a bounded peek)', async () => {
+    const bytes = zstdLog(sessionLogText({ id: 'trickled', createdAt: 1_970_000_000_000, turns: [['user', 'slowly'], ['assistant', 'byte by byte']] }), 1);
+    let at = 0;
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (at === bytes.length) controller.close();
+        else controller.enqueue(bytes.subarray(at, ++at));
+      },
+    });
+    const response = await acme.call('/sessions/side/trickled.jsonl.zstd', { method: 'PUT', body: stream, duplex: 'half', headers: { 'content-length': String(bytes.length) } } as RequestInit);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ sessionId: 'trickled', size: bytes.length, etag: md5(bytes) });
+    expect((await acme.call('/sessions/side/trickled.jsonl.zstd', { method: 'DELETE' })).status).toBe(200);
+  });
+
   it('answers CORS preflights and adds CORS headers with Vary: Origin for allowed origins only', async () => {
     const preflight = (await mf.dispatchFetch('https://edge.test/candidates', {
       method: 'OPTIONS',
@@ -392,6 +424,26 @@ describe('the service over real logs (SPEC §17.4–§17.6)', () => {
     expect(after.body.map((row) => row.sessionId)).not.toContain(ZSTD_ID);
   });
 
+  it('serves a cited object changed behind the catalog as it is now, and refreshes its row', async () => {
+    const key = 'tenants/acme/side/changing.jsonl';
+    const before = sessionLogText({ id: 'changing', createdAt: 1_960_000_000_000, title: 'Before', turns: [['user', 'the old words']] });
+    expect((await acme.put('side/changing.jsonl', before)).status).toBe(200);
+    const bucket = await mf.getR2Bucket('SESSIONS');
+    await bucket.put(key, sessionLogText({ id: 'changing', createdAt: 1_960_000_000_000, title: 'After', turns: [['user', 'the new words']] }));
+    const { status, body } = await acme.prepare(TARGET_ID, `see ${formatSessionReferenceMention({ sessionId: 'changing', label: 'c' })}`);
+    expect(status).toBe(200);
+    expect(JSON.stringify(body.message)).toContain('the new words');
+    expect(JSON.stringify(body.message)).not.toContain('the old words');
+    const listed = await acme.candidates(`as=${TARGET_ID}&q=changing`);
+    expect(listed.body.map((row) => row.label)).toEqual(['After']);
+  });
+
+  it('answers a 401 with CORS headers for an allowed origin (a browser can read why)', async () => {
+    const response = await client(mf, undefined).call(`/candidates?as=${TARGET_ID}`, { headers: { origin: 'https://app.example.com' } });
+    expect(response.status).toBe(401);
+    expect(response.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
+  });
+
   it('DELETE /sessions/{path} removes the object and its row (read-your-writes); v2 then serves', async () => {
     const response = await acme.call(`/sessions/ledger-service/${LEDGER_ID}/session.v3.jsonl`, { method: 'DELETE' });
     expect(response.status).toBe(200);
@@ -416,12 +468,13 @@ describe('the service over real logs (SPEC §17.4–§17.6)', () => {
       attempts: 1,
       body: { account: 'a', bucket: 'dsh-sessions', action, object: { key, size: bytes.length, eTag: put?.etag }, eventTime },
     });
+    const malformed = { id: 'malformed', timestamp: new Date(), attempts: 1, body: { action: 'PutObject', object: { key: 'tenants/acme/x.jsonl' } } };
     const outside = { id: 'outside', timestamp: new Date(), attempts: 1, body: { action: 'PutObject', object: { key: 'elsewhere/x.jsonl', size: 1, eTag: 'x' }, eventTime: new Date().toISOString() } };
     const createdNote = note('PutObject', new Date().toISOString());
-    const created = await worker.queue(QUEUE, [createdNote, outside]);
+    const created = await worker.queue(QUEUE, [createdNote, outside, malformed]);
     expect(created.outcome).toBe('ok');
     expect(created.retryMessages).toEqual([]);
-    expect([...created.explicitAcks].sort()).toEqual([createdNote.id, 'outside'].sort());
+    expect([...created.explicitAcks].sort()).toEqual([createdNote.id, 'malformed', 'outside'].sort());
     const listed = await acme.candidates(`as=${TARGET_ID}`);
     expect(listed.body.find((row) => row.sessionId === 'from-the-side')).toMatchObject({ label: 'Written by rclone' });
     await bucket.delete(key);
@@ -444,11 +497,89 @@ describe('the service over real logs (SPEC §17.4–§17.6)', () => {
     expect((await acme.candidates(`as=${TARGET_ID}`)).body.map((row) => row.sessionId)).not.toContain('reconciled');
   });
 
+  it('answers /candidates and /search from the catalog alone: they still answer with the bucket emptied behind it', async () => {
+    const initech = client(mf, await hs256({ sub: 'initech' }));
+    for (const [path, bytes] of [['a.jsonl', TARGET], ['b.jsonl', DUMEN]] as const) expect((await initech.put(path, bytes)).status).toBe(200);
+    const before = await initech.candidates(`as=${TARGET_ID}`);
+    const hitsBefore = await (await initech.call(`/search?as=${TARGET_ID}&q=gemini`)).json();
+    const bucket = await mf.getR2Bucket('SESSIONS');
+    for (const path of ['a.jsonl', 'b.jsonl']) await bucket.delete(`tenants/initech/${path}`);
+    const after = await initech.candidates(`as=${TARGET_ID}`);
+    expect(after.status).toBe(200);
+    expect(after.body).toEqual(before.body);
+    expect(after.body.map((row) => row.sessionId)).toEqual([DUMEN_ID]);
+    expect(await (await initech.call(`/search?as=${TARGET_ID}&q=gemini`)).json()).toEqual(hitsBefore);
+  });
+
   it('answers 404 for an unknown route and 405 with Allow for a wrong method', async () => {
     const route = await acme.call('/nowhere');
     expect(route.status).toBe(404);
     const method = await acme.call('/candidates', { method: 'POST' });
     expect(method.status).toBe(405);
     expect(method.headers.get('allow')).toBe('GET, HEAD');
+  });
+});
+
+/** An app with its own router that mounts the routes (SPEC §17.2), built by wrangler like the three lines. */
+const MOUNTED_WORKER = `import { Hono } from 'hono';
+import { createEdgeApp } from 'dsh-session-reference/edge';
+export { SessionCatalog } from 'dsh-session-reference/edge';
+const app = new Hono();
+app.get('/health', (c) => c.text('ok'));
+app.route('/api', createEdgeApp());
+const prefixed = createEdgeApp({ basePath: '/dsh' });
+export default {
+  fetch(request, env, ctx) {
+    return new URL(request.url).pathname.startsWith('/dsh/') ? prefixed.fetch(request, env, ctx) : app.fetch(request, env, ctx);
+  },
+};
+`;
+
+describe('createEdgeApp: the routes mounted under a path prefix of an app with its own router', () => {
+  let mf: Miniflare;
+  let project: string;
+  beforeAll(() => {
+    // Inside the repository, so that `dsh-session-reference/edge` resolves to the package itself.
+    project = join(ROOT, 'node_modules/.cache', `edge-mounted-${process.pid}`);
+    mkdirSync(join(project, 'out'), { recursive: true });
+    writeFileSync(join(project, 'worker.js'), MOUNTED_WORKER);
+    const config = readFileSync(join(EXAMPLE, 'wrangler.toml'), 'utf8').replace('main = "src/worker.ts"', 'main = "worker.js"');
+    writeFileSync(join(project, 'wrangler.toml'), config);
+    execFileSync(join(ROOT, 'node_modules/.bin/wrangler'), ['deploy', '--dry-run', '--outdir', join(project, 'out')], {
+      cwd: project,
+      stdio: 'pipe',
+      env: { ...process.env, WRANGLER_SEND_METRICS: 'false', NO_COLOR: '1' },
+    });
+    mf = new Miniflare({
+      modules: true,
+      scriptPath: join(project, 'out', 'worker.js'),
+      modulesRoot: join(project, 'out'),
+      modulesRules: [{ type: 'CompiledWasm', include: ['**/*.wasm'] }],
+      compatibilityDate: COMPATIBILITY_DATE,
+      r2Buckets: ['SESSIONS'],
+      durableObjects: { CATALOG: { className: 'SessionCatalog', useSQLite: true } },
+      bindings: { AUTH_MODE: 'none' },
+    });
+    miniflares.push(mf);
+  });
+  afterAll(() => {
+    if (project) rmSync(project, { recursive: true, force: true });
+  });
+
+  it('serves the app\'s own routes, the edge routes under /api (app.route) and under /dsh (basePath)', async () => {
+    const health = (await mf.dispatchFetch('https://app.test/health')) as unknown as Response;
+    expect(await health.text()).toBe('ok');
+    const api = client(mf, undefined);
+    const put = await api.call(`/api/sessions/team%20a/${TARGET_ID}.jsonl`, { method: 'PUT', body: TARGET, headers: { 'content-length': String(TARGET.length) } });
+    expect(put.status).toBe(200);
+    expect(await put.json()).toMatchObject({ key: `team a/${TARGET_ID}.jsonl`, sessionId: TARGET_ID });
+    const bucket = await mf.getR2Bucket('SESSIONS');
+    expect(await bucket.head(`tenants/default/team a/${TARGET_ID}.jsonl`)).not.toBeNull();
+    const dsh = await api.call(`/dsh/sessions/notes/${DUMEN_ID}.jsonl`, { method: 'PUT', body: DUMEN, headers: { 'content-length': String(DUMEN.length) } });
+    expect(await dsh.json()).toMatchObject({ key: `notes/${DUMEN_ID}.jsonl`, sessionId: DUMEN_ID });
+    const rows = (await (await api.call(`/api/candidates?as=${TARGET_ID}`)).json()) as SessionCandidate[];
+    expect(rows.map((row) => row.sessionId)).toEqual([DUMEN_ID]);
+    expect((await api.call('/dsh/nowhere')).status).toBe(404);
+    expect((await api.call('/candidates?as=x')).status).toBe(404);
   });
 });

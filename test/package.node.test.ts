@@ -100,7 +100,7 @@ describe('the npm package (npm pack → npm install → import)', () => {
       ]),
     );
     const unexpected = packedFiles.filter(
-      (f) => !/^(dist\/.*\.(js|d\.ts)|dist\/store\/libzstd(\.wasm|\.d\.wasm\.ts)|dist\/search\/sqlite3(\.wasm|\.d\.wasm\.ts)|samples\/.*|docs\/[\w-]+\.md|examples\/quickstart\.ts|bench\/RESULTS\.md|LICENSE|README\.md|package\.json)$/.test(f),
+      (f) => !/^(dist\/.*\.(js|d\.ts)|dist\/store\/libzstd(\.wasm|\.d\.wasm\.ts)|dist\/edge\/libzstd\.wasm|dist\/search\/sqlite3(\.wasm|\.d\.wasm\.ts)|samples\/.*|docs\/[\w-]+\.md|examples\/quickstart\.ts|bench\/RESULTS\.md|LICENSE|README\.md|package\.json)$/.test(f),
     );
     expect(unexpected).toEqual([]);
     expect(packedFiles.some((f) => f.startsWith('src/') || f.startsWith('test/') || f.endsWith('.map'))).toBe(false);

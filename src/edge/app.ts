@@ -9,11 +9,12 @@ import { routePath } from 'hono/route';
 import { DEFAULT_SESSION_REFERENCE_CONFIG, parsePositiveInteger } from '../config.js';
 import { parseSessionReferenceText } from '../mention.js';
 import { createSessionReferences } from '../service.js';
+import { concat } from '../store/lines.js';
 import type { TargetAgent, UserMessage } from '../types.js';
 import { tenantOf, type Authenticate } from './auth.js';
 import { callCatalog, type CatalogApi } from './catalog-api.js';
 import { citedSessionQuery } from './cited.js';
-import { bucketOf, catalogOf, DEFAULT_MAX_UPLOAD_BYTES, EDGE_MAX_LOG_BYTES, serviceConfig, settingNumber, tenantPrefix, type EdgeEnv } from './env.js';
+import { bucketOf, catalogOf, DEFAULT_MAX_UPLOAD_BYTES, logLimits, serviceConfig, settingNumber, tenantPrefix, type EdgeEnv } from './env.js';
 import { errorResponse, HttpError, invalid, json } from './http.js';
 import { sessionKey } from './paths.js';
 import { reconcileTenant } from './reconcile.js';
@@ -162,12 +163,28 @@ async function search<E extends EdgeEnv>(c: EdgeContext<E>): Promise<Response> {
   return json(await callCatalog(() => catalog.search({ as, q, ...(limit !== undefined && { limit }) })));
 }
 
+/** The request body, read as it streams in and refused once past {@link MAX_BODY_BYTES} (a body without a length too). */
+async function readBoundedBody(request: Request): Promise<Uint8Array> {
+  const tooLarge = () => new HttpError(413, 'REQUEST_TOO_LARGE', `the body is larger than ${MAX_BODY_BYTES} bytes`);
+  if (Number(request.headers.get('content-length')) > MAX_BODY_BYTES) throw tooLarge();
+  if (request.body === null) return new Uint8Array(0);
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  for (let read = 0; ; ) {
+    const { done, value } = await reader.read();
+    if (done) return concat(chunks);
+    read += value.byteLength;
+    if (read > MAX_BODY_BYTES) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+}
+
 /** The request body as JSON, at most {@link MAX_BODY_BYTES}. */
 async function readJsonBody(request: Request): Promise<unknown> {
-  const declared = Number(request.headers.get('content-length'));
-  if (declared > MAX_BODY_BYTES) throw new HttpError(413, 'REQUEST_TOO_LARGE', `the body is larger than ${MAX_BODY_BYTES} bytes`);
-  const bytes = new Uint8Array(await request.arrayBuffer());
-  if (bytes.length > MAX_BODY_BYTES) throw new HttpError(413, 'REQUEST_TOO_LARGE', `the body is larger than ${MAX_BODY_BYTES} bytes`);
+  const bytes = await readBoundedBody(request);
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
@@ -218,8 +235,7 @@ async function prepare<E extends EdgeEnv>(c: EdgeContext<E>): Promise<Response> 
   const own = located[0];
   if (own === undefined) throw new HttpError(404, 'SESSION_REFERENCE_NOT_FOUND', `no session with id ${JSON.stringify(as)}`);
   const rows = new Map(located.flatMap((row) => (row === undefined ? [] : [[row.sessionId, row] as const])));
-  const maxLogBytes = settingNumber(c.env, 'MAX_LOG_BYTES') ?? EDGE_MAX_LOG_BYTES;
-  const sessionQuery = citedSessionQuery({ bucket: bucketOf(c.env), catalog, prefix, maxLogBytes }, rows);
+  const sessionQuery = citedSessionQuery({ bucket: bucketOf(c.env), catalog, prefix, ...logLimits(c.env) }, rows);
   const refs = createSessionReferences({ sessionQuery, config });
   const agent: TargetAgent = { id: own.sessionId, ...(own.cwd !== undefined && own.cwd !== '' && { cwd: own.cwd }) };
   const composed = await refs.referenceUserMessage(agent, message, c.req.raw.signal);
@@ -238,7 +254,7 @@ async function putSession<E extends EdgeEnv>(c: EdgeContext<E>): Promise<Respons
   const { catalog, prefix } = tenantStore(c);
   const key = keyOf(c, prefix);
   const max = settingNumber(c.env, 'MAX_UPLOAD_BYTES') ?? DEFAULT_MAX_UPLOAD_BYTES;
-  return json(await storeLog(c.req.raw, bucketOf(c.env), catalog, prefix, key, max));
+  return json(await storeLog(c.req.raw, bucketOf(c.env), catalog, prefix, key, max, logLimits(c.env).maxLogBytes));
 }
 
 async function deleteSession<E extends EdgeEnv>(c: EdgeContext<E>): Promise<Response> {

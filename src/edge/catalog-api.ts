@@ -5,47 +5,13 @@
  * @module
  */
 import { isInstance, SessionReferenceError, SESSION_REFERENCE_ERROR_CODES, type SessionReferenceErrorCode } from '../errors.js';
-import type { SessionCandidate } from '../candidates.js';
-import type { SessionSearchHit } from '../search/search.js';
+import type { SessionCatalog } from './catalog/index.js';
 
-/** One log object in a tenant's catalog. */
-export interface CatalogRow {
-  /** The tenant-relative key (`{path}` of `PUT /sessions/{path}`). */
-  key: string;
-  sessionId: string;
-  /** R2's etag of the object. */
-  etag: string;
-  /** Bytes of the object. */
-  size: number;
-  /** Upload time, ms since the epoch. */
-  uploaded: number;
-  /** The header's `version`. */
-  version: number;
-  createdAt: string | number;
-  cwd?: string;
-  title?: string;
-  capturedThroughSeq: number | null;
-}
-
-/** What one reconcile page did. */
-export interface ReconcilePage {
-  done: boolean;
-  added: number;
-  changed: number;
-  removed: number;
-}
-
-/** The RPC surface of a tenant's catalog the Worker uses. */
-export interface CatalogApi {
-  indexObject(prefix: string, key: string): Promise<CatalogRow | undefined>;
-  removeObject(key: string, eventTime?: number): Promise<void>;
-  applyNotification(prefix: string, note: unknown): Promise<void>;
-  reconcile(prefix: string, options?: { pageSize?: number }): Promise<ReconcilePage>;
-  candidates(query: { as: string; q?: string; limit?: number; titles?: boolean; match?: 'substring' | 'words' }): Promise<SessionCandidate[]>;
-  search(query: { as: string; q: string; limit?: number }): Promise<SessionSearchHit[]>;
-  locate(sessionIds: string[]): Promise<(CatalogRow | undefined)[]>;
-  rows(cursor?: string, limit?: number): Promise<{ rows: CatalogRow[]; cursor?: string }>;
-}
+/**
+ * The RPC methods of a tenant's `SessionCatalog` the Worker calls (the contract between the Worker
+ * and the catalog, SPEC §17.5), as a Durable Object stub offers them.
+ */
+export type CatalogApi = Pick<SessionCatalog, 'indexObject' | 'removeObject' | 'applyNotification' | 'reconcile' | 'candidates' | 'search' | 'locate' | 'rows'>;
 
 const CODES = new Set<string>(SESSION_REFERENCE_ERROR_CODES);
 const CODED_MESSAGE = /^(SESSION_REFERENCE_[A-Z_]+): ([\s\S]*)$/;

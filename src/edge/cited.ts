@@ -11,7 +11,8 @@ import { describeValue, fail, isInstance } from '../errors.js';
 import { SizedSource, type ReadOptions } from '../store/pipeline.js';
 import { firstThen, readSessionSurface, type SessionRead } from '../store/surface-read.js';
 import type { SessionQuery, SessionSurface } from '../types.js';
-import { callCatalog, type CatalogApi, type CatalogRow } from './catalog-api.js';
+import { callCatalog, type CatalogApi } from './catalog-api.js';
+import type { CatalogRow } from './catalog/index.js';
 
 /** Where cited logs are read from: the tenant's bucket, prefix and catalog. */
 export interface CitedStore {
@@ -74,7 +75,7 @@ export function citedSessionQuery(store: CitedStore, rows: ReadonlyMap<string, C
       return new SizedSource(again.body, again.size);
     };
     const read = await inObject(key, () => readSessionSurface(firstThen(new SizedSource(object.body, object.size), reopen), options, budget));
-    if (etag !== row.etag || read.header.id !== sessionId) await callCatalog(() => catalog.indexObject(prefix, row.key));
+    if (etag !== row.etag || read.header.id !== sessionId) await callCatalog(() => catalog.indexObject(prefix, row.key, { maxLogBytes: store.maxLogBytes }));
     return read.header.id === sessionId ? read : undefined;
   }
 

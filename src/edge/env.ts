@@ -73,6 +73,11 @@ export function settingNumber(env: EdgeEnv, name: keyof EdgeEnv): number | undef
   return parsePositiveInteger(String(value), name, 'SESSION_REFERENCE_INVALID_CONFIG');
 }
 
+/** What bounds one log read (SPEC §11.2.1): `MAX_LOG_BYTES`, else {@link EDGE_MAX_LOG_BYTES}. */
+export function logLimits(env: EdgeEnv): { maxLogBytes: number } {
+  return { maxLogBytes: settingNumber(env, 'MAX_LOG_BYTES') ?? EDGE_MAX_LOG_BYTES };
+}
+
 /** The service's configuration (SPEC §5) from `[vars]`. */
 export function serviceConfig(env: EdgeEnv): SessionReferenceConfig {
   const config: SessionReferenceConfig = {};

@@ -13,5 +13,4 @@ export { createEdgeWorker, type EdgeWorker } from './worker.js';
 export { createEdgeApp, type EdgeOptions } from './app.js';
 export type { Authenticate } from './auth.js';
 export { NO_AUTH_TENANT, DEFAULT_TENANT_PREFIX, DEFAULT_MAX_UPLOAD_BYTES, EDGE_MAX_LOG_BYTES, type EdgeEnv } from './env.js';
-export type { CatalogRow } from './catalog-api.js';
-export { SessionCatalog } from './catalog/index.js';
+export { SessionCatalog, type CatalogRow, type CatalogRowsPage, type ReconcileResult, type R2EventNotification } from './catalog/index.js';

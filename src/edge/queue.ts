@@ -1,21 +1,14 @@
 /**
  * R2 event notifications (SPEC §17.6): the `queue` handler applies each `object-create` and
  * `object-delete` notification to the catalog of the tenant whose prefix holds the key, acks it,
- * and asks for a retry of any that failed. Keys outside `TENANT_PREFIX` are acked and ignored.
+ * and asks for a retry of any that failed (an R2 or catalog failure). Keys outside `TENANT_PREFIX`
+ * and malformed notifications are acked and dropped (no retry can fix them).
  * @module
  */
+import { isInstance } from '../errors.js';
 import { callCatalog } from './catalog-api.js';
-import { catalogOf, tenantOfKey, type EdgeEnv } from './env.js';
-
-/** An R2 event notification as the queue delivers it (the fields read here). */
-export interface R2EventNotification {
-  account?: string;
-  bucket?: string;
-  action: string;
-  object: { key: string; size?: number; eTag?: string };
-  eventTime?: string;
-  [key: string]: unknown;
-}
+import type { R2EventNotification } from './catalog/index.js';
+import { catalogOf, logLimits, tenantOfKey, type EdgeEnv } from './env.js';
 
 function keyOf(body: unknown): string | undefined {
   if (typeof body !== 'object' || body === null) return undefined;
@@ -36,11 +29,17 @@ export async function applyNotifications(batch: MessageBatch<unknown>, env: Edge
       continue;
     }
     try {
-      await callCatalog(() => catalogOf(env, owner.tenant).applyNotification(owner.prefix, message.body as R2EventNotification));
+      await callCatalog(() => catalogOf(env, owner.tenant).applyNotification(owner.prefix, message.body as R2EventNotification, logLimits(env)));
       message.ack();
     } catch (error) {
-      console.error(`dsh-session-reference edge: notification for ${JSON.stringify(key)} failed; retried`, error);
-      message.retry();
+      if (isInstance(error) && error.code === 'SESSION_REFERENCE_INVALID_ARGUMENT') {
+        // A malformed notification: no retry can fix it.
+        console.warn(`dsh-session-reference edge: notification for ${JSON.stringify(key)} dropped: ${error.message}`);
+        message.ack();
+      } else {
+        console.error(`dsh-session-reference edge: notification for ${JSON.stringify(key)} failed; retried`, error);
+        message.retry();
+      }
     }
   }
 }

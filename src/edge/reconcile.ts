@@ -4,18 +4,19 @@
  * number of pages per invocation (the cursor is kept in the catalog: the next call resumes).
  * @module
  */
-import { callCatalog, type CatalogApi, type ReconcilePage } from './catalog-api.js';
-import { bucketOf, catalogOf, settingNumber, tenantRoot, type EdgeEnv } from './env.js';
+import { callCatalog, type CatalogApi } from './catalog-api.js';
+import type { ReconcileResult } from './catalog/index.js';
+import { bucketOf, catalogOf, logLimits, settingNumber, tenantRoot, type EdgeEnv } from './env.js';
 
 /** Reconcile pages one invocation runs for one tenant, at most (each is one R2 list plus the reads of what changed). */
 export const RECONCILE_PAGES_PER_CALL = 10;
 
 /** Runs up to {@link RECONCILE_PAGES_PER_CALL} pages of the tenant's reconcile and sums them. */
-export async function reconcileTenant(catalog: CatalogApi, prefix: string, env: EdgeEnv): Promise<ReconcilePage> {
+export async function reconcileTenant(catalog: CatalogApi, prefix: string, env: EdgeEnv): Promise<ReconcileResult> {
   const pageSize = settingNumber(env, 'RECONCILE_PAGE_SIZE');
-  const total: ReconcilePage = { done: false, added: 0, changed: 0, removed: 0 };
+  const total: ReconcileResult = { done: false, added: 0, changed: 0, removed: 0 };
   for (let page = 0; page < RECONCILE_PAGES_PER_CALL && !total.done; page++) {
-    const result = await callCatalog(() => catalog.reconcile(prefix, pageSize === undefined ? {} : { pageSize }));
+    const result = await callCatalog(() => catalog.reconcile(prefix, { ...logLimits(env), ...(pageSize !== undefined && { pageSize }) }));
     total.done = result.done;
     total.added += result.added;
     total.changed += result.changed;

@@ -7,6 +7,7 @@
  * @module
  */
 import { describeValue, isInstance } from '../errors.js';
+import { concat } from '../store/lines.js';
 import { MAX_HEADER_BYTES } from '../store/pipeline.js';
 import { readSessionHeader } from '../store/read.js';
 import type { SessionHeader } from '../types.js';
@@ -18,6 +19,27 @@ import { HttpError } from './http.js';
  * (SPEC §11.2.1), plus room for zstd's frame overhead around it.
  */
 export const PEEK_BYTES = MAX_HEADER_BYTES + 64 * 1024;
+
+/**
+ * Bytes of a refused upload read and dropped before the answer, at most: a client that writes its
+ * whole body before reading the answer (most HTTP clients) then sees the status instead of a
+ * connection reset; past this, the rest is cancelled.
+ */
+export const DRAIN_BYTES = 8 * 1024 * 1024;
+
+/** Reads and drops up to {@link DRAIN_BYTES} of what is left of a refused body, then cancels the rest. */
+async function drain(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
+  try {
+    for (let read = 0; read < DRAIN_BYTES; ) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      read += value.byteLength;
+    }
+    await reader.cancel();
+  } catch {
+    // The client went away: nothing to answer.
+  }
+}
 
 /** What a stored upload answers. */
 export interface StoredLog {
@@ -50,6 +72,9 @@ export function declaredLength(request: Request, max: number): number {
 async function peekHeader(reader: ReadableStreamDefaultReader<Uint8Array>, length: number): Promise<{ chunks: Uint8Array[]; read: number }> {
   const chunks: Uint8Array[] = [];
   let read = 0;
+  // The header is looked for each time the bytes read have doubled (from 4 KiB), not at every
+  // chunk: a body sent in tiny chunks costs O(n log n), not O(n²).
+  let next = 4096;
   for (;;) {
     const { done, value } = await reader.read();
     if (!done) {
@@ -57,7 +82,9 @@ async function peekHeader(reader: ReadableStreamDefaultReader<Uint8Array>, lengt
       read += value.byteLength;
     }
     const ended = done || read >= length;
-    const header = await headerOf(concat(chunks, read));
+    if (!ended && read < next && read < PEEK_BYTES) continue;
+    next = read * 2;
+    const header = await headerOf(concat(chunks));
     if (header !== undefined) return { chunks, read };
     if (ended) throw invalidLog('the body holds no complete dsh header line (the first line, or the first zstd frame, must be {"type":"session",…})');
     if (read >= PEEK_BYTES) throw invalidLog(`no complete dsh header in the first ${PEEK_BYTES} bytes of the body`);
@@ -71,17 +98,6 @@ async function headerOf(bytes: Uint8Array): Promise<SessionHeader | undefined> {
     if (isInstance(error) && error.code === 'SESSION_REFERENCE_INVALID_LOG') throw invalidLog(error.message);
     throw error;
   }
-}
-
-function concat(chunks: Uint8Array[], length: number): Uint8Array {
-  if (chunks.length === 1) return chunks[0]!;
-  const out = new Uint8Array(length);
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return out;
 }
 
 /** A stream of exactly `length` bytes: the peeked chunks, then the rest of `reader`. */
@@ -110,16 +126,22 @@ function rejoined(peeked: Uint8Array[], reader: ReadableStreamDefaultReader<Uint
  * @throws HttpError (see {@link declaredLength}), 400 `SESSION_REFERENCE_INVALID_LOG` for a body
  * that is not a dsh log (nothing stored), and the catalog's errors (the object deleted again).
  */
-export async function storeLog(request: Request, bucket: R2Bucket, catalog: CatalogApi, prefix: string, key: string, maxBytes: number): Promise<StoredLog> {
-  const length = declaredLength(request, maxBytes);
+export async function storeLog(request: Request, bucket: R2Bucket, catalog: CatalogApi, prefix: string, key: string, maxBytes: number, maxLogBytes: number): Promise<StoredLog> {
   const body = request.body;
+  let length: number;
+  try {
+    length = declaredLength(request, maxBytes);
+  } catch (error) {
+    if (body !== null) await drain(body.getReader());
+    throw error;
+  }
   if (body === null) throw invalidLog('the body is empty: a dsh log starts with its header line');
   const reader = body.getReader();
   let peeked: { chunks: Uint8Array[]; read: number };
   try {
     peeked = await peekHeader(reader, length);
   } catch (error) {
-    await reader.cancel().catch(() => {});
+    await drain(reader);
     throw error;
   }
   if (peeked.read > length) throw new HttpError(400, 'SESSION_REFERENCE_INVALID_ARGUMENT', `the body is longer than its Content-Length (${length})`);
@@ -129,7 +151,7 @@ export async function storeLog(request: Request, bucket: R2Bucket, catalog: Cata
     throw new HttpError(502, 'SESSION_REFERENCE_READ_FAILED', `storing the log failed: ${error instanceof Error ? error.message : String(error)}`);
   }
   try {
-    const row = await callCatalog(() => catalog.indexObject(prefix, key));
+    const row = await callCatalog(() => catalog.indexObject(prefix, key, { maxLogBytes }));
     if (row === undefined) throw new HttpError(409, 'CONFLICT', `the log at ${describeValue(key)} was deleted while it was being stored`);
     return { key, sessionId: row.sessionId, etag: row.etag, size: row.size };
   } catch (error) {

@@ -57,14 +57,26 @@ export interface ReadObject {
 const READ_BUDGET = 2 * 256 * 1024 + 4096;
 
 /**
- * Reads the log at `fullKey` as it is now; `undefined` when the object is gone.
+ * Reads the log at `fullKey` as it is now; `undefined` when the object is gone. With `unchanged`,
+ * an object it says is unchanged (its etag and upload time) is not read: its body is cancelled and
+ * `'unchanged'` returned (one R2 operation either way).
  * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_LOG` (not a dsh log, or past
  * `maxLogBytes`) and `SESSION_REFERENCE_READ_FAILED` (a failed or short R2 read, or an object that
  * changed between two gets of one read), each naming the key.
  */
-export async function readObject(bucket: CatalogBucket, fullKey: string, key: string, maxLogBytes = DEFAULT_MAX_LOG_BYTES): Promise<ReadObject | undefined> {
+export async function readObject(
+  bucket: CatalogBucket,
+  fullKey: string,
+  key: string,
+  maxLogBytes = DEFAULT_MAX_LOG_BYTES,
+  unchanged?: (info: CatalogObjectInfo) => boolean,
+): Promise<ReadObject | 'unchanged' | undefined> {
   const first = await r2(`get(${describeValue(key)})`, () => bucket.get(fullKey));
   if (first === null) return undefined;
+  if (unchanged?.(first)) {
+    await first.body.cancel().catch(() => undefined);
+    return 'unchanged';
+  }
   const reopen = async () => {
     const again = await r2(`get(${describeValue(key)})`, () => bucket.get(fullKey));
     if (again === null || again.etag !== first.etag) throw fail('READ_FAILED', `object ${describeValue(key)} changed while it was being read`);

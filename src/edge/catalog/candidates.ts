@@ -6,9 +6,10 @@
  * sessions:
  *
  * - no query: `ORDER BY created_at DESC, sid LIMIT n` on a partial index of the winners, per group;
- * - a query: the first {@link walkBudget} rows of the group are looked at in order (a query most
- *   sessions match is answered there); when they hold too few matches and the group has more rows,
- *   only the rows that can match are read — those FTS5's trigram table finds for a substring of
+ * - a query: when its index (below) finds fewer rows than {@link walkBudget}, only those are read
+ *   and sorted; else the first {@link walkBudget} rows of each group are looked at in order (a
+ *   query most sessions match is answered there), and when they hold too few matches and the
+ *   group has more rows, the rows the index finds are read — those FTS5's trigram table finds for a substring of
  *   3 or more characters (SPEC §6.2, §6.7), those whose words start with a query word
  *   (`catalog_words`, SPEC §15.10) — and sorted; a substring of 1 or 2 characters has no such
  *   index and is walked to `limit`. SQLite's own test (`instr`) narrows every read; the exact rule is
@@ -19,8 +20,9 @@ import type { SqlStorage } from 'cloudflare:workers';
 import type { SessionCandidate } from '../../candidates.js';
 import { isNonEmptyString } from '../../host.js';
 import { formatSessionReferenceMention } from '../../mention.js';
-import { foldWord } from '../../search/words.js';
-import { cwdOfColumn, idOf, textOfColumn, wordsOfColumn } from './encoding.js';
+import { candidateMatcher, type CandidateMatch } from '../../candidate-match.js';
+import { foldWord } from '../../fold.js';
+import { cwdOfColumn, idOf, textOfColumn } from './encoding.js';
 import { ROW_COLUMNS, type ObjectRecord } from './tables.js';
 
 /** How a query narrows the rows (see the module doc). */
@@ -53,11 +55,13 @@ export function walkBudget(need: number): number {
  */
 export function selectCandidates(sql: SqlStorage, ownSid: ArrayBuffer, ownCwd: string | null, limit: number, matcher: Matcher | undefined): ObjectRecord[] {
   const found: ObjectRecord[] = [];
+  // A query whose index finds fewer rows than a walk would look at is answered from the index alone.
+  const few = matcher?.index !== undefined && indexCount(sql, matcher.index, walkBudget(limit)) < walkBudget(limit);
   for (const group of groupsOf(ownCwd)) {
     const need = limit - found.length;
     if (need <= 0) break;
     const scope = { ...group, where: `wins = 1 AND ${group.where} AND sid <> ?`, binds: [...group.binds, ownSid] };
-    found.push(...(matcher === undefined ? ordered(sql, scope, need, undefined) : matching(sql, scope, need, matcher)));
+    found.push(...(matcher === undefined ? ordered(sql, scope, need, undefined) : matching(sql, scope, need, matcher, few)));
   }
   return found;
 }
@@ -69,23 +73,37 @@ function groupsOf(ownCwd: string | null): Group[] {
   return [{ where: 'cwd = ?', binds: [ownCwd], index: 'catalog_by_cwd' }, none, { where: 'cwd IS NOT NULL AND cwd <> ?', binds: [ownCwd], index: 'catalog_listing' }];
 }
 
-/** The first `need` rows of `group` that `matcher` keeps, in listing order. */
-function matching(sql: SqlStorage, group: Group, need: number, matcher: Matcher): ObjectRecord[] {
+/** How many rows `index` finds, counting to `cap` at most. */
+function indexCount(sql: SqlStorage, index: NonNullable<Matcher['index']>, cap: number): number {
+  return sql.exec<{ n: number }>(`SELECT count(*) AS n FROM (${index.sql} LIMIT ?)`, ...index.binds, cap).one().n;
+}
+
+/**
+ * The first `need` rows of `group` that `matcher` keeps, in listing order: from its index when it
+ * finds `few` rows, else by a walk of the group's first rows, then from the index when the walk
+ * found too few and the group goes on.
+ */
+function matching(sql: SqlStorage, group: Group, need: number, matcher: Matcher, few: boolean): ObjectRecord[] {
   if (matcher.index === undefined) return ordered(sql, group, need, matcher);
+  const indexed = { ...group, where: `${group.where} AND row IN (${matcher.index.sql})`, binds: [...group.binds, ...matcher.index.binds] };
+  if (few) return ordered(sql, indexed, need, matcher, 'NOT INDEXED');
   const budget = walkBudget(need);
-  const walked = sql
+  // The group's first `budget` rows in order, SQLite's test applied as they come, stopping at `need`.
+  const rows = sql
     .exec<ObjectRecord>(
-      `SELECT ${ROW_COLUMNS} FROM catalog_objects WHERE row IN (SELECT row FROM catalog_objects INDEXED BY ${group.index} WHERE ${group.where} ORDER BY created_at DESC, sid LIMIT ?) AND (${matcher.sql}) ORDER BY created_at DESC, sid`,
+      `SELECT ${ROW_COLUMNS} FROM (SELECT ${ROW_COLUMNS} FROM catalog_objects INDEXED BY ${group.index} WHERE ${group.where} ORDER BY created_at DESC, sid LIMIT ?) WHERE (${matcher.sql}) LIMIT ?`,
       ...group.binds,
       budget,
       ...matcher.binds,
+      need,
     )
-    .toArray()
-    .filter((record) => matcher.test(record));
-  if (walked.length >= need) return walked.slice(0, need);
+    .toArray();
+  const walked = rows.filter((record) => matcher.test(record));
+  if (walked.length >= need) return walked;
+  // The exact rule dropped a row SQLite let through: the index answers (exactly) instead.
+  if (rows.length === need) return ordered(sql, indexed, need, matcher, 'NOT INDEXED');
   const seen = sql.exec<{ n: number }>(`SELECT count(*) AS n FROM (SELECT 1 FROM catalog_objects INDEXED BY ${group.index} WHERE ${group.where} LIMIT ?)`, ...group.binds, budget).one().n;
   if (seen < budget) return walked;
-  const indexed = { ...group, where: `${group.where} AND row IN (${matcher.index.sql})`, binds: [...group.binds, ...matcher.index.binds] };
   return ordered(sql, indexed, need, matcher, 'NOT INDEXED');
 }
 
@@ -118,45 +136,33 @@ function labelOf(record: ObjectRecord): string {
 }
 
 /**
- * SPEC §6.2 (and §6.7 with `titles`): `query` lowercased by `toLowerCase()` is a substring of the
- * id or the cwd (or the label) lowercased the same way.
+ * How `query` narrows the candidates by `rule` (SPEC §6.2, §6.7 with `titles`; §15.10 for
+ * `'words'`); `undefined` when it keeps every session. The exact rule is the core's
+ * (`candidateMatcher`, what `listCandidates` applies); SQLite narrows first: each needle — the
+ * query lowercased by `toLowerCase()`, or each query word folded as §16.3 — must occur in a
+ * field folded the same way (`fold_*`, `word_*`), which every match meets; the longest needle of 3
+ * or more characters finds its rows through `catalog_trigrams`.
  */
-export function substringMatcher(query: string, titles: boolean): Matcher {
-  const needle = query.toLowerCase();
+export function queryMatcher(rule: CandidateMatch, query: string, titles: boolean): Matcher | undefined {
+  const exact = candidateMatcher(rule, query);
+  if (exact.keepsAll) return undefined;
   const test = (record: ObjectRecord) => {
-    const cwd = cwdOfColumn(record.cwd);
-    return idOf(record.sid).toLowerCase().includes(needle) || (cwd !== undefined && cwd.toLowerCase().includes(needle)) || (titles && labelOf(record).toLowerCase().includes(needle));
+    const fields = [idOf(record.sid), cwdOfColumn(record.cwd)];
+    return exact.matches(titles ? [...fields, labelOf(record)] : fields);
   };
+  // The core's query words (SPEC §15.10): the pieces between whitespace, folded, empty ones dropped.
+  const needles = rule === 'substring' ? [query.toLowerCase()] : [...new Set(query.split(/\s+/).map(foldWord).filter((word) => word !== ''))];
   // A needle with a lone surrogate can match half of a pair SQLite keeps as one character: only the exact rule decides.
-  if (illFormed(needle)) return { sql: '1', binds: [], test };
-  const fields = titles ? ['fold_id', 'fold_cwd', 'fold_title'] : ['fold_id', 'fold_cwd'];
-  const sql = fields.map((field) => `instr(${field}, ?) > 0`).join(' OR ');
-  const binds = fields.map(() => needle);
+  if (needles.some(illFormed)) return { sql: '1', binds: [], test };
+  const prefix = rule === 'substring' ? 'fold' : 'word';
+  const fields = (titles ? ['id', 'cwd', 'title'] : ['id', 'cwd']).map((field) => `${prefix}_${field}`);
+  const sql = needles.map(() => `(${fields.map((field) => `instr(${field}, ?) > 0`).join(' OR ')})`).join(' AND ');
+  const binds = needles.flatMap((needle) => fields.map(() => needle));
+  const longest = needles.reduce((a, b) => ([...b].length > [...a].length ? b : a));
   // FTS5's trigram tokenizer finds substrings of 3 or more characters (code points).
-  if ([...needle].length < 3) return { sql, binds, test };
-  const phrase = `{${titles ? 'id cwd title' : 'id cwd'}} : "${needle.replaceAll('"', '""')}"`;
+  if ([...longest].length < 3) return { sql, binds, test };
+  const phrase = `{${fields.join(' ')}} : "${longest.replaceAll('"', '""')}"`;
   return { sql, binds, test, index: { sql: 'SELECT rowid FROM catalog_trigrams WHERE catalog_trigrams MATCH ?', binds: [phrase] } };
-}
-
-/**
- * SPEC §15.10: every whitespace-separated query word, folded as §16.3, is a prefix of a folded word
- * of the id, the cwd (or the label); `undefined` for a query without words (every session matches).
- */
-export function wordsMatcher(query: string, titles: boolean): Matcher | undefined {
-  const words = [...new Set(query.split(/\s+/).map(foldWord).filter((word) => word !== ''))];
-  if (words.length === 0) return undefined;
-  const test = (record: ObjectRecord) => {
-    const own = [...wordsOfColumn(record.words), ...(titles ? wordsOfColumn(record.title_words) : [])];
-    return words.every((word) => own.some((candidate) => candidate.startsWith(word)));
-  };
-  if (words.some(illFormed)) return { sql: '1', binds: [], test };
-  const one = titles ? '(instr(words, ?) > 0 OR instr(title_words, ?) > 0)' : 'instr(words, ?) > 0';
-  const sql = words.map(() => one).join(' AND ');
-  const binds = words.flatMap((word) => (titles ? [` ${word}`, ` ${word}`] : [` ${word}`]));
-  // The longest word is likely the rarest: its prefix range finds the rows that can match.
-  const longest = words.reduce((a, b) => (b.length > a.length ? b : a));
-  const index = { sql: `SELECT row FROM catalog_words WHERE word >= ? AND word < ?${titles ? '' : ' AND title = 0'}`, binds: [longest, `${longest}\u{10ffff}`] };
-  return { sql, binds, test, index };
 }
 
 /** A row as `/candidates` answers it (SPEC §6.5). */

@@ -14,7 +14,7 @@ import type { ListedSession, SessionSearchHit } from '../../search/hits.js';
 import type { IndexedSession } from '../../search/stored.js';
 import { MAX_QUERY_LENGTH } from '../../search/words.js';
 import { readObject, type CatalogBucket, type ReadObject } from './bucket.js';
-import { candidateOf, selectCandidates, substringMatcher, wordsMatcher } from './candidates.js';
+import { candidateOf, queryMatcher, selectCandidates } from './candidates.js';
 import { cwdOfColumn, idOf, sidOf, textOfColumn } from './encoding.js';
 import { DEFAULT_RECONCILE_PAGE, Freshness } from './freshness.js';
 import { migrate } from './schema.js';
@@ -61,7 +61,7 @@ export class SessionCatalog extends DurableObject<SessionCatalogEnv> {
   }
 
   /**
-   * Reads the object `prefix + key` (a head, then one streamed get when its etag is new) through
+   * Reads the object `prefix + key` (one streamed get; its body is cancelled when its etag and upload time are those of its row) through
    * the store pipeline (SPEC §11.2.2) and writes its row (idempotent). `undefined` when the object
    * is gone (its row dropped).
    * @param options `{ maxLogBytes? }` (decoded bytes the read may pass, SPEC §11.2.1).
@@ -139,7 +139,7 @@ export class SessionCatalog extends DurableObject<SessionCatalogEnv> {
       check(isPositiveSafeInteger(limit), 'INVALID_ARGUMENT', 'limit must be a positive safe integer', limit);
       check(match === 'substring' || match === 'words', 'INVALID_ARGUMENT', "match must be 'substring' or 'words'", match);
       const own = this.agent(as);
-      const matcher = q === '' ? undefined : match === 'words' ? wordsMatcher(q, titles === true) : substringMatcher(q, titles === true);
+      const matcher = queryMatcher(match, q, titles === true);
       return selectCandidates(this.ctx.storage.sql, own.sid, own.cwd, limit, matcher).map(candidateOf);
     });
   }
@@ -224,9 +224,9 @@ export class SessionCatalog extends DurableObject<SessionCatalogEnv> {
         gone.push(id);
         continue;
       }
-      let read: ReadObject | undefined = reads.get(row.key);
+      let read: ReadObject | 'unchanged' | undefined = reads.get(row.key);
       if (read === undefined || read.etag !== row.etag) read = this.prefix === undefined ? undefined : await readObject(this.env.SESSIONS, this.prefix + row.key, row.key).catch(() => undefined);
-      if (read === undefined) retry.push(id);
+      if (read === undefined || read === 'unchanged') retry.push(id);
       else puts.push(indexedSession(row, read));
     }
     this.index.remove(gone);

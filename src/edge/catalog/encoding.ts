@@ -4,8 +4,6 @@
  * order the listing needs.
  * @module
  */
-import { wordsOf } from '../../search/words.js';
-
 /** A session id as its UTF-16 code units, big-endian: bytewise order is code-unit order (SPEC §11.3). */
 export function sidOf(id: string): ArrayBuffer {
   const bytes = new Uint8Array(id.length * 2);
@@ -44,19 +42,4 @@ export function textColumn(text: string | undefined): string | null {
 /** The text {@link textColumn} kept. */
 export function textOfColumn(column: string | null): string | undefined {
   return column === null ? undefined : (JSON.parse(column) as string);
-}
-
-/**
- * The folded words of `texts` (SPEC §15.10: folded as §16.3, the search's own tokenizer), distinct,
- * each after a space: `' ' + word` occurs in the result exactly when some word starts with `word`.
- */
-export function wordsColumn(texts: readonly string[]): string {
-  const words = new Set<string>();
-  for (const text of texts) for (const word of wordsOf(text)) words.add(word);
-  return [...words].map((word) => ` ${word}`).join('');
-}
-
-/** The distinct words of a {@link wordsColumn} value. */
-export function wordsOfColumn(column: string): string[] {
-  return column === '' ? [] : column.slice(1).split(' ');
 }

@@ -42,19 +42,19 @@ export class Freshness {
   ) {}
 
   /**
-   * Brings the row of `key` to the object as it is now: an unchanged object (same etag and upload
-   * time as its row) is not read again; a gone one loses its row.
+   * Brings the row of `key` to the object as it is now, with one `get` (or none when a listing
+   * `known` says it is unchanged): an unchanged object (same etag and upload time as its row) is
+   * not read again; a gone one loses its row.
    * @throws SessionReferenceError as {@link readObject}: the catalog is left as it was.
    */
   async index(prefix: string, key: string, limits: CatalogLimits, known?: CatalogObjectInfo, pass?: number): Promise<Indexed> {
-    const info = known ?? (await r2(`head(${describeValue(key)})`, () => this.bucket.head(prefix + key)));
-    if (info === null) return this.gone(key);
     const row = this.tables.byKey(key);
-    if (row !== undefined && row.etag === info.etag && row.uploaded === info.uploaded.getTime()) {
-      if (pass !== undefined) this.tables.touch(row.row, pass);
+    const unchanged = (info: CatalogObjectInfo) => row !== undefined && row.etag === info.etag && row.uploaded === info.uploaded.getTime();
+    const read = known !== undefined && unchanged(known) ? 'unchanged' : await readObject(this.bucket, prefix + key, key, limits.maxLogBytes, unchanged);
+    if (read === 'unchanged') {
+      if (pass !== undefined) this.tables.touch(row!.row, pass);
       return { outcome: 'same' };
     }
-    const read = await readObject(this.bucket, prefix + key, key, limits.maxLogBytes);
     if (read === undefined) return this.gone(key);
     this.reads.set(key, read);
     return { outcome: this.tables.write(read, read.uploaded, pass), read };

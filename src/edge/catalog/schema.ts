@@ -11,16 +11,16 @@
  *   with a lone surrogate comes back exactly. `cwd` is the JSON of a non-empty string cwd, `'#'`
  *   for a cwd that is present but not a string (SPEC §6.3's "other cwd" group), `NULL` for none;
  *   `title` the JSON of the cleaned label. `fold_*` are the id, cwd and label lowercased by
- *   `toLowerCase()` (SPEC §6.2), `words`/`title_words` their folded words (SPEC §15.10), each
- *   after a space: a query word is a prefix of one of them when `' ' || word` occurs.
+ *   `toLowerCase()` (SPEC §6.2), `word_*` the same folded as SPEC §16.3 (`foldWord`: diacritics
+ *   removed), what SPEC §15.10's query words are looked for in.
  *   `event_time` is the newest event applied to the row (ms), `mark` the reconcile pass that last
  *   saw it (SPEC §17.6).
- * - `catalog_listing` / `catalog_by_cwd`: the listing order of winners, overall and per cwd:
- *   each §6.3 group is an ordered index walk that stops at `limit`.
- * - `catalog_trigrams`: FTS5 `trigram` over the winners' folded id, cwd and label (contentless):
- *   the rows a substring of 3 or more characters can be in.
- * - `catalog_words`: every folded word of the winners' id and cwd (`title = 0`) and label
- *   (`title = 1`): the rows a word prefix can be in.
+ * - `catalog_listing` / `catalog_by_cwd`: the listing order of winners, overall and per cwd
+ *   (both holding the cwd: a walk of a group reads the index alone): each §6.3 group is an ordered
+ *   index walk that stops at `limit`.
+ * - `catalog_trigrams`: FTS5 `trigram` over the winners' `fold_*` and `word_*` (contentless): the
+ *   rows a substring of 3 or more characters (SPEC §6.2), or a query word of 3 or more (SPEC
+ *   §15.10: a word stands in its folded field), can be in.
  * - `catalog_tombstones`: deleted keys with the delete's event time (a late create notification
  *   older than the delete is ignored); `catalog_rejected`: objects that are not dsh logs, by etag
  *   (a reconcile pass does not read them again); `catalog_meta`: the reconcile cursor and pass.
@@ -29,7 +29,7 @@
 import type { SqlStorage } from 'cloudflare:workers';
 
 /** The schema's version: a catalog of another version is dropped and rebuilt by reconcile. */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 3;
 
 const TABLES = [
   `CREATE TABLE IF NOT EXISTS catalog_meta(name TEXT PRIMARY KEY, value) WITHOUT ROWID`,
@@ -51,15 +51,14 @@ const TABLES = [
     fold_id TEXT NOT NULL,
     fold_cwd TEXT NOT NULL,
     fold_title TEXT NOT NULL,
-    words TEXT NOT NULL,
-    title_words TEXT NOT NULL)`,
+    word_id TEXT NOT NULL,
+    word_cwd TEXT NOT NULL,
+    word_title TEXT NOT NULL)`,
   `CREATE INDEX IF NOT EXISTS catalog_by_session ON catalog_objects(sid)`,
-  `CREATE INDEX IF NOT EXISTS catalog_listing ON catalog_objects(created_at DESC, sid) WHERE wins = 1`,
+  `CREATE INDEX IF NOT EXISTS catalog_listing ON catalog_objects(created_at DESC, sid, cwd) WHERE wins = 1`,
   `CREATE INDEX IF NOT EXISTS catalog_by_cwd ON catalog_objects(cwd, created_at DESC, sid) WHERE wins = 1`,
   `CREATE INDEX IF NOT EXISTS catalog_marks ON catalog_objects(mark)`,
-  `CREATE VIRTUAL TABLE IF NOT EXISTS catalog_trigrams USING fts5(id, cwd, title, tokenize = 'trigram case_sensitive 1', content = '', contentless_delete = 1)`,
-  `CREATE TABLE IF NOT EXISTS catalog_words(word TEXT NOT NULL, title INTEGER NOT NULL, row INTEGER NOT NULL, PRIMARY KEY (word, title, row)) WITHOUT ROWID`,
-  `CREATE INDEX IF NOT EXISTS catalog_words_row ON catalog_words(row)`,
+  `CREATE VIRTUAL TABLE IF NOT EXISTS catalog_trigrams USING fts5(fold_id, fold_cwd, fold_title, word_id, word_cwd, word_title, tokenize = 'trigram case_sensitive 1', content = '', contentless_delete = 1)`,
   `CREATE TABLE IF NOT EXISTS catalog_tombstones(key TEXT PRIMARY KEY, event_time INTEGER NOT NULL) WITHOUT ROWID`,
   `CREATE INDEX IF NOT EXISTS catalog_tombstone_age ON catalog_tombstones(event_time)`,
   `CREATE TABLE IF NOT EXISTS catalog_rejected(key TEXT PRIMARY KEY, etag TEXT NOT NULL, mark INTEGER NOT NULL) WITHOUT ROWID`,

@@ -7,7 +7,8 @@
 import type { DurableObjectStorage, SqlStorage } from 'cloudflare:workers';
 import { preferLog } from '../../store/prefer.js';
 import type { ReadObject } from './bucket.js';
-import { cwdColumn, cwdOfColumn, idOf, sidOf, textColumn, textOfColumn, wordsColumn, wordsOfColumn } from './encoding.js';
+import { foldWord } from '../../fold.js';
+import { cwdColumn, cwdOfColumn, idOf, sidOf, textColumn, textOfColumn } from './encoding.js';
 import type { CatalogRow } from './types.js';
 
 /** An object's row as SQLite gives it back. */
@@ -29,13 +30,14 @@ export interface ObjectRecord {
   fold_id: string;
   fold_cwd: string;
   fold_title: string;
-  words: string;
-  title_words: string;
+  word_id: string;
+  word_cwd: string;
+  word_title: string;
   [column: string]: string | number | ArrayBuffer | null;
 }
 
 /** The columns of a row the answers read. */
-export const ROW_COLUMNS = 'row, key, sid, etag, size, uploaded, event_time, version, created_at, cwd, title, seq, mark, wins, fold_id, fold_cwd, fold_title, words, title_words';
+export const ROW_COLUMNS = 'row, key, sid, etag, size, uploaded, event_time, version, created_at, cwd, title, seq, mark, wins, fold_id, fold_cwd, fold_title, word_id, word_cwd, word_title';
 
 /** What a write did to the catalog. */
 export type WriteOutcome = 'added' | 'changed' | 'same';
@@ -79,9 +81,9 @@ export class CatalogTables {
         read.key, sidOf(read.sessionId), read.etag, read.size, read.uploaded, Math.max(eventTime, read.uploaded), read.version, read.createdAt,
         cwdColumn(read.cwd), textColumn(read.title), read.capturedThroughSeq, Math.max(mark ?? 0, old?.mark ?? 0),
         read.sessionId.toLowerCase(), cwd.toLowerCase(), (read.title ?? '').toLowerCase(),
-        wordsColumn([read.sessionId, cwd]), wordsColumn(read.title === undefined ? [] : [read.title]),
+        foldWord(read.sessionId), foldWord(cwd), foldWord(read.title ?? ''),
       ];
-      const columns = 'key, sid, etag, size, uploaded, event_time, version, created_at, cwd, title, seq, mark, fold_id, fold_cwd, fold_title, words, title_words';
+      const columns = 'key, sid, etag, size, uploaded, event_time, version, created_at, cwd, title, seq, mark, fold_id, fold_cwd, fold_title, word_id, word_cwd, word_title';
       if (old === undefined) this.sql.exec(`INSERT INTO catalog_objects(${columns}) VALUES (${columns.split(',').map(() => '?').join(', ')})`, ...values);
       else this.sql.exec(`UPDATE catalog_objects SET (${columns}, wins) = (${columns.split(',').map(() => '?').join(', ')}, 0) WHERE row = ?`, ...values, old.row);
       this.sql.exec('DELETE FROM catalog_tombstones WHERE key = ?', read.key);
@@ -164,16 +166,16 @@ export class CatalogTables {
   /** Flags `row` as its session's log and adds its match entries. */
   private win(row: ObjectRecord): void {
     this.sql.exec('UPDATE catalog_objects SET wins = 1 WHERE row = ?', row.row);
-    this.sql.exec('INSERT INTO catalog_trigrams(rowid, id, cwd, title) VALUES (?, ?, ?, ?)', row.row, row.fold_id, row.fold_cwd, row.fold_title);
-    const words = JSON.stringify([...wordsOfColumn(row.words).map((word) => [word, 0]), ...wordsOfColumn(row.title_words).map((word) => [word, 1])]);
-    this.sql.exec(`INSERT OR IGNORE INTO catalog_words(word, title, row) SELECT value ->> 0, value ->> 1, ? FROM json_each(?)`, row.row, words);
+    this.sql.exec(
+      'INSERT INTO catalog_trigrams(rowid, fold_id, fold_cwd, fold_title, word_id, word_cwd, word_title) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      row.row, row.fold_id, row.fold_cwd, row.fold_title, row.word_id, row.word_cwd, row.word_title,
+    );
   }
 
   /** Takes `row`'s match entries out and clears its flag (a row that does not win has none). */
   private unwin(row: ObjectRecord): void {
     if (row.wins !== 1) return;
     this.sql.exec('DELETE FROM catalog_trigrams WHERE rowid = ?', row.row);
-    this.sql.exec('DELETE FROM catalog_words WHERE row = ?', row.row);
     this.sql.exec('UPDATE catalog_objects SET wins = 0 WHERE row = ?', row.row);
   }
 
