@@ -101,6 +101,13 @@ describe('the edge client against the real service (SPEC §17.9)', () => {
     expect(await client.listCandidates(TARGET, 'ledger', 2)).toEqual(await local.listCandidates(TARGET, 'ledger', 2));
   });
 
+  it('title and word matching (SPEC §6.7, §15.10) as the local config keys give them', async () => {
+    const words = createEdgeClient({ url, token, matchTitles: true, candidateMatch: 'words' });
+    const localWords = createSessionReferences({ sessionQuery: createDshStoreSessionQuery({ root: sampleStoreRoot() }), config: { matchTitles: true, candidateMatch: 'words' } });
+    for (const query of ['ledger rec', 'dumen', 'csv head']) expect(await words.listCandidates(TARGET, query)).toEqual(await localWords.listCandidates(TARGET, query));
+    expect((await words.listCandidates(TARGET, 'ledger rec')).length).toBeGreaterThan(0);
+  });
+
   it('prepare and referenceUserMessage give the local service’s context and message', async () => {
     const references = [{ sessionId: LEDGER_ID, label: 'ledger' }, { sessionId: ZSTD_ID }];
     const content = [{ type: 'text' as const, text: 'compare' }];
