@@ -11,7 +11,7 @@
 // Usage: node scripts/build-edge.mjs                 (part of npm run build)
 //        node scripts/build-edge.mjs --bundle-only   (index.js and libzstd.wasm alone: the tests)
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -23,7 +23,8 @@ const OUT_DIR = join(ROOT, 'dist', 'edge');
 const bundleOnly = process.argv.includes('--bundle-only');
 mkdirSync(OUT_DIR, { recursive: true });
 if (!bundleOnly) {
-  rmSync(OUT_DIR, { recursive: true, force: true });
+  // dist/edge/client.* is the Web-only client (`./edge/client`), built with the core by tsconfig.build.json.
+  for (const name of readdirSync(OUT_DIR)) if (!name.startsWith('client.')) rmSync(join(OUT_DIR, name), { recursive: true, force: true });
   execFileSync(process.execPath, [join(ROOT, 'scripts', 'workers-types.mjs')], { stdio: 'inherit' });
   execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(ROOT, 'tsconfig.build.edge.json')], { stdio: 'inherit', cwd: ROOT });
 }

@@ -208,7 +208,7 @@ export function parseContentMentions(content: readonly ContentBlock[]): {
  * synchronous throw becomes a rejection. `run` is called at once, so what it does before its
  * first await (reading the arguments, SPEC §10.4) happens before the method returns its promise.
  */
-function guarded<A extends unknown[], T>(run: (...args: A) => Promise<T>): (...args: A) => Promise<T> {
+export function guarded<A extends unknown[], T>(run: (...args: A) => Promise<T>): (...args: A) => Promise<T> {
   return async (...args) => {
     try {
       return await run(...args);
@@ -246,7 +246,7 @@ async function prepare(
  * the value itself, for {@link normalizeReferences} to refuse and describe.
  * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_ARGUMENT` naming a field whose read throws.
  */
-function readReferences(references: unknown): unknown {
+export function readReferences(references: unknown): unknown {
   const entries = readCallerArray(references, 'references');
   return entries?.map((entry, index) =>
     typeof entry === 'object' && entry !== null ? readCallerFields(entry, ['sessionId', 'label'], `references[${index}]`) : entry,
@@ -257,7 +257,7 @@ function readReferences(references: unknown): unknown {
  * Validates, rejects self-references, deduplicates by id keeping the first mention and its label,
  * and enforces `maxReferences` (SPEC §7.1).
  */
-function normalizeReferences(references: unknown, agentId: string, maxReferences: number): SessionReference[] {
+export function normalizeReferences(references: unknown, agentId: string, maxReferences: number): SessionReference[] {
   check(Array.isArray(references), 'INVALID_ARGUMENT', 'references must be an array', references);
   // Every entry is validated before any other check (SPEC §7.1 order).
   const distinct = new Map<string, SessionReference>();

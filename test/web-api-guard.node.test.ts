@@ -15,7 +15,7 @@ import { describe, expect, it } from 'vitest';
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SRC = join(ROOT, 'src');
 const NODE_DIR = join(SRC, 'node');
-const ENTRIES = ['src/index.ts', 'src/store/index.ts', 'src/editor/index.ts', 'src/editor/dom/index.ts'];
+const ENTRIES = ['src/index.ts', 'src/store/index.ts', 'src/editor/index.ts', 'src/editor/dom/index.ts', 'src/edge/client.ts'];
 const RUNTIME_DEPENDENCIES = new Set(
   Object.keys((JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies?: object }).dependencies ?? {}),
 );

@@ -30,7 +30,7 @@ export interface CliIO {
 
 /** The one-line synopsis printed with every usage error. */
 export const USAGE =
-  'Usage: dsh-session-reference <candidates [QUERY] | search QUERY | prepare MESSAGE | encode ID | decode URI | parse TEXT> [--store DIR | --demo] [--as SESSION_ID] [--limit N] [--match-titles] [--no-cache] [--max-reference-bytes N] [--json]';
+  'Usage: dsh-session-reference <candidates [QUERY] | search QUERY | prepare MESSAGE | encode ID | decode URI | parse TEXT | push --to URL> [--store DIR | --demo] [--as SESSION_ID] [--limit N] [--match-titles] [--no-cache] [--max-reference-bytes N] [--dry-run] [--json]';
 
 const HELP = `dsh-session-reference — cite other dsh sessions in a prompt (SPEC §12.2)
 
@@ -50,6 +50,10 @@ Commands
   encode ID           Print the dsh-session: URI of a session id.
   decode URI          Print the session id of a canonical dsh-session: URI.
   parse TEXT          Print TEXT with mentions made readable, then one JSON line per reference.
+  push --to URL       Upload the store's logs to the edge service at URL, except those it already
+                      holds with the same bytes (MD5 = R2's etag). The token comes from the
+                      environment variable DSH_SESSION_REFERENCE_TOKEN, never from a flag.
+                      Exit status 1 when any upload failed.
 
 Options
   --store DIR                dsh session store (default $DSH_HOME/sessions, else ~/.dsh/sessions)
@@ -61,6 +65,8 @@ Options
                              type after @); titles are read in batches, best-ranked first
   --no-cache                 search: neither read nor write the cached index
   --max-reference-bytes N    prepare: byte budget per cited session (default 65536)
+  --to URL                   push: the edge service's base URL (https:, or http: to loopback)
+  --dry-run                  push: list what would be uploaded, upload nothing
   --json                     machine-readable output
   -h, --help                 this help
 
@@ -81,6 +87,9 @@ interface Flags {
   'match-titles'?: boolean;
   'no-cache'?: boolean;
   'max-reference-bytes'?: string;
+  to?: string;
+  'dry-run'?: boolean;
+  token?: string;
   json?: boolean;
   help?: boolean;
 }
@@ -93,6 +102,7 @@ const COMMAND_FLAGS: Record<string, { positionals: [min: number, max: number, na
   encode: { positionals: [1, 1, 'ID'], flags: [] },
   decode: { positionals: [1, 1, 'URI'], flags: [] },
   parse: { positionals: [1, 1, 'TEXT'], flags: [] },
+  push: { positionals: [0, 0, ''], flags: ['store', 'demo', 'to', 'dry-run'] },
 };
 
 /**
@@ -102,7 +112,9 @@ const COMMAND_FLAGS: Record<string, { positionals: [min: number, max: number, na
  * error (the problem and the usage line on stderr). Never rejects.
  *
  * Commands: `candidates [QUERY]`, `search QUERY` (SPEC §16.6), `prepare MESSAGE` (needs `--as`),
- * `encode ID`, `decode URI`, `parse TEXT`. Flags: `--store DIR` (default `$DSH_HOME/sessions`,
+ * `encode ID`, `decode URI`, `parse TEXT`, `push --to URL [--dry-run]` (SPEC §17.8: token from
+ * `DSH_SESSION_REFERENCE_TOKEN`, a `--token` flag is a usage error; exit 1 when an upload failed; see
+ * `runPush` in push.ts). Flags: `--store DIR` (default `$DSH_HOME/sessions`,
  * else `~/.dsh/sessions`), `--demo` (the bundled sample store), `--as SESSION_ID`, `--limit N`,
  * `--match-titles` (QUERY also matches titles, SPEC §6.7), `--no-cache` (search: no cache file,
  * see `search-cache.ts`), `--max-reference-bytes N`,
@@ -122,6 +134,7 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
       io.stdout.write(HELP);
       return 0;
     }
+    if (parsed.name === 'push') return await push(parsed.flags, io);
     if (parsed.name !== 'candidates' && parsed.args[0] === STDIN_ARGUMENT) parsed.args[0] = await readStdin(io);
     await run(parsed, io, out);
     return 0;
@@ -162,6 +175,9 @@ function parseCommandLine(argv: readonly string[]): Command | 'help' {
         'match-titles': { type: 'boolean' },
         'no-cache': { type: 'boolean' },
         'max-reference-bytes': { type: 'string' },
+        to: { type: 'string' },
+        'dry-run': { type: 'boolean' },
+        token: { type: 'string' },
         json: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -179,11 +195,14 @@ function parseCommandLine(argv: readonly string[]): Command | 'help' {
   if (args.length > max) {
     throw new UsageError(`${name} takes ${max === 0 ? 'no arguments' : `one ${argName}`}; quote it if it has spaces (got ${args.length} arguments)`);
   }
-  for (const flag of ['store', 'demo', 'as', 'limit', 'match-titles', 'no-cache', 'max-reference-bytes'] as const) {
+  // Its value is never shown: it may be a real token.
+  if (values.token !== undefined) throw new UsageError('--token is refused: flags show up in process lists and shell history; set DSH_SESSION_REFERENCE_TOKEN instead');
+  for (const flag of ['store', 'demo', 'as', 'limit', 'match-titles', 'no-cache', 'max-reference-bytes', 'to', 'dry-run'] as const) {
     if (values[flag] !== undefined && !spec.flags.includes(flag)) throw new UsageError(`--${flag} does not apply to ${name}`);
   }
   if (values.store !== undefined && values.demo) throw new UsageError('--store and --demo exclude each other');
   if (values.store === '') throw new UsageError('--store needs a directory');
+  if (name === 'push' && !values.to) throw new UsageError('push needs --to URL (the edge service)');
   if (name === 'prepare' && values.as === undefined) throw new UsageError('prepare needs --as SESSION_ID (the session you are writing in)');
   return { name, args, flags: values };
 }
@@ -263,6 +282,20 @@ async function storeRoot(flags: Flags, io: CliIO): Promise<string> {
   if (flags.demo) return (await import('./samples.js')).sampleStoreRoot();
   if (flags.store !== undefined) return flags.store;
   return (await import('./store.js')).defaultSessionStoreRoot(io.env ?? process.env);
+}
+
+/**
+ * `push` (SPEC §17.8), loaded only for this command; a `--to` or token it cannot use is a usage error.
+ * @returns The exit status.
+ */
+async function push(flags: Flags, io: CliIO): Promise<number> {
+  const { PushUsageError, runPush } = await import('./push.js');
+  const root = await storeRoot(flags, io);
+  try {
+    return await runPush({ to: flags.to!, root, dryRun: flags['dry-run'] === true, json: flags.json === true }, io);
+  } catch (error) {
+    throw error instanceof PushUsageError ? new UsageError(error.message) : error;
+  }
 }
 
 /**

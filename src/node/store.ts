@@ -354,6 +354,26 @@ function newestFirst(a: IndexedSession, b: IndexedSession): number {
   return a.header.id < b.header.id ? -1 : a.header.id > b.header.id ? 1 : 0;
 }
 
+/** The log chosen for one session of the store (SPEC §12.1), as `push` uploads it (SPEC §17.8). */
+export interface SessionLogFile {
+  sessionId: string;
+  /** The log's absolute path. */
+  path: string;
+}
+
+/**
+ * The log chosen for every session of the store at `root` (SPEC §12.1): what
+ * {@link createDshStoreSessionQuery} reads for each id — the highest version in each session
+ * directory, and of two directories with one id the one whose log path sorts first — sorted by
+ * path. Headers are read as a listing reads them (the first line, at most 1 MiB decoded).
+ * @throws SessionReferenceError as `listSessions` does (`SESSION_REFERENCE_READ_FAILED`, `SESSION_REFERENCE_CANCELLED`).
+ */
+export async function listSessionLogs(root: string, signal?: AbortSignal): Promise<SessionLogFile[]> {
+  const found = await scanStore(resolve(root), new LogReads(checkReadOptions({}, 'INVALID_CONFIG')), signal);
+  const seen = new Set<string>();
+  return found.flatMap(({ header: { id }, path }) => (seen.has(id) || !seen.add(id) ? [] : [{ sessionId: id, path }]));
+}
+
 // ---------------------------------------------------------------------------------------------
 // Scanning
 
