@@ -65,6 +65,7 @@ beforeEach(() => {
 
 afterEach(() => {
   editor?.destroy();
+  editor = undefined as never;
   host.remove();
 });
 
@@ -127,12 +128,18 @@ describe('createMentionEditor (SPEC §15.8, real Chromium)', () => {
     expect(editor.text).toBe(' two');
   });
 
-  it('steps over a chip with ←/→ in one move', async () => {
+  it('reaches a chip with ←/→ as one unit: the first press selects it whole, the next moves past it', async () => {
     await open(`a${SCHEMA.mention}b`);
-    await userEvent.keyboard('{ArrowLeft}{ArrowLeft}X');
+    await userEvent.keyboard('{ArrowLeft}{ArrowLeft}');
+    // The chip is selected: a screen reader reads its name; Delete would take it whole.
+    expect(document.getSelection()!.toString()).toBe('@Schema');
+    await userEvent.keyboard('{ArrowLeft}X');
     expect(editor.text).toBe(`aX${SCHEMA.mention}b`);
-    await userEvent.keyboard('{ArrowRight}Y');
+    await userEvent.keyboard('{ArrowRight}{ArrowRight}Y');
     expect(editor.text).toBe(`aX${SCHEMA.mention}Yb`);
+    // Ctrl+← steps over it in one move.
+    await userEvent.keyboard('{ArrowLeft}{Control>}{ArrowLeft}{/Control}Z');
+    expect(editor.text).toBe(`aXZ${SCHEMA.mention}Yb`);
   });
 
   it('undoes a burst of typing in one step, a chip deletion in another, and redoes them', async () => {
@@ -204,6 +211,7 @@ describe('createMentionEditor (SPEC §15.8, real Chromium)', () => {
     editor.destroy();
     expect(element.hasAttribute('contenteditable')).toBe(false);
     expectCode(() => editor.setText('c'), 'SESSION_REFERENCE_INVALID_ARGUMENT');
+    expectCode(() => editor.text, 'SESSION_REFERENCE_INVALID_ARGUMENT');
     // A second editor may then take the element.
     editor = createMentionEditor(element, { text: 'again' });
     expect(element.textContent).toBe('again');

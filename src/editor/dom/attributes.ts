@@ -19,9 +19,14 @@ export class AttributeLedger {
     return this.#saved.has(name) ? this.#saved.get(name)! : this.#element.getAttribute(name);
   }
 
+  /** Remembers `name` as it is now, before the composer changes it another way (`element.style`). */
+  remember(name: string): void {
+    if (!this.#saved.has(name)) this.#saved.set(name, this.#element.getAttribute(name));
+  }
+
   /** Sets `name` to `value`, or removes it when `value` is `undefined`. */
   set(name: string, value: string | undefined): void {
-    if (!this.#saved.has(name)) this.#saved.set(name, this.#element.getAttribute(name));
+    this.remember(name);
     if (value === undefined) this.#element.removeAttribute(name);
     else if (this.#element.getAttribute(name) !== value) this.#element.setAttribute(name, value);
   }

@@ -86,7 +86,7 @@ export class DefaultMenu {
       this.#items = state.items;
       list.replaceChildren(...state.items.map((item, index) => row(list.ownerDocument, item, state.optionId(index))));
     }
-    for (const [index, option] of [...list.children].entries()) {
+    for (const [index, option] of Array.from(list.children).entries()) {
       const active = index === state.active;
       option.setAttribute('aria-selected', String(active));
       option.setAttribute('style', active ? `${ROW_STYLE};${ACTIVE_STYLE}` : ROW_STYLE);

@@ -7,7 +7,7 @@
  */
 import { readCallerArray, readCallerFields } from '../../caller-data.js';
 import { check, fail } from '../../errors.js';
-import type { MentionTrigger } from '../trigger.js';
+import { mentionQueryPassedEmpty, type MentionTrigger } from '../trigger.js';
 
 /** A row of the `@` menu: what `suggest.fetch` resolves to (a §6.5 `SessionCandidate` fits). */
 export interface MentionSuggestion {
@@ -121,8 +121,8 @@ export class MentionSuggester {
   #cache = new Map<string, MentionSuggestion[]>();
   /** The `@` and query Escape dismissed: the menu stays closed until the trigger changes. */
   #dismissed: { start: number; query: string } | undefined;
-  /** In `'words'` mode, where a space ended the trigger at `start` (SPEC §15.10). */
-  #ended: { start: number; at: number } | undefined;
+  /** The latest trigger whose answer was empty (SPEC §15.10: a space after it ends a spaced query). */
+  #empty: MentionTrigger | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #call: AbortController | undefined;
   #items: MentionSuggestion[] = [];
@@ -150,24 +150,18 @@ export class MentionSuggester {
 
   /**
    * Whether a trigger found with spaces allowed still stands (SPEC §15.10): it ends when a space
-   * follows words whose answer was empty. Remembers where it ended, so words typed after that
-   * space do not bring it back.
+   * follows words whose answer was empty ({@link mentionQueryPassedEmpty}); words typed after
+   * that space do not bring it back.
    */
   accepts(trigger: MentionTrigger): boolean {
-    if (this.#ended?.start === trigger.start) return trigger.end <= this.#ended.at;
-    for (const { index: space } of trigger.query.matchAll(/\s/g)) {
-      if (this.#cache.get(trigger.query.slice(0, space))?.length === 0) {
-        this.#ended = { start: trigger.start, at: trigger.start + 1 + space };
-        return false;
-      }
-    }
-    return true;
+    return this.#empty === undefined || !mentionQueryPassedEmpty(trigger, this.#empty);
   }
 
   /** The composer's trigger changed (a new `@`, a new query, or none). */
   update(trigger: Trigger | undefined): void {
     const previous = this.#trigger;
     this.#trigger = trigger;
+    if (trigger !== undefined && trigger.start !== this.#empty?.start) this.#empty = undefined;
     if (trigger === undefined || trigger.start !== previous?.start) {
       this.#cache.clear();
       this.#dismissed = undefined;
@@ -276,6 +270,7 @@ export class MentionSuggester {
     this.#loading = false;
     this.#items = items;
     this.#active = items.length > 0 ? 0 : -1;
+    if (items.length === 0) this.#empty = this.#trigger;
   }
 
   /** Aborts the running call (its answer will be dropped) and clears the debounce timer. */
