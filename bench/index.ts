@@ -3,7 +3,7 @@
  * measured side by side", in one process. Prints one table row per measured ratio next to its
  * target and exits with status 1 when any ratio misses its target.
  *
- * Flags: `--only parse,editor,retention,discovery,codec,dsh,store,search` (sections; `dsh`: ours vs the
+ * Flags: `--only parse,editor,editor-dom,retention,discovery,codec,dsh,store,search` (sections; `dsh`: ours vs the
  * dsh host's own plugin; `store-prepare`, `store-list`, `store-titles`, `store-rss`, `store-edge`, `store-worst` for one part of
  * `store`), `--quick` (fewer samples and smaller inputs, for a smoke run; not for RESULTS.md),
  * `--write` (rewrite bench/RESULTS.md with the table).
@@ -48,6 +48,7 @@ import { evictCaches, formatMs, measure, type Case } from './harness.js';
 import { benchSearch } from './search.js';
 import { benchStores, rssChild } from './store.js';
 import { benchZstdDamage } from './zstd-damage.js';
+import { benchEditorDom } from './editor-dom.js';
 
 const args = process.argv.slice(2);
 const flag = (name: string) => args.includes(`--${name}`);
@@ -693,6 +694,7 @@ async function main(): Promise<void> {
   console.log(machine().join('\n'));
   if (wants('parse')) await benchParsing();
   if (wants('editor')) await benchEditor();
+  if (wants('editor-dom')) await benchEditorDom({ ratioRow, quick });
   if (wants('retention')) await benchRetention();
   if (wants('discovery')) await benchDiscovery();
   if (wants('codec')) await benchCodec();
