@@ -165,7 +165,7 @@ export function createMentionEditor(element: HTMLElement, options?: MentionEdito
   /** `selection` normalized (SPEC §15.7) over the stretch of the draft that decides it. */
   function normalized(anchor: number, focus: number): MentionSelection {
     const { from, to } = stretchAround(view.pieces, indexFrom, Math.min(anchor, focus), Math.max(anchor, focus), text.length);
-    return shifted(normalizeSelection(text.slice(from, to), { anchor: anchor - from, focus: focus - from }).selection, from);
+    return shifted(normalizeSelection(view.source(from, to), { anchor: anchor - from, focus: focus - from }).selection, from);
   }
 
   /** The DOM selection as text offsets (normalized), or the model's when it is outside the element. */
@@ -192,7 +192,7 @@ export function createMentionEditor(element: HTMLElement, options?: MentionEdito
     if (selection.anchor !== selection.focus) return undefined;
     const caret = selection.focus;
     const { from, to } = stretchAt(view.pieces, indexFrom, caret, text.length);
-    const found = findMentionTrigger(text.slice(from, to), caret - from, { allowSpaces: suggester?.words ?? false });
+    const found = findMentionTrigger(view.source(from, to), caret - from, { allowSpaces: suggester?.words ?? false });
     if (found === undefined) return undefined;
     const at = { start: found.start + from, end: found.end + from, query: found.query };
     return suggester === undefined || suggester.accepts(at) ? { ...at, rect: view.rectOf(at.start) } : undefined;
@@ -226,7 +226,7 @@ export function createMentionEditor(element: HTMLElement, options?: MentionEdito
    */
   function apply(kind: EditKind, range: MentionSelection, make: (text: string, selection: MentionSelection) => MentionEdit): void {
     const { from, to } = stretchAround(view.pieces, indexFrom, Math.min(range.anchor, range.focus), Math.max(range.anchor, range.focus), text.length);
-    const part = text.slice(from, to);
+    const part = view.source(from, to);
     const made = make(part, shifted(range, -from));
     if (to < text.length && endsInOpenMention(made.text)) {
       const whole = make(text, range);
@@ -236,11 +236,12 @@ export function createMentionEditor(element: HTMLElement, options?: MentionEdito
     }
     const after = shifted(made.selection, from);
     if (made.text !== part) {
-      const next = text.slice(0, from) + made.text + text.slice(to);
+      // The new text is made from the view's blocks (a rope), never by copying the draft.
+      view.replace(from, to, made.text);
+      const next = view.text();
       history.record(kind, { text, selection }, { text: next, selection: after });
       text = next;
       selection = after;
-      view.replace(from, to, made.text);
       writeSelection();
       onChange?.(text);
     } else {
@@ -392,7 +393,7 @@ export function createMentionEditor(element: HTMLElement, options?: MentionEdito
   function overChip(key: string, unit: EditUnit): MentionSelection | undefined {
     const direction = key === 'ArrowLeft' ? 'left' : 'right';
     const { from, to } = stretchAround(view.pieces, indexFrom, Math.min(selection.anchor, selection.focus), Math.max(selection.anchor, selection.focus), text.length);
-    const moved = shifted(moveCaret(text.slice(from, to), shifted(selection, -from), direction, { unit }).selection, from);
+    const moved = shifted(moveCaret(view.source(from, to), shifted(selection, -from), direction, { unit }).selection, from);
     const low = Math.min(selection.focus, moved.focus);
     const high = Math.max(selection.focus, moved.focus);
     const first = view.pieces[indexFrom(low)];

@@ -1,11 +1,15 @@
 /**
  * The composer's element as a view of the canonical text (SPEC §15.8): §15.6 segments drawn as
- * text nodes and chips, and the mapping between DOM points and UTF-16 offsets of the text.
+ * text nodes and chips, one block (`<div>`) per line, lines grouped by up to {@link CHUNK_LINES}
+ * in blocks of their own, and the mapping between DOM points and UTF-16 offsets of the text.
  *
- * An edit redraws only the pieces of the range it touched (issue 29.3: a keystroke costs what it
- * changes, not the draft's length): pieces keep their offsets in the text, a node → piece map
- * answers "which piece is this DOM point in" without walking the element, and a binary search
- * answers "which piece holds this offset".
+ * A keystroke costs what it changes (issue 29.3): an edit redraws only the lines it touched; each
+ * line is a block of its own, so the browser lays out that line and not the whole draft (one
+ * inline run of 5 MB costs seconds of layout per change), and lines are grouped so that no block
+ * has thousands of children (Chromium lays out every child of a block whose child changed: 16,000
+ * lines in one block cost 60–100 ms per change, in blocks of 64 lines under 1 ms); pieces keep their offsets in the text,
+ * a node → piece map answers "which piece is this DOM point in" without walking the element, and
+ * binary searches answer "which piece, which line holds this offset".
  * @module
  */
 import { cleanTitleLabel } from '../../label.js';
@@ -17,15 +21,29 @@ export const CHIP_CLASS = 'dsh-mention';
 /** Longest markup an invalid chip without a label shows (the rest is cut, with `…`). */
 const SHOWN_MARKUP = 48;
 
-/** One drawn segment: a text node for a plain run, a non-editable span for a chip. */
-export interface Piece {
-  node: Text | HTMLSpanElement;
-  /** The segment's offsets in the current text (kept up to date as edits shift them). */
+/** Lines per group block (a group that grows past twice as many is split). */
+const CHUNK_LINES = 64;
+
+/** One line of the view: a block holding its pieces (or a `<br>` when it is empty). */
+interface Line {
+  node: HTMLDivElement;
+  /** Offset of the line's first character, and of its end (its `\n`, or the end of the text). */
   start: number;
   end: number;
-  /** The segment's text (a run's characters, or a chip's markup). */
+}
+
+/**
+ * One drawn piece of the text: a run of plain text within a line (a text node), a chip (a
+ * non-editable span), or a line break (`\n`, drawn as the boundary between two lines: no node).
+ */
+export interface Piece {
+  node: Text | HTMLSpanElement | undefined;
+  /** The piece's offsets in the current text (kept up to date as edits shift them). */
+  start: number;
+  end: number;
+  /** The piece's text (a run's characters, a chip's markup, or `\n`). */
   source: string;
-  /** The chip's segment (`undefined` for a plain run). */
+  /** The chip's segment (`undefined` for a run or a line break). */
   chip: MentionChipSegment | undefined;
 }
 
@@ -46,7 +64,7 @@ export interface ChipOptions {
 /** The text a chip shows: `@label` (cleaned, SPEC §6.6), or the (cut) markup of an invalid bare URI. */
 function shownLabel(chip: MentionChipSegment, markup: string): string {
   const { label } = chip.token;
-  if (label !== undefined) return `@${cleanTitleLabel(label) || cleanTitleLabel(markup)}`;
+  if (label !== undefined) return `@${cleanTitleLabel(label)}`;
   return markup.length > SHOWN_MARKUP ? `${markup.slice(0, SHOWN_MARKUP)}…` : markup;
 }
 
@@ -80,20 +98,36 @@ function drawChip(document: Document, chip: MentionChipSegment, markup: string, 
   return span;
 }
 
+/** Index of the first of `items` (sorted, not overlapping) whose `end` is after `offset` or whose `start` is at it. */
+function firstEndingAfter(items: ReadonlyArray<{ start: number; end: number }>, offset: number): number {
+  let low = 0;
+  let high = items.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    const item = items[middle]!;
+    if (item.end <= offset && item.start < offset) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
 /** The element drawn from the text, and the DOM ↔ offset mapping over what is drawn. */
 export class TextView {
   readonly element: HTMLElement;
   readonly #options: ChipOptions;
   #pieces: Piece[] = [];
-  #byNode = new Map<Node, Piece>();
+  #lines: Line[] = [];
+  #pieceOf = new Map<Node, Piece>();
+  #lineOf = new Map<Node, Line>();
+  /** The group blocks, children of the element. */
+  #chunks = new Set<Node>();
+  /** The text of each group block (its lines and the line break after them), once known. */
+  #chunkText = new Map<Node, string>();
   #length = 0;
-  /** A `<br>` after a final line break, so that the empty last line takes up a line. */
-  #tail: HTMLBRElement;
 
   constructor(element: HTMLElement, options: ChipOptions) {
     this.element = element;
     this.#options = options;
-    this.#tail = element.ownerDocument.createElement('br');
   }
 
   /** The drawn pieces, in order (read-only use). */
@@ -101,107 +135,196 @@ export class TextView {
     return this.#pieces;
   }
 
-  /** Draws the whole `text` anew (the first draw, `setText`, after an IME composition). */
+  /** Draws the whole `text` anew (the first draw, `setText`, undo, after an IME composition). */
   draw(text: string): void {
-    for (const piece of this.#pieces) this.#byNode.delete(piece.node);
+    this.#pieceOf.clear();
+    this.#lineOf.clear();
     this.#pieces = this.#make(segmentMentions(text), text, 0);
-    this.element.replaceChildren(...this.#pieces.map((piece) => piece.node));
+    this.#lines = this.#layLines(this.#pieces, 0, text.length);
+    this.#chunks.clear();
+    this.#chunkText.clear();
+    const chunks: HTMLDivElement[] = [];
+    for (let i = 0; i < this.#lines.length; i += CHUNK_LINES) chunks.push(this.#chunk(this.#lines.slice(i, i + CHUNK_LINES).map((line) => line.node)));
+    this.element.replaceChildren(...chunks);
     this.#length = text.length;
-    this.#placeTail(text.endsWith('\n'));
   }
 
   /**
    * Redraws the range `[from, to)` of the old text, which became `replacement` (both ends are piece
-   * boundaries: the start of the text or of a piece, the end of a piece or of the text). Pieces
-   * after it keep their nodes and shift their offsets. Within the range, pieces that draw the same
-   * at its start and end stay; a plain run that changed keeps its text node (its data is set).
+   * boundaries: the start of the text or of a piece, the end of a piece or of the text). Only the
+   * lines that hold the range are drawn anew; the pieces and lines after them keep their nodes and
+   * shift their offsets.
    */
   replace(from: number, to: number, replacement: string): void {
-    const first = this.indexFrom(from);
-    let last = first;
-    while (last < this.#pieces.length && this.#pieces[last]!.end <= to) last++;
-    const old = this.#pieces.slice(first, last);
-    const fresh = segmentMentions(replacement);
-    let head = 0;
-    while (head < old.length && head < fresh.length && sameDrawing(old[head]!, fresh[head]!, replacement)) head++;
-    let tail = 0;
-    while (tail < old.length - head && tail < fresh.length - head && sameDrawing(old[old.length - 1 - tail]!, fresh[fresh.length - 1 - tail]!, replacement)) tail++;
-    const middle = this.#make(fresh.slice(head, fresh.length - tail), replacement, from, old.slice(head, old.length - tail));
     const delta = replacement.length - (to - from);
-    // The kept pieces of the range get the new segments' offsets; those after it shift.
-    for (const [i, piece] of old.slice(0, head).entries()) Object.assign(piece, { start: from + fresh[i]!.start, end: from + fresh[i]!.end });
-    for (const [i, piece] of old.slice(old.length - tail).entries()) {
-      const segment = fresh[fresh.length - tail + i]!;
-      Object.assign(piece, { start: from + segment.start, end: from + segment.end });
+    // The lines that hold the range, and their pieces.
+    const firstLine = this.#lineAt(from);
+    const lastLine = this.#lineAt(to);
+    const lineStart = this.#lines[firstLine]!.start;
+    const lineEnd = this.#lines[lastLine]!.end;
+    const first = firstEndingAfter(this.#pieces, lineStart);
+    let last = first;
+    while (last < this.#pieces.length && this.#pieces[last]!.end <= lineEnd) last++;
+    const old = this.#pieces.slice(first, last);
+    const before = old.filter((piece) => piece.end <= from);
+    const after = old.filter((piece) => piece.start >= to);
+    for (const piece of old) if (piece.start < to && piece.end > from && piece.node) this.#pieceOf.delete(piece.node);
+    for (const piece of after) {
+      piece.start += delta;
+      piece.end += delta;
     }
+    const middle = this.#make(segmentMentions(replacement), replacement, from);
+    const pieces = [...before, ...middle, ...after];
+    const lines = this.#layLines(pieces, lineStart, lineEnd + delta);
     for (let i = last; i < this.#pieces.length; i++) {
       const piece = this.#pieces[i]!;
       piece.start += delta;
       piece.end += delta;
     }
-    const removed = old.slice(head, old.length - tail);
-    for (const piece of removed) {
-      if (!middle.includes(piece)) {
-        piece.node.remove();
-        this.#byNode.delete(piece.node);
+    for (let i = lastLine + 1; i < this.#lines.length; i++) {
+      const line = this.#lines[i]!;
+      line.start += delta;
+      line.end += delta;
+    }
+    const removed = this.#lines.slice(firstLine, lastLine + 1);
+    const chunk = removed[0]!.node.parentNode as HTMLDivElement;
+    removed[0]!.node.before(...lines.map((line) => line.node));
+    this.#chunkText.delete(chunk);
+    for (const line of removed) {
+      const parent = line.node.parentNode!;
+      this.#chunkText.delete(parent);
+      line.node.remove();
+      this.#lineOf.delete(line.node);
+      if (parent.firstChild === null) {
+        this.#chunks.delete(parent);
+        (parent as HTMLDivElement).remove();
       }
     }
-    const before = this.#pieces[last - tail]?.node ?? (this.#tail.parentNode ? this.#tail : null);
-    for (const piece of middle) this.element.insertBefore(piece.node, before);
-    this.#pieces.splice(first + head, removed.length, ...middle);
+    if (chunk.childElementCount > 2 * CHUNK_LINES) chunk.after(this.#chunk(Array.from(chunk.children).slice(CHUNK_LINES)));
+    this.#pieces.splice(first, old.length, ...pieces);
+    this.#lines.splice(firstLine, removed.length, ...lines);
     this.#length += delta;
-    const lastPiece = this.#pieces.at(-1);
-    this.#placeTail(lastPiece?.chip === undefined && lastPiece !== undefined && lastPiece.source.endsWith('\n'));
   }
 
   /**
-   * Pieces for `segments` of `text` (their offsets shifted by `base`); a plain run reuses the text
-   * node of a run of `reuse` (pieces being replaced) when there is one.
+   * The whole text, made from each group block's text without copying the draft: a balanced
+   * concatenation, which V8 keeps as a rope until someone reads its characters. An edit costs the
+   * text of the blocks it touched and one concatenation per block, not a copy of the draft.
    */
-  #make(segments: MentionSegment[], text: string, base: number, reuse: Piece[] = []): Piece[] {
-    const document = this.element.ownerDocument;
-    const runs = reuse.filter((piece) => piece.chip === undefined);
-    return segments.map((segment) => {
-      const source = segment.kind === 'text' ? segment.text : '';
-      let piece: Piece;
-      if (segment.kind === 'text') {
-        const recycled = runs.shift();
-        if (recycled !== undefined && (recycled.node as Text).data !== source) (recycled.node as Text).data = source;
-        piece = recycled ?? { node: document.createTextNode(source), start: 0, end: 0, source, chip: undefined };
-        piece.source = source;
-      } else {
-        const markup = text.slice(segment.start, segment.end);
-        piece = { node: drawChip(document, segment, markup, this.#options), start: 0, end: 0, source: markup, chip: segment };
-      }
-      piece.start = base + segment.start;
-      piece.end = base + segment.end;
-      this.#byNode.set(piece.node, piece);
-      return piece;
-    });
+  text(): string {
+    const parts: string[] = [];
+    for (let chunk = this.element.firstChild; chunk !== null; chunk = chunk.nextSibling) parts.push(this.#textOfChunk(chunk));
+    let level = parts;
+    while (level.length > 1) {
+      const next: string[] = [];
+      for (let i = 0; i < level.length; i += 2) next.push(level[i]! + (level[i + 1] ?? ''));
+      level = next;
+    }
+    return level[0] ?? '';
   }
 
-  #placeTail(afterLineBreak: boolean): void {
-    if (afterLineBreak) this.element.append(this.#tail);
-    else this.#tail.remove();
+  /** The text of a group block: its lines, and the line break after them unless it is the last. */
+  #textOfChunk(chunk: Node): string {
+    let text = this.#chunkText.get(chunk);
+    if (text === undefined) {
+      const first = this.#lineOf.get(chunk.firstChild!)!;
+      const last = this.#lineOf.get(chunk.lastChild!)!;
+      text = this.source(first.start, last.end === this.#length ? last.end : last.end + 1);
+      this.#chunkText.set(chunk, text);
+    }
+    return text;
+  }
+
+  /** The text of `[from, to)` (both piece boundaries), from the pieces that cover it. */
+  source(from: number, to: number): string {
+    const parts: string[] = [];
+    for (let i = this.indexFrom(from); i < this.#pieces.length && this.#pieces[i]!.start < to; i++) parts.push(this.#pieces[i]!.source);
+    return parts.join('');
+  }
+
+  /**
+   * Pieces for `segments` of `text` (their offsets shifted by `base`): a plain run is cut at its
+   * line breaks into runs and breaks.
+   */
+  #make(segments: MentionSegment[], text: string, base: number): Piece[] {
+    const document = this.element.ownerDocument;
+    const pieces: Piece[] = [];
+    for (const segment of segments) {
+      if (segment.kind === 'mention') {
+        const source = text.slice(segment.start, segment.end);
+        const node = drawChip(document, segment, source, this.#options);
+        pieces.push({ node, start: base + segment.start, end: base + segment.end, source, chip: segment });
+        this.#pieceOf.set(node, pieces.at(-1)!);
+        continue;
+      }
+      let at = segment.start;
+      for (const part of segment.text.split('\n')) {
+        if (at > segment.start) pieces.push({ node: undefined, start: base + at - 1, end: base + at, source: '\n', chip: undefined });
+        if (part !== '') {
+          const node = document.createTextNode(part);
+          pieces.push({ node, start: base + at, end: base + at + part.length, source: part, chip: undefined });
+          this.#pieceOf.set(node, pieces.at(-1)!);
+        }
+        at += part.length + 1;
+      }
+    }
+    return pieces;
+  }
+
+  /** A group block holding `lines`. */
+  #chunk(lines: Node[]): HTMLDivElement {
+    const chunk = this.element.ownerDocument.createElement('div');
+    chunk.append(...lines);
+    this.#chunks.add(chunk);
+    return chunk;
+  }
+
+  /** The lines of `pieces` (which cover `[start, end)` and start at a line's start): a block each. */
+  #layLines(pieces: Piece[], start: number, end: number): Line[] {
+    const document = this.element.ownerDocument;
+    const lines: Line[] = [];
+    let line: Line | undefined;
+    const open = (at: number): Line => {
+      const made = { node: document.createElement('div'), start: at, end };
+      this.#lineOf.set(made.node, made);
+      lines.push(made);
+      return made;
+    };
+    line = open(start);
+    for (const piece of pieces) {
+      if (piece.node === undefined) {
+        line.end = piece.start;
+        line = open(piece.end);
+      } else {
+        line.node.append(piece.node);
+      }
+    }
+    // An empty line takes up a line.
+    for (const made of lines) if (made.start === made.end) made.node.append(document.createElement('br'));
+    return lines;
+  }
+
+  /** Index of the line that holds `offset` (the last line starting at or before it). */
+  #lineAt(offset: number): number {
+    let low = 0;
+    let high = this.#lines.length - 1;
+    while (low < high) {
+      const middle = (low + high + 1) >>> 1;
+      if (this.#lines[middle]!.start <= offset) low = middle;
+      else high = middle - 1;
+    }
+    return low;
   }
 
   /** Index of the first piece that ends after `offset`, or that starts at it (binary search); `pieces.length` when none. */
   indexFrom(offset: number): number {
-    const pieces = this.#pieces;
-    let low = 0;
-    let high = pieces.length;
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      if (pieces[middle]!.end <= offset && pieces[middle]!.start < offset) low = middle + 1;
-      else high = middle;
-    }
-    return low;
+    return firstEndingAfter(this.#pieces, offset);
   }
 
   /** The chip piece whose node is or contains `node`, if any. */
   chipOf(node: Node | null): Piece | undefined {
     for (let at = node; at !== null && at !== this.element; at = at.parentNode) {
-      const piece = this.#byNode.get(at);
+      const piece = this.#pieceOf.get(at);
       if (piece !== undefined) return piece.chip === undefined ? undefined : piece;
     }
     return undefined;
@@ -214,17 +337,27 @@ export class TextView {
    */
   offsetOf(node: Node | null, offset: number): number | undefined {
     if (node === null) return undefined;
-    if (node === this.element) return this.#startOfChild(offset);
+    if (node === this.element || this.#chunks.has(node)) {
+      // Before the line (or group of lines) at `offset`, or at the end of the last one.
+      let child: Node | null | undefined = node.childNodes[offset];
+      while (child && !this.#lineOf.has(child)) child = child.firstChild;
+      if (child) return this.#lineOf.get(child)!.start;
+      let last: Node | null = node.childNodes[offset - 1] ?? null;
+      while (last && !this.#lineOf.has(last)) last = last.lastChild;
+      return last ? this.#lineOf.get(last)!.end : node === this.element ? this.#length : undefined;
+    }
+    const line = this.#lineOf.get(node);
+    if (line !== undefined) return this.#startOfChild(line, offset);
     let top: Node = node;
-    while (top.parentNode !== this.element) {
-      if (top.parentNode === null) return undefined;
+    while (!this.#lineOf.has(top.parentNode!)) {
+      if (top.parentNode === null || top.parentNode === this.element || this.#chunks.has(top.parentNode)) return undefined;
       top = top.parentNode;
     }
-    const piece = this.#byNode.get(top);
+    const piece = this.#pieceOf.get(top);
     if (piece === undefined) {
-      // Something the browser put there (the tail `<br>`, or a node we did not draw): the end
-      // of the pieces before it.
-      return this.#startOfChild(Array.prototype.indexOf.call(this.element.childNodes, top) + 1);
+      // Something the browser put in a line (a `<br>`, or a node we did not draw): where it stands.
+      const parent = this.#lineOf.get(top.parentNode!)!;
+      return this.#startOfChild(parent, Array.prototype.indexOf.call(parent.node.childNodes, top) as number);
     }
     const { start, end } = piece;
     if (piece.chip === undefined) return node === piece.node ? start + Math.min(offset, end - start) : end;
@@ -232,28 +365,31 @@ export class TextView {
     return atStart ? start : end;
   }
 
-  /** The offset where the element's child at `index` starts (the text's length past the pieces). */
-  #startOfChild(index: number): number {
-    const child = this.element.childNodes[index];
-    const piece = child && this.#byNode.get(child);
-    return piece?.start ?? this.#length;
+  /** The offset where the line's child at `index` starts (the line's end past its pieces). */
+  #startOfChild(line: Line, index: number): number {
+    const child = line.node.childNodes[index];
+    return (child && this.#pieceOf.get(child)?.start) ?? (index === 0 ? line.start : line.end);
   }
 
   /** The DOM point of a text offset outside chips: in a plain run's text node when one touches it. */
   pointOf(offset: number): DomPoint {
+    const line = this.#lines[this.#lineAt(offset)]!;
     const pieces = this.#pieces;
     const index = this.indexFrom(offset);
     for (const piece of [pieces[index - 1], pieces[index]]) {
-      if (piece?.chip === undefined && piece !== undefined && piece.start <= offset && offset <= piece.end) {
+      if (piece?.chip === undefined && piece?.node !== undefined && piece.start <= offset && offset <= piece.end && piece.node.parentNode === line.node) {
         return { node: piece.node, offset: offset - piece.start };
       }
     }
-    // Between chips, or at the element's start or end: a position among the element's children.
+    // Between chips, or at a line's start or end: a position among the line's children.
     const next = pieces[index];
-    if (next === undefined) return { node: this.element, offset: this.element.childNodes.length - (this.#tail.parentNode ? 1 : 0) };
+    if (next?.node === undefined || next.node.parentNode !== line.node) {
+      const count = line.node.childNodes.length;
+      return { node: line.node, offset: line.start === line.end ? 0 : count };
+    }
     const range = this.element.ownerDocument.createRange();
     range.setStartBefore(next.node);
-    return { node: this.element, offset: range.startOffset };
+    return { node: line.node, offset: range.startOffset };
   }
 
   /** The client rectangle of the character at `offset` (in a plain run), for placing a menu. */
@@ -265,10 +401,4 @@ export class TextView {
     else range.collapse(true);
     return range.getBoundingClientRect();
   }
-}
-
-/** Whether an old piece draws the same as a new segment of `text` (so it can stay). */
-function sameDrawing(piece: Piece, segment: MentionSegment, text: string): boolean {
-  if ((piece.chip === undefined) !== (segment.kind === 'text')) return false;
-  return piece.source === text.slice(segment.start, segment.end);
 }
