@@ -1,7 +1,8 @@
 /**
  * `npm run bench -- --only editor-dom`: what a keystroke costs in the DOM composer
  * (`createMentionEditor`, SPEC §15.8) in the project's Chromium, in a 5 MB draft with 10,000
- * chips against a 10 KB draft of the same make, side by side in one page (issue 29.3: a keystroke
+ * chips against a 10 KB draft of the same make (runs of words with a line break every few hundred
+ * characters, one chip per ~440 characters), side by side in one page (issue 29.3: a keystroke
  * costs what it changes; it was 0.8–0.95 s per key in the long draft).
  *
  * The composer is bundled from src/ by esbuild and loaded into a page of the packaged Chromium
@@ -75,9 +76,7 @@ window.benchEditor = (() => {
     const { element } = editors[name];
     const started = performance.now();
     act();
-    const handled = performance.now();
     void element.offsetHeight;
-    window.lastHandled = handled - started;
     return performance.now() - started;
   }
   const input = (name, inputType, data) =>
@@ -114,34 +113,13 @@ export async function benchEditorDom(hooks: Hooks): Promise<void> {
   const browser = await chromium.launch({ executablePath: chromiumExecutable(), args: CHROMIUM_ARGS, headless: true });
   try {
     const page = await browser.newPage();
-    await page.setContent('<!doctype html><html lang="en"><head><style>' + (process.env.BENCH_CSS ?? '') + '</style></head><body></body></html>');
+    await page.setContent('<!doctype html><html lang="en"><body></body></html>');
     await page.addScriptTag({ content: bundle.outputFiles[0]!.text });
     await page.addScriptTag({ content: PAGE_SCRIPT });
     // 10,000 chips in 5 MB: one chip per ~500 characters; the short draft is made the same way.
     const long = await page.evaluate(() => (window as never as { benchEditor: { make(n: string, b: number, e: number): { length: number; chips: number } } }).benchEditor.make('long', 5_000_000, 440));
     const short = await page.evaluate(() => (window as never as { benchEditor: { make(n: string, b: number, e: number): { length: number; chips: number } } }).benchEditor.make('short', 10_000, 440));
     const samples = hooks.quick ? 7 : 31;
-    if (process.env.BENCH_PROFILE) {
-      const cdp = await page.context().newCDPSession(page);
-      await cdp.send('Profiler.enable');
-      await cdp.send('Profiler.start');
-      for (let i = 0; i < 3; i++) {
-        await page.evaluate((k) => {
-          const bench = (window as never as { benchEditor: Record<string, (...args: unknown[]) => number> }).benchEditor;
-          bench.caretAfterChip!('long', k, true);
-          return bench.type!('long');
-        }, 1000 + i * 100);
-      }
-      const { profile } = (await cdp.send('Profiler.stop')) as { profile: { nodes: Array<{ id: number; callFrame: { functionName: string; url: string; lineNumber: number }; hitCount?: number }>; samples: number[]; timeDeltas: number[] } };
-      const self = new Map<string, number>();
-      const byId = new Map(profile.nodes.map((node) => [node.id, node]));
-      profile.samples.forEach((id, i) => {
-        const frame = byId.get(id)!.callFrame;
-        const key = `${frame.functionName || '(anon)'}:${frame.lineNumber}`;
-        self.set(key, (self.get(key) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000);
-      });
-      console.log([...self].sort((a, b) => b[1] - a[1]).slice(0, 25).map(([k, v]) => `${v.toFixed(1)} ms ${k}`).join('\n'));
-    }
     const kinds = ['type', 'backspace', 'insert'] as const;
     const times: Record<string, number[]> = {};
     for (let i = 0; i < samples; i++) {
@@ -158,7 +136,6 @@ export async function benchEditorDom(hooks: Hooks): Promise<void> {
             { name, kind, k },
           );
           (times[`${kind} ${name}`] ??= []).push(ms);
-          if (process.env.BENCH_DEBUG) console.log(kind, name, ms, await page.evaluate(() => (window as never as { lastHandled: number }).lastHandled));
         }
       }
     }

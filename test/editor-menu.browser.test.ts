@@ -356,4 +356,55 @@ describe('incremental redraw (issue 29.3)', () => {
     expect(drawn).toBe(fresh.innerHTML);
     other.destroy();
   });
+
+  it('keeps the text and the drawing right across line breaks and blocks of lines (150 lines, edits where blocks meet)', async () => {
+    const chip = (i: number) => formatSessionReferenceMention({ sessionId: `session-${i}`, label: `S${i}` });
+    const lines = Array.from({ length: 150 }, (_, i) => `line ${i} ${chip(i)} end`);
+    const changes: string[] = [];
+    const ed = await openEditor({ onChange: (text) => changes.push(text) }, lines.join('\n'));
+    // The caret at the end of line 63, the last line of the first block of 64: Delete joins it with line 64.
+    const lineEnd = (n: number) => lines.slice(0, n + 1).join('\n').length;
+    const place = (offset: number) => {
+      // Through the composer's own mapping: type nothing, just move there with the model's help.
+      const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+      let seen = 0;
+      for (let node = walker.nextNode() as Text | null; node; node = walker.nextNode() as Text | null) {
+        const owner = node.parentElement!;
+        if (owner.classList.contains('dsh-mention')) continue;
+        // A text node's offset in the canonical text: found by searching its data after what was seen.
+        const at = ed.text.indexOf(node.data, seen);
+        if (at <= offset && offset <= at + node.data.length) {
+          document.getSelection()!.setBaseAndExtent(node, offset - at, node, offset - at);
+          return;
+        }
+        seen = at + node.data.length;
+      }
+      throw new Error(`no text node at ${offset}`);
+    };
+    let expected = lines.join('\n');
+    place(lineEnd(63));
+    await userEvent.keyboard('{Delete}');
+    expected = expected.slice(0, lineEnd(63)) + expected.slice(lineEnd(63) + 1);
+    expect(ed.text).toBe(expected);
+    await userEvent.keyboard('{Enter}{Enter}x');
+    expected = `${expected.slice(0, lineEnd(63))}\n\nx${expected.slice(lineEnd(63))}`;
+    expect(ed.text).toBe(expected);
+    await userEvent.keyboard('{Backspace}{Backspace}{Backspace}');
+    expected = expected.slice(0, lineEnd(63)) + expected.slice(lineEnd(63) + 3);
+    expect(ed.text).toBe(expected);
+    // Backspace right after a chip on line 130 takes the chip whole.
+    const at = expected.indexOf(chip(130)) + chip(130).length;
+    place(at);
+    await userEvent.keyboard('{Backspace}');
+    expected = expected.slice(0, at - chip(130).length) + expected.slice(at);
+    expect(ed.text).toBe(expected);
+    expect(changes.at(-1)).toBe(expected);
+    const fresh = document.createElement('div');
+    host.append(fresh);
+    const other = createMentionEditor(fresh, { text: ed.text });
+    // Line by line the same (how lines are grouped in blocks depends on the edits made).
+    const drawnLines = (root: HTMLElement) => [...root.querySelectorAll(':scope > div > div')].map((line) => line.innerHTML);
+    expect(drawnLines(element)).toEqual(drawnLines(fresh));
+    other.destroy();
+  });
 });

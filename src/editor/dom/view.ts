@@ -144,9 +144,16 @@ export class TextView {
     this.#chunks.clear();
     this.#chunkText.clear();
     const chunks: HTMLDivElement[] = [];
-    for (let i = 0; i < this.#lines.length; i += CHUNK_LINES) chunks.push(this.#chunk(this.#lines.slice(i, i + CHUNK_LINES).map((line) => line.node)));
-    this.element.replaceChildren(...chunks);
     this.#length = text.length;
+    for (let i = 0; i < this.#lines.length; i += CHUNK_LINES) {
+      const lines = this.#lines.slice(i, i + CHUNK_LINES);
+      const chunk = this.#chunk(lines.map((line) => line.node));
+      // Each block's text, cut from the text drawn (so the first edit copies nothing either).
+      const end = lines.at(-1)!.end;
+      this.#chunkText.set(chunk, text.slice(lines[0]!.start, end === text.length ? end : end + 1));
+      chunks.push(chunk);
+    }
+    this.element.replaceChildren(...chunks);
   }
 
   /**
@@ -173,9 +180,11 @@ export class TextView {
       piece.start += delta;
       piece.end += delta;
     }
-    const middle = this.#make(segmentMentions(replacement), replacement, from);
-    const pieces = [...before, ...middle, ...after];
-    const lines = this.#layLines(pieces, lineStart, lineEnd + delta);
+    const middle = this.#reuse(
+      old.filter((piece) => piece.start < to && piece.end > from),
+      this.#make(segmentMentions(replacement), replacement, from),
+    );
+    const groups = this.#group([...before, ...middle, ...after], lineStart, lineEnd + delta);
     for (let i = last; i < this.#pieces.length; i++) {
       const piece = this.#pieces[i]!;
       piece.start += delta;
@@ -188,18 +197,26 @@ export class TextView {
     }
     const removed = this.#lines.slice(firstLine, lastLine + 1);
     const chunk = removed[0]!.node.parentNode as HTMLDivElement;
-    removed[0]!.node.before(...lines.map((line) => line.node));
-    this.#chunkText.delete(chunk);
-    for (const line of removed) {
-      const parent = line.node.parentNode!;
-      this.#chunkText.delete(parent);
-      line.node.remove();
-      this.#lineOf.delete(line.node);
-      if (parent.firstChild === null) {
-        this.#chunks.delete(parent);
-        (parent as HTMLDivElement).remove();
+    for (const line of removed) this.#chunkText.delete(line.node.parentNode!);
+    let lines: Line[];
+    if (groups.length === removed.length) {
+      // As many lines as before (typing, a chip deleted): the blocks stay, only changed children move.
+      lines = removed;
+      groups.forEach((group, i) => this.#fill(Object.assign(removed[i]!, { start: group.start, end: group.end }), group.nodes));
+    } else {
+      lines = groups.map((group) => this.#open(group));
+      removed[0]!.node.before(...lines.map((line) => line.node));
+      for (const line of removed) {
+        const parent = line.node.parentNode!;
+        line.node.remove();
+        this.#lineOf.delete(line.node);
+        if (parent.firstChild === null) {
+          this.#chunks.delete(parent);
+          (parent as HTMLDivElement).remove();
+        }
       }
     }
+    const pieces = [...before, ...middle, ...after];
     if (chunk.childElementCount > 2 * CHUNK_LINES) chunk.after(this.#chunk(Array.from(chunk.children).slice(CHUNK_LINES)));
     this.#pieces.splice(first, old.length, ...pieces);
     this.#lines.splice(firstLine, removed.length, ...lines);
@@ -281,27 +298,68 @@ export class TextView {
 
   /** The lines of `pieces` (which cover `[start, end)` and start at a line's start): a block each. */
   #layLines(pieces: Piece[], start: number, end: number): Line[] {
-    const document = this.element.ownerDocument;
-    const lines: Line[] = [];
-    let line: Line | undefined;
-    const open = (at: number): Line => {
-      const made = { node: document.createElement('div'), start: at, end };
-      this.#lineOf.set(made.node, made);
-      lines.push(made);
-      return made;
-    };
-    line = open(start);
+    return this.#group(pieces, start, end).map((group) => this.#open(group));
+  }
+
+  /** `pieces` (covering `[start, end)` from a line's start) cut into lines: their offsets and nodes. */
+  #group(pieces: Piece[], start: number, end: number): Array<{ start: number; end: number; nodes: Node[] }> {
+    const groups = [{ start, end, nodes: [] as Node[] }];
     for (const piece of pieces) {
       if (piece.node === undefined) {
-        line.end = piece.start;
-        line = open(piece.end);
+        groups.at(-1)!.end = piece.start;
+        groups.push({ start: piece.end, end, nodes: [] });
       } else {
-        line.node.append(piece.node);
+        groups.at(-1)!.nodes.push(piece.node);
       }
     }
-    // An empty line takes up a line.
-    for (const made of lines) if (made.start === made.end) made.node.append(document.createElement('br'));
-    return lines;
+    return groups;
+  }
+
+  /** A new line block for a group. */
+  #open(group: { start: number; end: number; nodes: Node[] }): Line {
+    const line = { node: this.element.ownerDocument.createElement('div'), start: group.start, end: group.end };
+    this.#lineOf.set(line.node, line);
+    this.#fill(line, group.nodes);
+    return line;
+  }
+
+  /** Makes `nodes` the line's children (a `<br>` when there is none, so that an empty line takes up a line), moving only what differs. */
+  #fill(line: Line, nodes: Node[]): void {
+    const children = line.node.childNodes;
+    if (nodes.length === 0) {
+      if (children.length !== 1 || children[0]!.nodeName !== 'BR') line.node.replaceChildren(this.element.ownerDocument.createElement('br'));
+      return;
+    }
+    if (children.length === nodes.length && nodes.every((node, i) => children[i] === node)) return;
+    line.node.replaceChildren(...nodes);
+  }
+
+  /**
+   * Keeps the nodes of `old` pieces for `fresh` ones that draw the same (from both ends), and the
+   * text nodes of changed runs (their data set): a keystroke changes one text node, not the line.
+   */
+  #reuse(old: Piece[], fresh: Piece[]): Piece[] {
+    const same = (a: Piece, b: Piece) => (a.chip === undefined) === (b.chip === undefined) && a.source === b.source;
+    const take = (from: Piece, into: Piece) => {
+      if (into.node) this.#pieceOf.delete(into.node);
+      into.node = from.node;
+      if (into.node) this.#pieceOf.set(into.node, into);
+    };
+    let head = 0;
+    while (head < old.length && head < fresh.length && same(old[head]!, fresh[head]!)) take(old[head]!, fresh[head]!), head++;
+    let tail = 0;
+    while (tail < old.length - head && tail < fresh.length - head && same(old[old.length - 1 - tail]!, fresh[fresh.length - 1 - tail]!)) {
+      take(old[old.length - 1 - tail]!, fresh[fresh.length - 1 - tail]!);
+      tail++;
+    }
+    const runs = old.slice(head, old.length - tail).filter((piece) => piece.chip === undefined && piece.node !== undefined);
+    for (const piece of fresh.slice(head, fresh.length - tail)) {
+      const run = piece.chip === undefined && piece.node !== undefined ? runs.shift() : undefined;
+      if (run === undefined) continue;
+      (run.node as Text).data = piece.source;
+      take(run, piece);
+    }
+    return fresh;
   }
 
   /** Index of the line that holds `offset` (the last line starting at or before it). */
