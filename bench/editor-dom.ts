@@ -63,14 +63,18 @@ window.benchEditor = (() => {
     element.focus();
     return { length: text.length, chips: editors[name].chips.length };
   }
-  /** Puts the caret right after chip 'k' (or in the middle of the run after it, 'inRun'). */
+  /** Puts the caret right after chip 'k', or 'inRun' a few characters into the run after it. */
   function caretAfterChip(name, k, inRun) {
     const { element, chips } = editors[name];
     element.focus();
-    const chip = chips[k];
+    const chip = chips[Math.min(k, chips.length - 1)];
     const next = chip.nextSibling;
-    const offset = inRun ? Math.min(5, next.data.length) : 0;
-    document.getSelection().setBaseAndExtent(next, offset, next, offset);
+    if (inRun && next && next.nodeType === 3 && next.data.length >= 5) {
+      document.getSelection().setBaseAndExtent(next, 5, next, 5);
+    } else {
+      const index = Array.prototype.indexOf.call(chip.parentNode.childNodes, chip) + 1;
+      document.getSelection().setBaseAndExtent(chip.parentNode, index, chip.parentNode, index);
+    }
   }
   function timed(name, act) {
     const { element } = editors[name];
@@ -87,6 +91,8 @@ window.benchEditor = (() => {
     type: (name) => timed(name, () => input(name, 'insertText', 'x')),
     backspace: (name) => timed(name, () => input(name, 'deleteContentBackward', null)),
     insert: (name) => timed(name, () => editors[name].editor.insert({ sessionId: 'session-inserted', label: 'Inserted' })),
+    /** Puts a chip back where Backspace took one (untimed), so every sample finds chips. */
+    restore: (name) => editors[name].editor.insert({ sessionId: 'session-restored', label: 'Restored' }),
     length: (name) => editors[name].editor.text.length,
   };
 })();
@@ -131,7 +137,9 @@ export async function benchEditorDom(hooks: Hooks): Promise<void> {
             ({ name, kind, k }) => {
               const bench = (window as never as { benchEditor: Record<string, (...args: unknown[]) => number> }).benchEditor;
               bench.caretAfterChip!(name, k, kind === 'type');
-              return bench[kind]!(name);
+              const ms = bench[kind]!(name);
+              if (kind === 'backspace') bench.restore!(name);
+              return ms;
             },
             { name, kind, k },
           );
