@@ -154,6 +154,7 @@ export class TextView {
       chunks.push(chunk);
     }
     this.element.replaceChildren(...chunks);
+    this.#showEmpty();
   }
 
   /**
@@ -164,6 +165,8 @@ export class TextView {
    */
   replace(from: number, to: number, replacement: string): void {
     const delta = replacement.length - (to - from);
+    // The empty text's line comes back into the document first.
+    if (this.#length === 0) this.element.replaceChildren(this.#lines[0]!.node.parentNode!);
     // The lines that hold the range, and their pieces.
     const firstLine = this.#lineAt(from);
     const lastLine = this.#lineAt(to);
@@ -221,6 +224,15 @@ export class TextView {
     this.#pieces.splice(first, old.length, ...pieces);
     this.#lines.splice(firstLine, removed.length, ...lines);
     this.#length += delta;
+    this.#showEmpty();
+  }
+
+  /**
+   * The empty text is drawn as nothing at all, so that an app's `:empty` placeholder shows; its one
+   * line waits in its block, out of the document, for the first character.
+   */
+  #showEmpty(): void {
+    if (this.#length === 0) this.element.replaceChildren();
   }
 
   /**
@@ -431,6 +443,7 @@ export class TextView {
 
   /** The DOM point of a text offset outside chips: in a plain run's text node when one touches it. */
   pointOf(offset: number): DomPoint {
+    if (this.#length === 0) return { node: this.element, offset: 0 };
     const line = this.#lines[this.#lineAt(offset)]!;
     const pieces = this.#pieces;
     const index = this.indexFrom(offset);
