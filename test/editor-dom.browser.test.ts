@@ -128,18 +128,20 @@ describe('createMentionEditor (SPEC §15.8, real Chromium)', () => {
     expect(editor.text).toBe(' two');
   });
 
-  it('reaches a chip with ←/→ as one unit: the first press selects it whole, the next moves past it', async () => {
+  it('steps over a chip with ←/→ in one move; Shift+←/→ next to it selects it whole', async () => {
     await open(`a${SCHEMA.mention}b`);
-    await userEvent.keyboard('{ArrowLeft}{ArrowLeft}');
-    // The chip is selected: a screen reader reads its name; Delete would take it whole.
-    expect(document.getSelection()!.toString()).toBe('@Schema');
-    await userEvent.keyboard('{ArrowLeft}X');
+    await userEvent.keyboard('{ArrowLeft}{ArrowLeft}X');
     expect(editor.text).toBe(`aX${SCHEMA.mention}b`);
-    await userEvent.keyboard('{ArrowRight}{ArrowRight}Y');
+    await userEvent.keyboard('{ArrowRight}Y');
     expect(editor.text).toBe(`aX${SCHEMA.mention}Yb`);
-    // Ctrl+← steps over it in one move.
+    // Ctrl+← steps over it too.
     await userEvent.keyboard('{ArrowLeft}{Control>}{ArrowLeft}{/Control}Z');
     expect(editor.text).toBe(`aXZ${SCHEMA.mention}Yb`);
+    // Shift+→ selects the chip as one unit (a screen reader reads its name); Delete takes it.
+    await userEvent.keyboard('{Shift>}{ArrowRight}{/Shift}');
+    expect(document.getSelection()!.toString()).toBe('@Schema');
+    await userEvent.keyboard('{Delete}');
+    expect(editor.text).toBe('aXZYb');
   });
 
   it('undoes a burst of typing in one step, a chip deletion in another, and redoes them', async () => {

@@ -296,9 +296,9 @@ describe('accessibility (SPEC §15.9)', () => {
     expect(activated).toHaveLength(1);
     expect(activated[0]).toMatchObject({ sessionId: id, label: 'Schema migration' });
     expect(activated[0]!.rect.width).toBeGreaterThan(0);
-    // From the keyboard: ← from the end reaches the chip as one unit, Enter activates it.
+    // From the keyboard: Shift+← next to the chip selects it as one unit, Enter activates it.
     ed.focus();
-    await userEvent.keyboard('{Control>}{End}{/Control}{ArrowLeft}{ArrowLeft}{ArrowLeft}');
+    await userEvent.keyboard('{Control>}{End}{/Control}{ArrowLeft}{ArrowLeft}{Shift>}{ArrowLeft}{/Shift}');
     expect(document.getSelection()!.toString()).toBe('@Schema migration');
     await userEvent.keyboard('{Enter}');
     expect(activated).toHaveLength(2);

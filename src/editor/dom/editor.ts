@@ -45,10 +45,10 @@ const shifted = (selection: MentionSelection, by: number): MentionSelection => (
  * and the error's message in `title`. Typing, Enter, Backspace/Delete by character and by word
  * (Ctrl/Alt), paste, cut, copy (the canonical markup goes to the clipboard, so a copied chip pastes
  * as a chip), drag and drop, undo/redo (Ctrl/⌘+Z, Ctrl/⌘+Shift+Z, Ctrl+Y, and the browser's
- * history commands) and IME composition are made on the text by §15.7's functions. ←/→ reach a
- * chip as one unit: the first press next to it selects it whole (a screen reader reads its name),
- * the next one moves past it; Ctrl/Alt+←/→ step over it. Enter on a selected chip, or a click on
- * one, calls `options.onChipActivate`. One undo step per edit; a burst of typing (or of Backspace,
+ * history commands) and IME composition are made on the text by §15.7's functions. ←/→ step over
+ * a chip in one move (Ctrl/Alt: by word); Shift+←/→ next to a chip selects it whole (a screen
+ * reader reads its name). Enter on a selected chip, or a click on one, calls
+ * `options.onChipActivate`. One undo step per edit; a burst of typing (or of Backspace,
  * or of Delete) is one step. A keystroke costs what it changes: the text is edited and redrawn over
  * the stretch around the edit, not over the whole draft. The element gets `white-space: pre-wrap`
  * when it has no `white-space` of its own.
@@ -356,9 +356,9 @@ export function createMentionEditor(element: HTMLElement, options?: MentionEdito
       }
       return;
     }
-    if ((event.key === 'ArrowLeft' || event.key === 'ArrowRight') && !event.shiftKey && !event.metaKey) {
+    if ((event.key === 'ArrowLeft' || event.key === 'ArrowRight') && !event.metaKey) {
       selection = readSelection();
-      const moved = event.ctrlKey || event.altKey ? overChip(event.key, 'word') : toChip(event.key);
+      const moved = event.shiftKey ? (event.ctrlKey || event.altKey ? undefined : chipSelected(event.key)) : overChip(event.key, event.ctrlKey || event.altKey ? 'word' : 'character');
       if (moved !== undefined) {
         event.preventDefault();
         history.seal();
@@ -370,26 +370,20 @@ export function createMentionEditor(element: HTMLElement, options?: MentionEdito
   }
 
   /**
-   * ←/→ next to a chip (SPEC §15.9: a chip reached as one unit): a caret next to it selects it
-   * whole; a selection that is exactly a chip collapses to its side. Elsewhere the browser moves
-   * the caret (bidirectional text).
+   * Shift+←/→ from a caret next to a chip selects the chip whole (SPEC §15.9: a chip reached as
+   * one unit; a screen reader reads its name, Enter activates it). Elsewhere the browser extends
+   * the selection (bidirectional text).
    */
-  function toChip(key: string): MentionSelection | undefined {
-    const chip = selectedChip();
-    if (chip !== undefined) {
-      const caret = key === 'ArrowLeft' ? chip.start : chip.end;
-      return { anchor: caret, focus: caret };
-    }
+  function chipSelected(key: string): MentionSelection | undefined {
     if (selection.anchor !== selection.focus) return undefined;
     const caret = selection.focus;
-    const pieces = view.pieces;
     const index = indexFrom(caret);
-    const next = key === 'ArrowRight' ? pieces[index] : pieces[index - 1];
-    if (next?.chip === undefined || (key === 'ArrowRight' ? next.start : next.end) !== caret) return undefined;
-    return key === 'ArrowRight' ? { anchor: next.start, focus: next.end } : { anchor: next.end, focus: next.start };
+    const chip = key === 'ArrowRight' ? view.pieces[index] : view.pieces[index - 1];
+    if (chip?.chip === undefined || (key === 'ArrowRight' ? chip.start : chip.end) !== caret) return undefined;
+    return key === 'ArrowRight' ? { anchor: chip.start, focus: chip.end } : { anchor: chip.end, focus: chip.start };
   }
 
-  /** Ctrl/Alt+←/→: §15.7's word move, made by the composer when it steps over a chip. */
+  /** ←/→ (by character, or by word with Ctrl/Alt): §15.7's move, made by the composer when it steps over a chip. */
   function overChip(key: string, unit: EditUnit): MentionSelection | undefined {
     const direction = key === 'ArrowLeft' ? 'left' : 'right';
     const { from, to } = stretchAround(view.pieces, indexFrom, Math.min(selection.anchor, selection.focus), Math.max(selection.anchor, selection.focus), text.length);
