@@ -7,7 +7,8 @@
  * line is a block of its own, so the browser lays out that line and not the whole draft (one
  * inline run of 5 MB costs seconds of layout per change), and lines are grouped so that no block
  * has thousands of children (Chromium lays out every child of a block whose child changed: 16,000
- * lines in one block cost 60–100 ms per change, in blocks of 64 lines under 1 ms); pieces keep their offsets in the text,
+ * lines in one block cost 60–100 ms per change, in blocks of 64 lines under 1 ms), blocks off
+ * screen being skipped (`content-visibility: auto`); pieces keep their offsets in the text,
  * a node → piece map answers "which piece is this DOM point in" without walking the element, and
  * binary searches answer "which piece, which line holds this offset".
  * @module
@@ -300,9 +301,17 @@ export class TextView {
     return pieces;
   }
 
-  /** A group block holding `lines`. */
+  /**
+   * A group block holding `lines`. Off screen, the browser skips its layout and painting
+   * (`content-visibility: auto`; its height is remembered once drawn, and guessed at 64 lines
+   * before): a change lays out the blocks in view, not the draft.
+   */
   #chunk(lines: Node[]): HTMLDivElement {
     const chunk = this.element.ownerDocument.createElement('div');
+    chunk.style.contentVisibility = 'auto';
+    chunk.style.containIntrinsicSize = 'auto 1500px';
+    // Where the `lh` unit is known (an invalid value is ignored, so the pixels above stay).
+    chunk.style.containIntrinsicSize = `auto ${CHUNK_LINES}lh`;
     chunk.append(...lines);
     this.#chunks.add(chunk);
     return chunk;
