@@ -645,6 +645,14 @@ ${table()}
   the keystroke's 4 MiB time over its time per MiB of four 1 MiB inputs, held against the same
   growth of the three scans. \`describeReferencedMessage\` of an envelope with one 1 MiB (4 MiB)
   prose block is compared with \`structuredClone\` of that envelope.
+- **DOM composer** (SPEC §15.8, issue 29.3, \`--only editor-dom\`): \`createMentionEditor\` in the
+  packaged Chromium (Playwright), over a 5 MB draft with about 10,000 chips and a 10 KB draft made
+  the same way (runs of words, a line break every few hundred characters, a chip every ~440
+  characters), in one page. A keystroke is the event dispatched in the page and handled
+  synchronously — the \`beforeinput\` of a typed letter, of Backspace right after a chip, and
+  \`editor.insert\` of a mention — timed with a forced layout after it; the caret moves to a new
+  chip between samples (untimed; a chip Backspace took is put back, untimed). Median of 31 keys of
+  each kind in each draft, alternating.
 - **Retention** (SPEC §8.3): a dsh-shaped raw log (user message; assistant message with
   reasoning, text and a tool call; tool result; final assistant text; three \`assistant/chunk\`
   events per turn; every 250 turns a compact checkpoint replacing the two turns before it; 1 in 8
