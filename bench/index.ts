@@ -3,7 +3,7 @@
  * measured side by side", in one process. Prints one table row per measured ratio next to its
  * target and exits with status 1 when any ratio misses its target.
  *
- * Flags: `--only parse,editor,retention,discovery,codec,dsh,store,search,cli,catalog,edge` (sections;
+ * Flags: `--only parse,editor,retention,editor-dom,discovery,codec,dsh,store,search,cli,catalog,edge` (sections;
  * `cli`: a process per run, needs `npm run build`; `edge-bundle`: the upload of the three-line edge Worker; `dsh`: ours vs the
  * dsh host's own plugin; `store-prepare`, `store-real`, `store-list`, `store-titles`, `store-rss`, `store-edge`, `store-worst` for one part of
  * `store`), `--quick` (fewer samples and smaller inputs, for a smoke run; not for RESULTS.md),
@@ -52,6 +52,7 @@ import { benchEdgeBundle } from './edge-worker.js';
 import { benchSearch } from './search.js';
 import { benchStores, rssChild } from './store.js';
 import { benchZstdDamage } from './zstd-damage.js';
+import { benchEditorDom } from './editor-dom.js';
 
 const args = process.argv.slice(2);
 const flag = (name: string) => args.includes(`--${name}`);
@@ -665,6 +666,14 @@ ${table()}
   the keystroke's 4 MiB time over its time per MiB of four 1 MiB inputs, held against the same
   growth of the three scans. \`describeReferencedMessage\` of an envelope with one 1 MiB (4 MiB)
   prose block is compared with \`structuredClone\` of that envelope.
+- **DOM composer** (SPEC §15.8, issue 29.3, \`--only editor-dom\`): \`createMentionEditor\` in the
+  packaged Chromium (Playwright), over a 5 MB draft with about 10,000 chips and a 10 KB draft made
+  the same way (runs of words, a line break every few hundred characters, a chip every ~440
+  characters), in one page. A keystroke is the event dispatched in the page and handled
+  synchronously — the \`beforeinput\` of a typed letter, of Backspace right after a chip, and
+  \`editor.insert\` of a mention — timed with a forced layout after it; the caret moves to a new
+  chip between samples (untimed; a chip Backspace took is put back, untimed). Median of 31 keys of
+  each kind in each draft, alternating.
 - **Retention** (SPEC §8.3): a dsh-shaped raw log (user message; assistant message with
   reasoning, text and a tool call; tool result; final assistant text; three \`assistant/chunk\`
   events per turn; every 250 turns a compact checkpoint replacing the two turns before it; 1 in 8
@@ -718,6 +727,7 @@ async function main(): Promise<void> {
   console.log(machine().join('\n'));
   if (wants('parse')) await benchParsing();
   if (wants('editor')) await benchEditor();
+  if (wants('editor-dom')) await benchEditorDom({ ratioRow, quick });
   if (wants('retention')) await benchRetention();
   if (wants('discovery')) await benchDiscovery();
   if (wants('codec')) await benchCodec();

@@ -25,7 +25,7 @@ try {
     format: 'esm',
     target: 'node20',
     outfile,
-    external: ['@deepseek-ai/*', 'miniflare', 'ws', 'esbuild'],
+    external: ['@deepseek-ai/*', 'miniflare', 'ws', 'esbuild', 'playwright'],
     logLevel: 'warning',
   });
   const result = spawnSync(

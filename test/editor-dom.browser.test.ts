@@ -65,6 +65,7 @@ beforeEach(() => {
 
 afterEach(() => {
   editor?.destroy();
+  editor = undefined as never;
   host.remove();
 });
 
@@ -127,12 +128,20 @@ describe('createMentionEditor (SPEC §15.8, real Chromium)', () => {
     expect(editor.text).toBe(' two');
   });
 
-  it('steps over a chip with ←/→ in one move', async () => {
+  it('steps over a chip with ←/→ in one move; Shift+←/→ next to it selects it whole', async () => {
     await open(`a${SCHEMA.mention}b`);
     await userEvent.keyboard('{ArrowLeft}{ArrowLeft}X');
     expect(editor.text).toBe(`aX${SCHEMA.mention}b`);
     await userEvent.keyboard('{ArrowRight}Y');
     expect(editor.text).toBe(`aX${SCHEMA.mention}Yb`);
+    // Ctrl+← steps over it too.
+    await userEvent.keyboard('{ArrowLeft}{Control>}{ArrowLeft}{/Control}Z');
+    expect(editor.text).toBe(`aXZ${SCHEMA.mention}Yb`);
+    // Shift+→ selects the chip as one unit (a screen reader reads its name); Delete takes it.
+    await userEvent.keyboard('{Shift>}{ArrowRight}{/Shift}');
+    expect(document.getSelection()!.toString()).toBe('@Schema');
+    await userEvent.keyboard('{Delete}');
+    expect(editor.text).toBe('aXZYb');
   });
 
   it('undoes a burst of typing in one step, a chip deletion in another, and redoes them', async () => {
@@ -204,6 +213,7 @@ describe('createMentionEditor (SPEC §15.8, real Chromium)', () => {
     editor.destroy();
     expect(element.hasAttribute('contenteditable')).toBe(false);
     expectCode(() => editor.setText('c'), 'SESSION_REFERENCE_INVALID_ARGUMENT');
+    expectCode(() => editor.text, 'SESSION_REFERENCE_INVALID_ARGUMENT');
     // A second editor may then take the element.
     editor = createMentionEditor(element, { text: 'again' });
     expect(element.textContent).toBe('again');

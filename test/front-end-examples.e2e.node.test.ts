@@ -3,8 +3,9 @@
  * them: the package's web entries are built (tsc, into a private folder), each example is built
  * with Vite against them through the package's exports map, served from 127.0.0.1, and driven in
  * the project's Chromium (scripts/chromium.mjs) through Playwright with real keys: type `@`, pick
- * with the keyboard (Enter, then ↓↓ and Tab), Backspace a chip, paste a mention, send, and read
- * the replay drawn from `describeReferencedMessage` over the framework's reactive state. No
+ * with the keyboard from the composer's own menu (`suggest`, SPEC §15.9: Enter, then ↓↓ and Tab;
+ * the combobox's `aria-activedescendant` follows), Backspace a chip, paste a mention, send, and
+ * read the replay drawn from `describeReferencedMessage` over the framework's reactive state. No
  * console error and no page error may occur.
  */
 import { execFileSync } from 'node:child_process';
@@ -62,11 +63,9 @@ const poll = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: WAI
 const chipIds = (page: Page) =>
   page.getByTestId('composer').locator('.dsh-mention').evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-session-id')));
 
-/** The rows of the menu once it shows the answer to `query`. */
-async function menuFor(page: Page, query: string): Promise<string[]> {
-  await page.locator(`[data-testid=menu][data-query="${query}"]`).waitFor();
-  return page.locator('[data-testid=menu] [role=option]').evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-session-id')!));
-}
+/** The session ids of the rows of the composer's menu while it is shown (none when it is hidden). */
+const menuRows = (page: Page) =>
+  page.locator('.dsh-mention-menu:not([hidden]) [role=option]').evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-session-id')!));
 
 describe.each(EXAMPLES)('the %s example composer (built with Vite, real Chromium)', (name) => {
   it('type @, pick with the keyboard, Backspace a chip, paste a mention, send, replay; no console errors', async () => {
@@ -78,22 +77,28 @@ describe.each(EXAMPLES)('the %s example composer (built with Vite, real Chromium
     const composer = page.getByTestId('composer');
     await composer.click();
 
-    // `@` opens the app's menu; the query narrows it; Enter inserts the highlighted row as a chip.
+    // `@` opens the composer's menu; the query narrows it; Enter inserts the active row as a chip.
+    expect(await composer.getAttribute('role')).toBe('combobox');
+    expect(await composer.getAttribute('aria-label')).toBe('Message');
     await page.keyboard.type('Compare @');
-    expect(await menuFor(page, '')).toEqual(['session-schema', 'session-checksum', 'session-triage']);
+    await poll(() => menuRows(page)).toEqual(['session-schema', 'session-checksum', 'session-triage']);
+    expect(await composer.getAttribute('aria-expanded')).toBe('true');
     await page.keyboard.type('sum');
-    expect(await menuFor(page, 'sum')).toEqual(['session-checksum']);
+    await poll(() => menuRows(page)).toEqual(['session-checksum']);
     await page.keyboard.press('Enter');
     await poll(() => chipIds(page)).toEqual(['session-checksum']);
     expect(await composer.locator('.dsh-mention').textContent()).toBe('@校验和：选用 XXH64');
-    await poll(() => page.getByTestId('menu').count()).toBe(0);
+    await poll(() => menuRows(page)).toEqual([]);
+    expect(await composer.getAttribute('aria-expanded')).toBe('false');
 
     // ↓↓ and Tab pick the third row.
     await page.keyboard.type('and @');
-    await menuFor(page, '');
+    await poll(() => menuRows(page)).toEqual(['session-schema', 'session-checksum', 'session-triage']);
     await page.keyboard.press('ArrowDown');
     await page.keyboard.press('ArrowDown');
     await poll(() => page.locator('[role=option][aria-selected=true]').getAttribute('data-session-id')).toBe('session-triage');
+    const active = await page.locator('[role=option][aria-selected=true]').getAttribute('id');
+    expect(await composer.getAttribute('aria-activedescendant')).toBe(active);
     await page.keyboard.press('Tab');
     await poll(() => chipIds(page)).toEqual(['session-checksum', 'session-triage']);
 

@@ -1,7 +1,7 @@
 /**
  * What the three example composers share: a memory store of three small sessions (made with the
- * package's own `./store`), the agent the person is talking to, the app's `@` menu query and
- * sending. Everything is imported from the package as an app would (`dsh-session-reference`,
+ * package's own `./store`), the agent the person is talking to, what the composer's `@` menu
+ * asks for, and sending. Everything is imported from the package as an app would (`dsh-session-reference`,
  * `dsh-session-reference/store`).
  */
 import { createSessionReferences, type SessionCandidate, type UserMessage } from 'dsh-session-reference';
@@ -42,9 +42,12 @@ const references = createSessionReferences({ sessionQuery: createMemorySessionQu
 /** The session the person is writing in (never a candidate of its own menu). */
 const agent = { id: 'session-composer', cwd: '/work/app' };
 
-/** The app's `@` menu: sessions whose id or cwd contains `query`, this cwd first (SPEC §6). */
-export function listCandidates(query: string): Promise<SessionCandidate[]> {
-  return references.listCandidates(agent, query, 8);
+/**
+ * The composer's `@` menu (`suggest.fetch`, SPEC §15.9): sessions whose id or cwd contains `query`,
+ * this cwd first (SPEC §6); the composer aborts `signal` when a newer query supersedes this one.
+ */
+export function listCandidates(query: string, signal: AbortSignal): Promise<SessionCandidate[]> {
+  return references.listCandidates(agent, query, 8, signal);
 }
 
 let sent = 0;

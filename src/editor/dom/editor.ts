@@ -1,81 +1,26 @@
 /**
  * `createMentionEditor`: a `contenteditable` composer whose source of truth is the canonical text
- * (SPEC §15.8). Every edit the browser proposes (`beforeinput`, paste, cut, drop, undo keys) is
- * cancelled and made on the text with the pure functions of §15.7, then the element is redrawn
- * from the text; an IME composition is left to the browser and applied when it ends.
+ * (SPEC §15.8), with the `@` menu and the accessibility of SPEC §15.9. Every edit the browser
+ * proposes (`beforeinput`, paste, cut, drop, undo keys) is cancelled and made on the text with the
+ * pure functions of §15.7, over the stretch of the draft that decides it (`./local.ts`), then only
+ * that stretch is redrawn; an IME composition is left to the browser and applied when it ends.
  * @module
  */
-import { readCallerFields } from '../../caller-data.js';
 import { check } from '../../errors.js';
-import type { SessionCandidate } from '../../candidates.js';
+import { readCallerFields } from '../../caller-data.js';
+import { endsInOpenMention } from '../../mention.js';
 import { deleteBackward, deleteForward, moveCaret, normalizeSelection, replaceSelection, type EditUnit, type MentionEdit, type MentionSelection } from '../edit.js';
-import { scanSessionReferenceText } from '../../mention.js';
-import { findMentionTrigger, insertMention, type MentionTrigger } from '../trigger.js';
+import { findMentionTrigger, insertMention } from '../trigger.js';
+import { AttributeLedger } from './attributes.js';
 import { EditHistory, type EditKind } from './history.js';
-import { TextView } from './view.js';
-
-/** The `@` being typed (SPEC §15.1) and where it stands on screen. */
-export interface MentionEditorTrigger extends MentionTrigger {
-  /** The client rectangle of the `@` (viewport coordinates, as `getBoundingClientRect`), for placing the app's menu. */
-  rect: DOMRect;
-}
-
-/** Options of {@link createMentionEditor}; every one may be absent or `undefined`. */
-export interface MentionEditorOptions {
-  /** The initial canonical text (default `''`). */
-  text?: string | undefined;
-  /** Called with the new text after every edit the person makes (not after {@link MentionEditor.setText}). */
-  onChange?: ((text: string) => void) | undefined;
-  /** Called whenever the trigger changes: a new `@`, a new query, or `undefined` when there is none. */
-  onTrigger?: ((trigger: MentionEditorTrigger | undefined) => void) | undefined;
-}
-
-/**
- * A candidate to insert: a {@link SessionCandidate} row of `listCandidates` (SPEC §6.5; its
- * `mention` is used), a `./dsh` row without `mention`, or any `{ sessionId, label? }`.
- */
-export interface MentionCandidate {
-  sessionId: string;
-  /** Shown text; defaults to `sessionId`. */
-  label?: string | undefined;
-  /** A canonical mention (`@[label](dsh-session:…)`); when present it wins over `sessionId` and `label`. */
-  mention?: string | undefined;
-}
-
-/** The composer {@link createMentionEditor} returns (SPEC §15.8). */
-export interface MentionEditor {
-  /** The canonical text: what the person typed, mentions as `@[label](dsh-session:…)`. */
-  readonly text: string;
-  /** The `@` the caret is typing after, or `undefined`. */
-  readonly trigger: MentionEditorTrigger | undefined;
-  /** Replaces the text (no `onChange`; the undo history starts again). The same text is a no-op. */
-  setText(text: string): void;
-  /**
-   * Inserts `candidate` as a chip and one space: in place of the trigger when there is one, else
-   * at the selection; the caret goes after it. Where an edit could not keep the chips as they are
-   * (SPEC §15.7), nothing is inserted.
-   */
-  insert(candidate: MentionCandidate): void;
-  /** Focuses the element and puts the selection back where it was. */
-  focus(): void;
-  /** Removes every listener and makes the element what it was (its content stays as drawn). */
-  destroy(): void;
-}
+import { stretchAround, stretchAt } from './local.js';
+import type { DefaultMenu } from './menu.js';
+import { readOptions, type MentionCandidate, type MentionEditor, type MentionEditorOptions, type MentionEditorTrigger } from './options.js';
+import { MentionSuggester, type MentionMenuState } from './suggest.js';
+import { chipLabel, TextView, type Piece } from './view.js';
 
 /** Elements that have an editor: one editor per element. */
 const attached = new WeakSet<HTMLElement>();
-
-/** Plain-data copy of the options (SPEC §10.4: read once). */
-function readOptions(options: unknown): MentionEditorOptions & { text: string } {
-  if (options === undefined) return { text: '', onChange: undefined, onTrigger: undefined };
-  check(typeof options === 'object' && options !== null, 'INVALID_ARGUMENT', 'options must be an object', options);
-  // Each option read once (SPEC §10.4): a throwing getter or a revoked proxy is INVALID_ARGUMENT naming it.
-  const { text, onChange, onTrigger } = readCallerFields(options, ['text', 'onChange', 'onTrigger'], 'options');
-  check(text === undefined || typeof text === 'string', 'INVALID_ARGUMENT', 'options.text must be a string', text);
-  check(onChange === undefined || typeof onChange === 'function', 'INVALID_ARGUMENT', 'options.onChange must be a function', onChange);
-  check(onTrigger === undefined || typeof onTrigger === 'function', 'INVALID_ARGUMENT', 'options.onTrigger must be a function', onTrigger);
-  return { text: text ?? '', onChange: onChange as MentionEditorOptions['onChange'], onTrigger: onTrigger as MentionEditorOptions['onTrigger'] };
-}
 
 /** The canonical mention of a candidate and the space after it (SPEC §15.2), read once. */
 function candidateMention(candidate: unknown): string {
@@ -87,29 +32,59 @@ function candidateMention(candidate: unknown): string {
 /** `\r\n` and lone `\r` as `\n`: the composer keeps one kind of line break. */
 const lineBreaks = (text: string): string => text.replace(/\r\n?/g, '\n');
 
+const shifted = (selection: MentionSelection, by: number): MentionSelection => ({ anchor: selection.anchor + by, focus: selection.focus + by });
+
 /**
- * Makes `element` a composer for prompt text with session mentions as chips (SPEC §15.8).
+ * Makes `element` a composer for prompt text with session mentions as chips (SPEC §15.8, §15.9).
  *
  * The element becomes `contenteditable` and shows `options.text` as §15.6 segments: plain runs as
- * text, each mention as a non-editable `<span class="dsh-mention">` showing `@label`, with
- * `data-session-id` and the id in `title`; an invalid one has `data-valid="false"` and the
- * error's message in `title`. Typing, Enter, Backspace/Delete by character and by word
+ * text, each mention as a non-editable `<span class="dsh-mention">` showing `@label` (cleaned as
+ * SPEC §6.6 cleans labels), with the exact id in `data-session-id`, the id cleaned in `title`, an
+ * accessible name (`options.chipLabel`, default `session: <label>`) and `role="button"` when
+ * `options.onChipActivate` is given (else `role="img"`); an invalid one has `data-valid="false"`
+ * and the error's message in `title`. Typing, Enter, Backspace/Delete by character and by word
  * (Ctrl/Alt), paste, cut, copy (the canonical markup goes to the clipboard, so a copied chip pastes
  * as a chip), drag and drop, undo/redo (Ctrl/⌘+Z, Ctrl/⌘+Shift+Z, Ctrl+Y, and the browser's
- * history commands) and IME composition are made on the text by §15.7's functions; ←/→ step over
- * a chip. One undo step per edit; a burst of typing (or of Backspace, or of Delete) is one step.
- * The element gets `white-space: pre-wrap` when it has no `white-space` of its own.
+ * history commands) and IME composition are made on the text by §15.7's functions. ←/→ step over
+ * a chip in one move (Ctrl/Alt: by word); Shift+←/→ next to a chip selects it whole (a screen
+ * reader reads its name). Enter on a selected chip, or a click on one, calls
+ * `options.onChipActivate`. One undo step per edit; a burst of typing (or of Backspace,
+ * or of Delete) is one step. A keystroke costs what it changes: the text is edited and redrawn over
+ * the stretch around the edit, not over the whole draft. The element gets `white-space: pre-wrap`
+ * when it has no `white-space` of its own.
  *
- * Menu keys are the app's: a `keydown` listener on the element that calls `preventDefault()`
- * for ↑/↓/Enter/Tab/Esc while its menu is open keeps them from the text (Enter types a line break
- * through `beforeinput`, which a cancelled `keydown` never sends). Browsers only; no framework.
+ * Accessibility (SPEC §15.9, WAI-ARIA combobox pattern): with `options.suggest` the element gets
+ * `role="combobox"`, `aria-autocomplete="list"`, `aria-expanded`, `aria-controls` (the listbox
+ * id) and, while a row is active, `aria-activedescendant` (not `aria-multiline`, which ARIA 1.2
+ * does not allow on a combobox: an axe-core audit reports it); without
+ * it, `role="textbox"` (unless it has a role) and `aria-multiline="true"`. Its accessible name is
+ * `options.ariaLabel`, else its own `aria-label`/`aria-labelledby`, else `'Prompt'`.
+ *
+ * The `@` menu (`options.suggest`): while a trigger (SPEC §15.1; with `candidateMatch: 'words'`,
+ * §15.10) is being typed, `suggest.fetch(query, signal)` is called after `debounceMs` of quiet; a
+ * newer query aborts the older call's signal and its late answer is never shown; answers are
+ * cached per query while the same `@` is typed. The first row is active; ↓/↑ (wrapping),
+ * Home/End move it, Enter and Tab insert it, Escape closes the menu until the trigger changes, a
+ * click on a row inserts that row (pressing a row never takes the focus or the caret). Every
+ * change of state goes to `suggest.render(state)`; without `render`, a default menu is drawn
+ * (`<ul class="dsh-mention-menu" role="listbox">` in the document's body, rows
+ * `<li class="dsh-mention-option" role="option">`, styled by CSS custom properties
+ * `--dsh-mention-menu-background`, `--dsh-mention-menu-color`, `--dsh-mention-menu-border`,
+ * `--dsh-mention-menu-radius`, `--dsh-mention-menu-shadow`, `--dsh-mention-menu-max-height`,
+ * `--dsh-mention-menu-z-index`, `--dsh-mention-option-active-background`,
+ * `--dsh-mention-option-active-color`), placed under the `@` with `@floating-ui/dom` (flipped
+ * above it, or shifted along the viewport's edge, when there is no room), loaded as a lazy chunk.
+ *
+ * Apps that draw their own menu without `suggest` use `onTrigger` and {@link MentionEditor.insert}:
+ * a `keydown` listener on the element that calls `preventDefault()` for ↑/↓/Enter/Tab/Esc while
+ * its menu is open keeps them from the text. Browsers only; no framework.
  * @example
  * const editor = createMentionEditor(document.querySelector('#composer')!, {
+ *   ariaLabel: 'Message',
  *   onChange: (text) => (draft = text),
- *   onTrigger: async (trigger) => showMenu(trigger && (await refs.listCandidates(agent, trigger.query)), trigger?.rect),
+ *   suggest: { fetch: (query, signal) => refs.listCandidates(agent, query, 8, signal) },
+ *   onChipActivate: ({ sessionId, rect }) => showPreview(sessionId, rect),
  * });
- * // when the person picks a row of the menu:
- * editor.insert(candidate);
  * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_ARGUMENT` when `element` is not an
  * element or already has an editor, or an option has the wrong type.
  */
@@ -122,11 +97,13 @@ export function createMentionEditor(element: HTMLElement, options?: MentionEdito
     element,
   );
   check(!attached.has(element), 'INVALID_ARGUMENT', 'element already has a mention editor (destroy it first)', element);
-  const { text: initial, onChange, onTrigger } = readOptions(options);
+  const settings = readOptions(options);
+  const { onChange, onTrigger, onChipActivate } = settings;
   const document = element.ownerDocument;
-  const view = new TextView(element);
+  const view = new TextView(element, { name: settings.chipLabel, activatable: onChipActivate !== undefined });
   const history = new EditHistory();
-  let text = initial;
+  const ledger = new AttributeLedger(element);
+  let text = settings.text;
   let selection: MentionSelection = { anchor: text.length, focus: text.length };
   let trigger: MentionEditorTrigger | undefined;
   /** The selection when an IME composition started; set while one runs. */
@@ -134,14 +111,62 @@ export function createMentionEditor(element: HTMLElement, options?: MentionEdito
   /** The canonical range being dragged out of this element, if any. */
   let dragged: { start: number; end: number } | undefined;
   let destroyed = false;
+  let menu: DefaultMenu | undefined;
+  let menuState: MentionMenuState | undefined;
 
-  const restore = { contentEditable: element.getAttribute('contenteditable'), whiteSpace: element.style.whiteSpace };
+  const suggester =
+    settings.suggest &&
+    new MentionSuggester(settings.suggest, {
+      render: renderMenu,
+      insert: (item) => insert(item),
+    });
+
   attached.add(element);
-  element.contentEditable = 'true';
-  if (getComputedStyle(element).whiteSpace === 'normal') element.style.whiteSpace = 'pre-wrap';
+  ledger.set('contenteditable', 'true');
+  if (getComputedStyle(element).whiteSpace === 'normal') {
+    ledger.remember('style');
+    element.style.whiteSpace = 'pre-wrap';
+  }
+  if (suggester) {
+    ledger.set('role', 'combobox');
+    ledger.set('aria-autocomplete', 'list');
+    ledger.set('aria-expanded', 'false');
+    ledger.set('aria-controls', suggester.listboxId);
+  } else {
+    // ARIA 1.2 allows `aria-multiline` on a textbox, not on a combobox (axe-core's
+    // aria-allowed-attr rule), so only the composer without a menu says it.
+    if (ledger.original('role') === null) ledger.set('role', 'textbox');
+    ledger.set('aria-multiline', 'true');
+  }
+  if (settings.ariaLabel !== undefined) ledger.set('aria-label', settings.ariaLabel);
+  else if (ledger.original('aria-label') === null && ledger.original('aria-labelledby') === null) ledger.set('aria-label', 'Prompt');
   view.draw(text);
+  if (suggester && settings.suggest?.render === undefined) {
+    // The default menu and floating-ui: a lazy chunk, loaded once per composer that uses it.
+    void import('./menu.js').then(({ DefaultMenu }) => {
+      if (destroyed) return;
+      menu = new DefaultMenu(document, settings.suggest!.menuLabel, { select: (i) => suggester.select(i), pick: (i) => suggester.pick(i) });
+      menu.render(menuState ?? closedMenu(suggester));
+    });
+  }
 
   const focused = () => document.activeElement === element;
+  const indexFrom = (offset: number): number => view.indexFrom(offset);
+
+  /** The ARIA state of the combobox, then the menu itself (the app's `render`, or the default one). */
+  function renderMenu(state: MentionMenuState): void {
+    menuState = state;
+    ledger.set('aria-expanded', String(state.open));
+    ledger.set('aria-activedescendant', state.active >= 0 ? state.optionId(state.active) : undefined);
+    if (settings.suggest?.render) settings.suggest.render(state);
+    else menu?.render(state);
+  }
+
+  /** `selection` normalized (SPEC §15.7) over the stretch of the draft that decides it. */
+  function normalized(anchor: number, focus: number): MentionSelection {
+    const { from, to } = stretchAround(view.pieces, indexFrom, Math.min(anchor, focus), Math.max(anchor, focus), text.length);
+    return shifted(normalizeSelection(view.source(from, to), { anchor: anchor - from, focus: focus - from }).selection, from);
+  }
 
   /** The DOM selection as text offsets (normalized), or the model's when it is outside the element. */
   function readSelection(): MentionSelection {
@@ -150,7 +175,7 @@ export function createMentionEditor(element: HTMLElement, options?: MentionEdito
     const anchor = view.offsetOf(dom.anchorNode, dom.anchorOffset);
     const focus = view.offsetOf(dom.focusNode, dom.focusOffset);
     if (anchor === undefined || focus === undefined) return selection;
-    return normalizeSelection(text, { anchor, focus }).selection;
+    return normalized(anchor, focus);
   }
 
   /** Puts the model selection into the DOM (only while focused: never steals the page's selection). */
@@ -162,29 +187,68 @@ export function createMentionEditor(element: HTMLElement, options?: MentionEdito
     dom.setBaseAndExtent(anchor.node, anchor.offset, focus.node, focus.offset);
   }
 
-  /** Recomputes the trigger and reports it when its `@` or query changed. */
-  function updateTrigger(): void {
-    const found = selection.anchor === selection.focus ? findMentionTrigger(text, selection.focus) : undefined;
-    if (found?.start === trigger?.start && found?.end === trigger?.end && found?.query === trigger?.query) return;
-    trigger = found && { ...found, rect: view.rectOf(found.start) };
-    onTrigger?.(trigger);
+  /** The trigger at the caret (SPEC §15.1, §15.10), read over the stretch around it. */
+  function findTrigger(): MentionEditorTrigger | undefined {
+    if (selection.anchor !== selection.focus) return undefined;
+    const caret = selection.focus;
+    const { from, to } = stretchAt(view.pieces, indexFrom, caret, text.length);
+    const found = findMentionTrigger(view.source(from, to), caret - from, { allowSpaces: suggester?.words ?? false });
+    if (found === undefined) return undefined;
+    const at = { start: found.start + from, end: found.end + from, query: found.query };
+    return suggester === undefined || suggester.accepts(at) ? { ...at, rect: view.rectOf(at.start) } : undefined;
   }
 
-  /** Shows `edit` (text and selection); `fresh` draws every node anew. */
-  function show(edit: MentionEdit, fresh = false): void {
+  /** Recomputes the trigger and reports it when its `@` or query changed. */
+  function updateTrigger(): void {
+    const found = findTrigger();
+    if (found?.start === trigger?.start && found?.end === trigger?.end && found?.query === trigger?.query) return;
+    trigger = found;
+    onTrigger?.(trigger);
+    suggester?.update(trigger);
+  }
+
+  /** Shows a whole new text and selection (undo, redo, a composition): every node drawn anew. */
+  function show(edit: MentionEdit): void {
     const changed = edit.text !== text;
     text = edit.text;
     selection = edit.selection;
-    if (changed || fresh) view.draw(text, fresh);
+    view.draw(text);
     writeSelection();
     if (changed) onChange?.(text);
     updateTrigger();
   }
 
-  /** Makes an edit the person asked for: one history step (or part of a burst), then shows it. */
-  function apply(kind: EditKind, edit: MentionEdit, fresh = false): void {
-    if (edit.text !== text) history.record(kind, { text, selection }, edit);
-    show(edit, fresh);
+  /**
+   * Makes an edit the person asked for: `make` (a §15.7 function) over the stretch around
+   * `range`, one history step (or part of a burst), then the stretch redrawn. When the edited
+   * stretch would leave a mention open at its end (a hand-typed `@[`), the edit is made over the
+   * whole draft instead.
+   */
+  function apply(kind: EditKind, range: MentionSelection, make: (text: string, selection: MentionSelection) => MentionEdit): void {
+    const { from, to } = stretchAround(view.pieces, indexFrom, Math.min(range.anchor, range.focus), Math.max(range.anchor, range.focus), text.length);
+    const part = view.source(from, to);
+    const made = make(part, shifted(range, -from));
+    if (to < text.length && endsInOpenMention(made.text)) {
+      const whole = make(text, range);
+      if (whole.text !== text) history.record(kind, { text, selection }, whole);
+      show(whole);
+      return;
+    }
+    const after = shifted(made.selection, from);
+    if (made.text !== part) {
+      // The new text is made from the view's blocks (a rope), never by copying the draft.
+      view.replace(from, to, made.text);
+      const next = view.text();
+      history.record(kind, { text, selection }, { text: next, selection: after });
+      text = next;
+      selection = after;
+      writeSelection();
+      onChange?.(text);
+    } else {
+      selection = after;
+      writeSelection();
+    }
+    updateTrigger();
   }
 
   function undo(): void {
@@ -197,15 +261,49 @@ export function createMentionEditor(element: HTMLElement, options?: MentionEdito
     if (step !== undefined) show(step);
   }
 
-  /** The text range of the event's first target range (normalized), or the selection. */
+  /** Inserts a candidate in place of the trigger, or at the selection (SPEC §15.2). */
+  function insert(candidate: MentionCandidate): void {
+    const mention = candidateMention(candidate);
+    selection = focused() ? readSelection() : selection;
+    const range = trigger ? { anchor: trigger.start, focus: trigger.end } : selection;
+    const end = Math.max(range.anchor, range.focus);
+    const spaced = /^\s/.test(charAt(end)) ? mention.trimEnd() : mention;
+    element.focus();
+    apply('other', range, (part, at) => replaceSelection(part, at, spaced));
+  }
+
+  /** The character at `offset` ('' at the end), read from the piece that holds it. */
+  function charAt(offset: number): string {
+    const piece = view.pieces[indexFrom(offset)];
+    return piece === undefined ? '' : piece.chip === undefined ? piece.source.charAt(offset - piece.start) : piece.source.charAt(0);
+  }
+
+  /** The chip piece that the selection covers exactly, if any. */
+  function selectedChip(): Piece | undefined {
+    const start = Math.min(selection.anchor, selection.focus);
+    const piece = view.pieces[indexFrom(start)];
+    return piece?.chip !== undefined && piece.start === start && piece.end === Math.max(selection.anchor, selection.focus) ? piece : undefined;
+  }
+
+  /** Calls `onChipActivate` for a valid chip. */
+  function activate(piece: Piece): void {
+    const { token } = piece.chip!;
+    if (token.error !== undefined || onChipActivate === undefined) return;
+    onChipActivate({ sessionId: token.sessionId, label: chipLabel(piece.chip!), rect: (piece.node as HTMLElement).getBoundingClientRect() });
+  }
+
+  /** The text range of the event's first target range, or the selection. */
   function targetOf(event: InputEvent): MentionSelection {
     const [range] = event.getTargetRanges();
     const start = range && view.offsetOf(range.startContainer, range.startOffset);
     const end = range && view.offsetOf(range.endContainer, range.endOffset);
-    return start === undefined || end === undefined ? selection : normalizeSelection(text, { anchor: start, focus: end }).selection;
+    return start === undefined || end === undefined ? selection : { anchor: start, focus: end };
   }
 
   const unitOf = (inputType: string): EditUnit => (inputType.includes('Word') ? 'word' : 'character');
+
+  /** Replaces `range` with `inserted` (typing, a paste, a drop). */
+  const put = (kind: EditKind, range: MentionSelection, inserted: string) => apply(kind, range, (part, at) => replaceSelection(part, at, inserted));
 
   function onBeforeInput(event: InputEvent): void {
     // The browser draws an IME composition itself; it is applied at `compositionend`.
@@ -214,26 +312,31 @@ export function createMentionEditor(element: HTMLElement, options?: MentionEdito
     selection = readSelection();
     const { inputType } = event;
     const data = event.data ?? event.dataTransfer?.getData('text/plain') ?? '';
-    if (inputType === 'insertText') apply('typing', replaceSelection(text, selection, lineBreaks(data)));
-    else if (inputType === 'insertLineBreak' || inputType === 'insertParagraph') apply('other', replaceSelection(text, selection, '\n'));
+    const unit = unitOf(inputType);
+    if (inputType === 'insertText') put('typing', selection, lineBreaks(data));
+    else if (inputType === 'insertLineBreak' || inputType === 'insertParagraph') put('other', selection, '\n');
     else if (inputType === 'deleteContentBackward' || inputType === 'deleteWordBackward') {
-      apply('deleteBackward', deleteBackward(text, selection, { unit: unitOf(inputType) }));
+      apply('deleteBackward', selection, (part, at) => deleteBackward(part, at, { unit }));
     } else if (inputType === 'deleteContentForward' || inputType === 'deleteWordForward') {
-      apply('deleteForward', deleteForward(text, selection, { unit: unitOf(inputType) }));
+      apply('deleteForward', selection, (part, at) => deleteForward(part, at, { unit }));
     } else if (inputType === 'historyUndo') undo();
     else if (inputType === 'historyRedo') redo();
     else if (inputType.startsWith('insert') && inputType !== 'insertFromDrop') {
       // Paste not caught by `paste`, spelling corrections, yank: the text given, over the target.
-      apply('other', replaceSelection(text, targetOf(event), lineBreaks(data)));
+      put('other', targetOf(event), lineBreaks(data));
     } else if (inputType.startsWith('delete') && inputType !== 'deleteByDrag') {
       // Line deletions, cut not caught by `cut`: the browser's target range, widened to whole chips.
-      apply('other', replaceSelection(text, targetOf(event), ''));
+      put('other', targetOf(event), '');
     }
     // Formatting is refused: the composer holds plain text only. Drops are handled at `drop`.
   }
 
   function onKeyDown(event: KeyboardEvent): void {
     if (event.defaultPrevented || event.isComposing || composing !== undefined) return;
+    if (suggester?.keydown(event)) {
+      event.preventDefault();
+      return;
+    }
     const command = (event.ctrlKey || event.metaKey) && !event.altKey;
     const key = event.key.toLowerCase();
     if (command && (key === 'z' || key === 'y')) {
@@ -243,19 +346,58 @@ export function createMentionEditor(element: HTMLElement, options?: MentionEdito
       else redo();
       return;
     }
-    if ((event.key === 'ArrowLeft' || event.key === 'ArrowRight') && !event.shiftKey && !event.metaKey) {
-      // ←/→ over a chip: one move. Elsewhere the browser moves the caret (bidirectional text).
+    const plain = !event.shiftKey && !event.metaKey && !event.ctrlKey && !event.altKey;
+    if (event.key === 'Enter' && plain && onChipActivate !== undefined) {
       selection = readSelection();
-      const unit = event.ctrlKey || event.altKey ? 'word' : 'character';
-      const moved = moveCaret(text, selection, event.key === 'ArrowLeft' ? 'left' : 'right', { unit });
-      const from = Math.min(selection.focus, moved.selection.focus);
-      const to = Math.max(selection.focus, moved.selection.focus);
-      if (selection.anchor === selection.focus && scanSessionReferenceText(text).tokens.some((chip) => chip.start >= from && chip.end <= to)) {
+      const chip = selectedChip();
+      if (chip !== undefined) {
+        event.preventDefault();
+        activate(chip);
+      }
+      return;
+    }
+    if ((event.key === 'ArrowLeft' || event.key === 'ArrowRight') && !event.metaKey) {
+      selection = readSelection();
+      const moved = event.shiftKey ? (event.ctrlKey || event.altKey ? undefined : chipSelected(event.key)) : overChip(event.key, event.ctrlKey || event.altKey ? 'word' : 'character');
+      if (moved !== undefined) {
         event.preventDefault();
         history.seal();
-        show(moved);
+        selection = moved;
+        writeSelection();
+        updateTrigger();
       }
     }
+  }
+
+  /**
+   * Shift+←/→ from a caret next to a chip selects the chip whole (SPEC §15.9: a chip reached as
+   * one unit; a screen reader reads its name, Enter activates it). Elsewhere the browser extends
+   * the selection (bidirectional text).
+   */
+  function chipSelected(key: string): MentionSelection | undefined {
+    if (selection.anchor !== selection.focus) return undefined;
+    const caret = selection.focus;
+    const index = indexFrom(caret);
+    const chip = key === 'ArrowRight' ? view.pieces[index] : view.pieces[index - 1];
+    if (chip?.chip === undefined || (key === 'ArrowRight' ? chip.start : chip.end) !== caret) return undefined;
+    return key === 'ArrowRight' ? { anchor: chip.start, focus: chip.end } : { anchor: chip.end, focus: chip.start };
+  }
+
+  /** ←/→ (by character, or by word with Ctrl/Alt): §15.7's move, made by the composer when it steps over a chip. */
+  function overChip(key: string, unit: EditUnit): MentionSelection | undefined {
+    const direction = key === 'ArrowLeft' ? 'left' : 'right';
+    const { from, to } = stretchAround(view.pieces, indexFrom, Math.min(selection.anchor, selection.focus), Math.max(selection.anchor, selection.focus), text.length);
+    const moved = shifted(moveCaret(view.source(from, to), shifted(selection, -from), direction, { unit }).selection, from);
+    const low = Math.min(selection.focus, moved.focus);
+    const high = Math.max(selection.focus, moved.focus);
+    const first = view.pieces[indexFrom(low)];
+    return selection.anchor === selection.focus && first?.chip !== undefined && first.start >= low && first.end <= high ? moved : undefined;
+  }
+
+  /** A click on a valid chip activates it. */
+  function onClick(event: MouseEvent): void {
+    const chip = view.chipOf(event.target as Node | null);
+    if (chip !== undefined) activate(chip);
   }
 
   /** Reads the DOM selection after the browser moved it: out of chips, a new trigger, the burst ended. */
@@ -280,13 +422,13 @@ export function createMentionEditor(element: HTMLElement, options?: MentionEdito
     event.preventDefault();
     // The canonical markup, so a copied chip pastes as a chip.
     event.clipboardData.setData('text/plain', text.slice(start, end));
-    if (cut) apply('other', replaceSelection(text, selection, ''));
+    if (cut) put('other', selection, '');
   }
 
   function onPaste(event: ClipboardEvent): void {
     event.preventDefault();
     selection = readSelection();
-    apply('other', replaceSelection(text, selection, lineBreaks(event.clipboardData?.getData('text/plain') ?? '')));
+    put('other', selection, lineBreaks(event.clipboardData?.getData('text/plain') ?? ''));
   }
 
   function onDragStart(event: DragEvent): void {
@@ -321,7 +463,9 @@ export function createMentionEditor(element: HTMLElement, options?: MentionEdito
       if (at >= source.end) to = at - (text.length - edit.text.length);
     }
     const caret = normalizeSelection(edit.text, { anchor: to, focus: to }).selection;
-    apply('other', replaceSelection(edit.text, caret, lineBreaks(data)));
+    const dropped = replaceSelection(edit.text, caret, lineBreaks(data));
+    if (dropped.text !== text) history.record('other', { text, selection }, dropped);
+    show(dropped);
   }
 
   /** The text offset under a drop's pointer. */
@@ -339,18 +483,21 @@ export function createMentionEditor(element: HTMLElement, options?: MentionEdito
   function onCompositionEnd(event: CompositionEvent): void {
     const at = composing ?? selection;
     composing = undefined;
-    // The browser changed the DOM itself: draw every node anew, even when the text is unchanged.
-    apply('typing', replaceSelection(text, at, lineBreaks(event.data)), true);
+    // The browser changed the DOM itself: every node is drawn anew, even when the text is unchanged.
+    const composed = replaceSelection(text, at, lineBreaks(event.data));
+    if (composed.text !== text) history.record('typing', { text, selection }, composed);
+    show(composed);
   }
 
   /** A change that was not ours (never expected: every edit is cancelled): back to the text. */
   function onInput(): void {
-    if (composing === undefined) show({ text, selection }, true);
+    if (composing === undefined) show({ text, selection });
   }
 
   const listeners: Array<[EventTarget, string, (event: never) => void]> = [
     [element, 'beforeinput', onBeforeInput],
     [element, 'keydown', onKeyDown],
+    [element, 'click', onClick],
     [element, 'copy', (event: ClipboardEvent) => onCopy(event, false)],
     [element, 'cut', (event: ClipboardEvent) => onCopy(event, true)],
     [element, 'paste', onPaste],
@@ -369,9 +516,11 @@ export function createMentionEditor(element: HTMLElement, options?: MentionEdito
 
   return {
     get text() {
+      alive();
       return text;
     },
     get trigger() {
+      alive();
       return trigger;
     },
     setText(next: string) {
@@ -388,12 +537,7 @@ export function createMentionEditor(element: HTMLElement, options?: MentionEdito
     },
     insert(candidate: MentionCandidate) {
       alive();
-      const mention = candidateMention(candidate);
-      selection = focused() ? readSelection() : selection;
-      const range = trigger ? { anchor: trigger.start, focus: trigger.end } : selection;
-      const after = text.slice(Math.max(range.anchor, range.focus));
-      element.focus();
-      apply('other', replaceSelection(text, range, /^\s/.test(after) ? mention.trimEnd() : mention));
+      insert(candidate);
     },
     focus() {
       alive();
@@ -401,13 +545,19 @@ export function createMentionEditor(element: HTMLElement, options?: MentionEdito
       writeSelection();
     },
     destroy() {
-      if (destroyed) return;
+      alive();
       destroyed = true;
       for (const [target, type, listener] of listeners) target.removeEventListener(type, listener as EventListener);
-      if (restore.contentEditable === null) element.removeAttribute('contenteditable');
-      else element.setAttribute('contenteditable', restore.contentEditable);
-      element.style.whiteSpace = restore.whiteSpace;
+      suggester?.destroy();
+      menu?.remove();
+      ledger.restore();
       attached.delete(element);
     },
   };
+}
+
+/** The state of a menu that has not opened yet. */
+function closedMenu(suggester: MentionSuggester): MentionMenuState {
+  const { listboxId, optionId } = suggester;
+  return { open: false, query: '', items: [], active: -1, loading: false, error: undefined, rect: undefined, listboxId, optionId };
 }
