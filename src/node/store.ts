@@ -369,7 +369,7 @@ export interface SessionLogFile {
  * @throws SessionReferenceError as `listSessions` does (`SESSION_REFERENCE_READ_FAILED`, `SESSION_REFERENCE_CANCELLED`).
  */
 export async function listSessionLogs(root: string, signal?: AbortSignal): Promise<SessionLogFile[]> {
-  const found = await scanStore(resolve(root), new LogReads(checkReadOptions({}, 'INVALID_CONFIG')), signal);
+  const found = await scanStore(resolve(root), new LogReads(checkReadOptions({}, 'INVALID_CONFIG'), statOf), signal);
   const seen = new Set<string>();
   return found.flatMap(({ header: { id }, path }) => (seen.has(id) || !seen.add(id) ? [] : [{ sessionId: id, path }]));
 }
