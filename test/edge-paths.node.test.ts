@@ -2,10 +2,12 @@
  * `{path}` of `/sessions/{path}` (SPEC §17.4): one or more segments of printable characters, none
  * empty, `.` or `..`; the key never leaves the tenant's prefix. Properties over hostile paths
  * (dot segments plain and percent-encoded, backslashes, encoded slashes, control characters,
- * invalid percent-encoding, very long paths); fast-check prints the seed of a failure.
+ * invalid percent-encoding, very long paths). Tenant prefixes (SPEC §17.3): none starts another,
+ * and a key maps back to exactly one tenant. fast-check prints the seed of a failure.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { tenantOfKey, tenantPrefix, type EdgeEnv } from '../src/edge/env.js';
 import { HttpError } from '../src/edge/http.js';
 import { MAX_KEY_BYTES, sessionKey } from '../src/edge/paths.js';
 
@@ -87,5 +89,31 @@ describe('sessionKey: the tenant-relative key of /sessions/{path}', () => {
     const result = keyOrRefusal(encoded);
     expect(result).toBeInstanceOf(HttpError);
     expect((result as HttpError).message).toMatch(message);
+  });
+});
+
+describe('tenant prefixes (SPEC §17.3)', () => {
+  const env = { TENANT_PREFIX: 'tenants/' } as EdgeEnv;
+  const tenant = fc.oneof(fc.string({ minLength: 1, maxLength: 12 }), fc.string({ unit: 'grapheme', minLength: 1, maxLength: 6 }), fc.constantFrom('a', 'a/b', 'a%2Fb', '..', '.', 'default', ' ', '\u0000'));
+
+  it('no tenant\'s prefix starts another tenant\'s, and a key maps back to its tenant and path', () => {
+    fc.assert(
+      fc.property(tenant, tenant, fc.string({ minLength: 1, maxLength: 20 }), (a, b, path) => {
+        const prefixA = tenantPrefix(env, a);
+        const prefixB = tenantPrefix(env, b);
+        if (a !== b) {
+          expect(prefixA.startsWith(prefixB)).toBe(false);
+          expect(prefixB.startsWith(prefixA)).toBe(false);
+        }
+        expect(tenantOfKey(env, prefixA + path)).toEqual({ tenant: a, prefix: prefixA, path });
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('ignores keys outside TENANT_PREFIX or without a tenant and a path', () => {
+    for (const key of ['elsewhere/a/b.jsonl', 'tenants/', 'tenants/acme', 'tenants/acme/', 'tenants//x', 'tenants/%zz/x', 'tenants/a%2fb/x']) {
+      expect(tenantOfKey(env, key), key).toBeUndefined();
+    }
   });
 });
