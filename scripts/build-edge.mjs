@@ -39,4 +39,5 @@ for (const forbidden of [/\brequire\(/, /from\s*["']node:/, /\bimport\(\s*["']no
     process.exit(1);
   }
 }
-console.log(`wrote dist/edge/: index.js ${statSync(join(OUT_DIR, 'index.js')).size} B, libzstd.wasm ${statSync(join(OUT_DIR, 'libzstd.wasm')).size} B`);
+// On stderr: `npm pack --json` runs this (prepare) and its stdout must stay JSON.
+console.error(`wrote dist/edge/: index.js ${statSync(join(OUT_DIR, 'index.js')).size} B, libzstd.wasm ${statSync(join(OUT_DIR, 'libzstd.wasm')).size} B`);

@@ -262,7 +262,8 @@ describe('SessionCatalog: candidates equal the core listCandidates (SPEC §6, §
       await worker.batch(name, logs.slice(start, start + 100).map((_, j) => ['indexObject', prefix, `k${start + j}`]));
     }
     await worker.call(name, 'r2Operations');
-    for (const [q, limit, titles] of [['needle', 2, false], ['NEEDLE', 50, false], ['rare ü', 3, true], ['-1', 1, false], ['s-', 5, false], ['p3', 2, false], ['zzz', 5, true], ['e', 3, false]] as const) {
+    // '/srv' and 'srv/p': more matches than a walk looks at, none in the first groups: walks, then the index.
+    for (const [q, limit, titles] of [['needle', 2, false], ['NEEDLE', 50, false], ['rare ü', 3, true], ['-1', 1, false], ['s-', 5, false], ['p3', 2, false], ['zzz', 5, true], ['e', 3, false], ['/srv', 50, false], ['srv/p', 5, true]] as const) {
       expect(await worker.call(name, 'candidates', { as: 'me', q, limit, titles })).toEqual(await coreCandidates(logs, 'me', q, limit, titles));
     }
     // Words (SPEC §15.10): folded prefixes of words of the id, cwd or label, found through the trigram index too.

@@ -19,6 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionCandidate, SessionReferenceMetadata, UserMessage } from '../src/index.js';
 import { formatSessionReferenceMention } from '../src/index.js';
 import { sessionLogText, zstdLog } from './fixtures/object-store.js';
+import * as SAMPLE from './sample-ids.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const EXAMPLE = join(ROOT, 'examples/edge-worker');
@@ -29,11 +30,13 @@ const ISSUER = 'https://issuer.test';
 const AUDIENCE = 'dsh-edge-test';
 const QUEUE = 'dsh-sessions-events';
 
-const DUMEN_ID = 'session-904b047f-eb01-493f-b98a-391ecfae5b66';
+const DUMEN_ID = SAMPLE.REAL;
 const DUMEN_TITLE = 'Bu projeyi gemini ile geliştiriyorduk';
-const LEDGER_ID = 'session-91f4b0c6-2e7d-4a83-bd15-6c0e9a4f27d8';
-const ZSTD_ID = 'session-4e6a2d9f-b1c8-47e0-9f35-a8d21c6b0e74';
-const TARGET_ID = 'session-7d2f4c1a-93be-4f6e-8a05-c1e4b2d97a30';
+/** v2 beside v3 in the sample store. */
+const LEDGER_ID = SAMPLE.VERSIONS;
+/** A zstd log of the sample store. */
+const ZSTD_ID = SAMPLE.LARGE;
+const TARGET_ID = SAMPLE.TARGET;
 
 const sample = (path: string) => new Uint8Array(readFileSync(join(SAMPLES, path)));
 const DUMEN = sample(`77-Dumen/${DUMEN_ID}/session.v3.jsonl`);

@@ -39,10 +39,11 @@ describe('the npm package (npm pack → npm install → import)', () => {
     // 1. A private copy of the sources, built there.
     const project = join(tmp, 'project');
     mkdirSync(project);
-    for (const entry of ['package.json', 'LICENSE', 'README.md', 'samples', 'src', 'docs', 'examples', 'bench']) {
+    // scripts/: the build of the edge entry (build-edge.mjs, workers-types.mjs over examples/edge-worker/wrangler.toml).
+    for (const entry of ['package.json', 'LICENSE', 'README.md', 'samples', 'src', 'docs', 'examples', 'bench', 'scripts']) {
       if (existsSync(join(ROOT, entry))) cpSync(join(ROOT, entry), join(project, entry), { recursive: true });
     }
-    for (const entry of ['tsconfig.json', 'tsconfig.build.json', 'tsconfig.build.node.json', 'tsconfig.build.dsh.json']) {
+    for (const entry of ['tsconfig.json', 'tsconfig.build.json', 'tsconfig.build.node.json', 'tsconfig.build.dsh.json', 'tsconfig.build.edge.json']) {
       cpSync(join(ROOT, entry), join(project, entry));
     }
     symlinkSync(join(ROOT, 'node_modules'), join(project, 'node_modules'), 'dir');
@@ -94,6 +95,9 @@ describe('the npm package (npm pack → npm install → import)', () => {
         'dist/node/cli.js',
         'dist/dsh/index.js',
         'dist/dsh/index.d.ts',
+        'dist/edge/index.js',
+        'dist/edge/index.d.ts',
+        'dist/edge/libzstd.wasm',
         'dist/edge/client.js',
         'dist/edge/client.d.ts',
         `samples/store/77-Dumen/${SAMPLE_ID}/session.v3.jsonl`,
@@ -137,6 +141,9 @@ describe('the npm package (npm pack → npm install → import)', () => {
     // The bundled sample logs, for web apps (README, The entries).
     expect(manifest.exports['./samples/*']).toBe('./samples/store/*');
     expect(manifest.exports['./dsh']).toEqual({ types: './dist/dsh/index.d.ts', import: './dist/dsh/index.js' });
+    // The edge service (SPEC §17.2): workerd only, one bundled module beside libzstd.wasm.
+    expect(manifest.exports['./edge']).toEqual({ types: './dist/edge/index.d.ts', workerd: './dist/edge/index.js' });
+    // Its client for front ends (SPEC §17.9): Web-only, every runtime.
     expect(manifest.exports['./edge/client']).toEqual({ types: './dist/edge/client.d.ts', import: './dist/edge/client.js' });
     // The dsh host packages are optional peers of ./dsh alone (SPEC §14.4): never installed for the core.
     expect(Object.keys(manifest.peerDependencies).sort()).toEqual(['@deepseek-ai/cordis', '@deepseek-ai/dsh-llm', '@deepseek-ai/dsh-typert-protocol']);
@@ -152,10 +159,11 @@ describe('the npm package (npm pack → npm install → import)', () => {
     expect(readFileSync(join(consumer, 'node_modules/dsh-session-reference/dist/search/sqlite3.wasm'))).toEqual(
       readFileSync(join(ROOT, 'node_modules/@sqlite.org/sqlite-wasm/dist/sqlite3.wasm')),
     );
-    // Two dependencies, SQLite (@sqlite.org/sqlite-wasm) and fflate (the kept snippet text's
-    // compression), imported only by the lazy search chunk (SPEC §16.5); libzstd ships in the
-    // package itself (src/store/libzstd*, from zstddec's module).
-    expect(Object.keys(manifest.dependencies ?? {})).toEqual(['@sqlite.org/sqlite-wasm', 'fflate']);
+    // SQLite (@sqlite.org/sqlite-wasm) and fflate (the kept snippet text's compression), imported
+    // only by the lazy search chunk (SPEC §16.5); hono and jose, imported only by ./edge (routing,
+    // CORS and tokens, SPEC §17.2–§17.3); @floating-ui/dom, the editor's menu (./editor/dom, SPEC
+    // §15.9). libzstd ships in the package itself (src/store/libzstd*, from zstddec's module).
+    expect(Object.keys(manifest.dependencies ?? {})).toEqual(['@floating-ui/dom', '@sqlite.org/sqlite-wasm', 'fflate', 'hono', 'jose']);
   });
 
   it('imports the root, ./store, ./editor and ./node entries in Node', () => {

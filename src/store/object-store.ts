@@ -593,8 +593,8 @@ async function headerChunks(
   return new PulledChunks(await raceAbort(next(), signal), next);
 }
 
-/** Runs `read`, naming `key` in a `SESSION_REFERENCE_INVALID_LOG` error. */
-async function inObject<T>(key: string, read: () => T | Promise<T>): Promise<T> {
+/** Runs `read`, naming `key` in its `SESSION_REFERENCE_INVALID_LOG` or `SESSION_REFERENCE_READ_FAILED` error (the edge catalog's reads too). */
+export async function inObject<T>(key: string, read: () => T | Promise<T>): Promise<T> {
   try {
     return await read();
   } catch (error) {

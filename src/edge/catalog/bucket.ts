@@ -5,10 +5,11 @@
  * streamed `get`.
  * @module
  */
-import { describeValue, fail, SessionReferenceError } from '../../errors.js';
+import { describeValue, fail } from '../../errors.js';
 import { cleanTitleLabel } from '../../label.js';
 import { projectSurface, type ConversationItem } from '../../projection.js';
 import { foldSurface } from '../../surface.js';
+import { inObject } from '../../store/object-store.js';
 import { DEFAULT_MAX_LOG_BYTES, SizedSource } from '../../store/pipeline.js';
 import { firstThen, readSessionSurface } from '../../store/surface-read.js';
 
@@ -82,7 +83,7 @@ export async function readObject(
     if (again === null || again.etag !== first.etag) throw fail('READ_FAILED', `object ${describeValue(key)} changed while it was being read`);
     return new SizedSource(again.body, again.size);
   };
-  const read = await named(key, () => readSessionSurface(firstThen(new SizedSource(first.body, first.size), reopen), { maxLogBytes }, READ_BUDGET));
+  const read = await inObject(key, () => readSessionSurface(firstThen(new SizedSource(first.body, first.size), reopen), { maxLogBytes }, READ_BUDGET));
   const { header } = read;
   return {
     key,
@@ -105,17 +106,5 @@ export async function r2<T>(what: string, call: () => Promise<T>): Promise<T> {
     return await call();
   } catch (error) {
     throw fail('READ_FAILED', `R2 ${what} failed: ${describeValue(error)}`, error);
-  }
-}
-
-/** Runs `read`, naming the object's key in its `INVALID_LOG` or `READ_FAILED` error. */
-async function named<T>(key: string, read: () => Promise<T>): Promise<T> {
-  try {
-    return await read();
-  } catch (error) {
-    if (error instanceof SessionReferenceError && (error.code === 'SESSION_REFERENCE_INVALID_LOG' || error.code === 'SESSION_REFERENCE_READ_FAILED')) {
-      throw new SessionReferenceError(error.code, `object ${describeValue(key)}: ${error.message}`, { cause: error.cause });
-    }
-    throw error;
   }
 }

@@ -2,18 +2,18 @@
  * `/candidates` from the catalog alone (SPEC §6, §15.10, §17.5, §17.7): the winners of the
  * tenant's sessions in §6.3's three groups, each group an ordered index walk that stops at
  * `limit`; a query narrows each walk. The rows, their order and the limit are those of the core's
- * `listCandidates` over the same sessions; the cost is what the answer needs, not the number of
- * sessions:
+ * `listCandidates` over the same sessions (its `candidateMatcher` is the exact rule); the cost is
+ * what the answer needs, not the number of sessions:
  *
  * - no query: `ORDER BY created_at DESC, sid LIMIT n` on a partial index of the winners, per group;
- * - a query: when its index (below) finds fewer rows than {@link walkBudget}, only those are read
- *   and sorted; else the first {@link walkBudget} rows of each group are looked at in order (a
- *   query most sessions match is answered there), and when they hold too few matches and the
- *   group has more rows, the rows the index finds are read — those FTS5's trigram table finds for a substring of
- *   3 or more characters (SPEC §6.2, §6.7), those whose words start with a query word
- *   (`catalog_words`, SPEC §15.10) — and sorted; a substring of 1 or 2 characters has no such
- *   index and is walked to `limit`. SQLite's own test (`instr`) narrows every read; the exact rule is
- *   checked again in JavaScript on what comes back (SQLite keeps a lone surrogate as U+FFFD).
+ * - a query: when its index — the rows FTS5's trigram table finds for its longest needle of 3 or
+ *   more characters — finds fewer rows than a walk would look at, only those are read and sorted;
+ *   else each group's first rows are looked at in order (a query most sessions match is answered
+ *   there), four times as many each time they hold too few matches, until the index finds fewer
+ *   rows than the next walk would look at. A needle of 1 or 2 characters has no such index and is
+ *   walked to `limit`. SQLite's own test (`instr` on the folded fields) narrows every read; the
+ *   exact rule is checked again in JavaScript on what comes back (SQLite keeps a lone surrogate
+ *   as U+FFFD).
  * @module
  */
 import type { SqlStorage } from 'cloudflare:workers';
@@ -24,6 +24,9 @@ import { candidateMatcher, type CandidateMatch } from '../../candidate-match.js'
 import { foldWord } from '../../fold.js';
 import { cwdOfColumn, idOf, textOfColumn } from './encoding.js';
 import { ROW_COLUMNS, type ObjectRecord } from './tables.js';
+
+/** The folded fields the SQL tests of a query read (held by the listing indexes). */
+const MATCHED_COLUMNS = 'fold_id, fold_cwd, fold_title, word_id, word_cwd, word_title';
 
 /** How a query narrows the rows (see the module doc). */
 export interface Matcher {
@@ -55,13 +58,11 @@ export function walkBudget(need: number): number {
  */
 export function selectCandidates(sql: SqlStorage, ownSid: ArrayBuffer, ownCwd: string | null, limit: number, matcher: Matcher | undefined): ObjectRecord[] {
   const found: ObjectRecord[] = [];
-  // A query whose index finds fewer rows than a walk would look at is answered from the index alone.
-  const few = matcher?.index !== undefined && indexCount(sql, matcher.index, walkBudget(limit)) < walkBudget(limit);
   for (const group of groupsOf(ownCwd)) {
     const need = limit - found.length;
     if (need <= 0) break;
     const scope = { ...group, where: `wins = 1 AND ${group.where} AND sid <> ?`, binds: [...group.binds, ownSid] };
-    found.push(...(matcher === undefined ? ordered(sql, scope, need, undefined) : matching(sql, scope, need, matcher, few)));
+    found.push(...(matcher === undefined ? ordered(sql, scope, need, undefined) : matching(sql, scope, need, matcher)));
   }
   return found;
 }
@@ -79,32 +80,34 @@ function indexCount(sql: SqlStorage, index: NonNullable<Matcher['index']>, cap: 
 }
 
 /**
- * The first `need` rows of `group` that `matcher` keeps, in listing order: from its index when it
- * finds `few` rows, else by a walk of the group's first rows, then from the index when the walk
- * found too few and the group goes on.
+ * The first `need` rows of `group` that `matcher` keeps, in listing order, at a cost within a
+ * constant factor of the cheaper of two ways (the doubling of a walk against an index): while the
+ * index finds at least as many rows as a walk of `budget` rows would look at, the group's first
+ * `budget` rows are walked (SQLite's test applied as they come, stopping at `need`), the budget
+ * growing fourfold each time; once the index finds fewer, its rows are read and sorted instead.
  */
-function matching(sql: SqlStorage, group: Group, need: number, matcher: Matcher, few: boolean): ObjectRecord[] {
+function matching(sql: SqlStorage, group: Group, need: number, matcher: Matcher): ObjectRecord[] {
   if (matcher.index === undefined) return ordered(sql, group, need, matcher);
   const indexed = { ...group, where: `${group.where} AND row IN (${matcher.index.sql})`, binds: [...group.binds, ...matcher.index.binds] };
-  if (few) return ordered(sql, indexed, need, matcher, 'NOT INDEXED');
-  const budget = walkBudget(need);
-  // The group's first `budget` rows in order, SQLite's test applied as they come, stopping at `need`.
-  const rows = sql
-    .exec<ObjectRecord>(
-      `SELECT ${ROW_COLUMNS} FROM (SELECT ${ROW_COLUMNS} FROM catalog_objects INDEXED BY ${group.index} WHERE ${group.where} ORDER BY created_at DESC, sid LIMIT ?) WHERE (${matcher.sql}) LIMIT ?`,
-      ...group.binds,
-      budget,
-      ...matcher.binds,
-      need,
-    )
-    .toArray();
-  const walked = rows.filter((record) => matcher.test(record));
-  if (walked.length >= need) return walked;
-  // The exact rule dropped a row SQLite let through: the index answers (exactly) instead.
-  if (rows.length === need) return ordered(sql, indexed, need, matcher, 'NOT INDEXED');
-  const seen = sql.exec<{ n: number }>(`SELECT count(*) AS n FROM (SELECT 1 FROM catalog_objects INDEXED BY ${group.index} WHERE ${group.where} LIMIT ?)`, ...group.binds, budget).one().n;
-  if (seen < budget) return walked;
-  return ordered(sql, indexed, need, matcher, 'NOT INDEXED');
+  for (let budget = walkBudget(need); ; budget *= 4) {
+    if (indexCount(sql, matcher.index, budget) < budget) return ordered(sql, indexed, need, matcher, 'NOT INDEXED');
+    // The walk reads the index alone (it holds the folded fields); whole rows are read for its matches only.
+    const rows = sql
+      .exec<ObjectRecord>(
+        `SELECT ${ROW_COLUMNS} FROM catalog_objects NOT INDEXED WHERE row IN (SELECT row FROM (SELECT row, ${MATCHED_COLUMNS} FROM catalog_objects INDEXED BY ${group.index} WHERE ${group.where} ORDER BY created_at DESC, sid LIMIT ?) WHERE (${matcher.sql}) LIMIT ?) ORDER BY created_at DESC, sid`,
+        ...group.binds,
+        budget,
+        ...matcher.binds,
+        need,
+      )
+      .toArray();
+    const walked = rows.filter((record) => matcher.test(record));
+    if (walked.length >= need) return walked;
+    // The exact rule dropped a row SQLite let through: the index answers (exactly) instead.
+    if (rows.length === need) return ordered(sql, indexed, need, matcher, 'NOT INDEXED');
+    const seen = sql.exec<{ n: number }>(`SELECT count(*) AS n FROM (SELECT 1 FROM catalog_objects INDEXED BY ${group.index} WHERE ${group.where} LIMIT ?)`, ...group.binds, budget).one().n;
+    if (seen < budget) return walked;
+  }
 }
 
 /**

@@ -31,8 +31,9 @@ export interface SessionCatalogEnv {
 /** `limit` of `candidates` when absent: the library's `candidateLimit` default (SPEC §5). */
 export const DEFAULT_CANDIDATE_LIMIT = 50;
 
-/** Rows of one `rows` page when absent, and at most. */
+/** Rows of one `rows` page when `limit` is absent. */
 export const DEFAULT_ROWS_PAGE = 100;
+/** The largest `limit` of one `rows` page. */
 export const MAX_ROWS_PAGE = 1000;
 
 /**
@@ -51,10 +52,10 @@ export class SessionCatalog extends DurableObject<SessionCatalogEnv> {
 
   constructor(ctx: DurableObjectState, env: SessionCatalogEnv) {
     super(ctx, env);
-    migrate(ctx.storage.sql);
+    const dropped = migrate(ctx.storage.sql);
     this.tables = new CatalogTables(ctx.storage);
     this.freshness = new Freshness(ctx.storage.sql, this.tables, env.SESSIONS);
-    this.index = new CatalogSearch(ctx.storage);
+    this.index = new CatalogSearch(ctx.storage, dropped);
     this.prefix = ctx.storage.sql.exec<{ value: string }>(`SELECT value FROM catalog_meta WHERE name = 'prefix'`).toArray()[0]?.value;
     // A search index made anew (first use, another format) over existing rows: every log is read again by the next reconcile pass.
     if (this.index.fresh) this.tables.forgetEtags();

@@ -15,9 +15,9 @@
  *   removed), what SPEC §15.10's query words are looked for in.
  *   `event_time` is the newest event applied to the row (ms), `mark` the reconcile pass that last
  *   saw it (SPEC §17.6).
- * - `catalog_listing` / `catalog_by_cwd`: the listing order of winners, overall and per cwd
- *   (both holding the cwd: a walk of a group reads the index alone): each §6.3 group is an ordered
- *   index walk that stops at `limit`.
+ * - `catalog_listing` / `catalog_by_cwd`: the listing order of winners, overall and per cwd,
+ *   each holding the cwd and the folded fields (a walk of a group, query tests included, reads the
+ *   index alone): each §6.3 group is an ordered index walk that stops at `limit`.
  * - `catalog_trigrams`: FTS5 `trigram` over the winners' `fold_*` and `word_*` (contentless): the
  *   rows a substring of 3 or more characters (SPEC §6.2), or a query word of 3 or more (SPEC
  *   §15.10: a word stands in its folded field), can be in.
@@ -29,7 +29,10 @@
 import type { SqlStorage } from 'cloudflare:workers';
 
 /** The schema's version: a catalog of another version is dropped and rebuilt by reconcile. */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
+
+/** The folded fields a query is tested against: in the listing indexes too, so a walk reads the index alone. */
+const MATCHED = 'fold_id, fold_cwd, fold_title, word_id, word_cwd, word_title';
 
 const TABLES = [
   `CREATE TABLE IF NOT EXISTS catalog_meta(name TEXT PRIMARY KEY, value) WITHOUT ROWID`,
@@ -55,8 +58,8 @@ const TABLES = [
     word_cwd TEXT NOT NULL,
     word_title TEXT NOT NULL)`,
   `CREATE INDEX IF NOT EXISTS catalog_by_session ON catalog_objects(sid)`,
-  `CREATE INDEX IF NOT EXISTS catalog_listing ON catalog_objects(created_at DESC, sid, cwd) WHERE wins = 1`,
-  `CREATE INDEX IF NOT EXISTS catalog_by_cwd ON catalog_objects(cwd, created_at DESC, sid) WHERE wins = 1`,
+  `CREATE INDEX IF NOT EXISTS catalog_listing ON catalog_objects(created_at DESC, sid, cwd, ${MATCHED}) WHERE wins = 1`,
+  `CREATE INDEX IF NOT EXISTS catalog_by_cwd ON catalog_objects(cwd, created_at DESC, sid, ${MATCHED}) WHERE wins = 1`,
   `CREATE INDEX IF NOT EXISTS catalog_marks ON catalog_objects(mark)`,
   `CREATE VIRTUAL TABLE IF NOT EXISTS catalog_trigrams USING fts5(fold_id, fold_cwd, fold_title, word_id, word_cwd, word_title, tokenize = 'trigram case_sensitive 1', content = '', contentless_delete = 1)`,
   `CREATE TABLE IF NOT EXISTS catalog_tombstones(key TEXT PRIMARY KEY, event_time INTEGER NOT NULL) WITHOUT ROWID`,
@@ -70,11 +73,14 @@ const DROP = ['catalog_objects', 'catalog_trigrams', 'catalog_words', 'catalog_t
 /**
  * Creates the tables (idempotent). A catalog written by another schema version is dropped first:
  * it is a cache of the bucket, which the next reconcile pass fills again (SPEC §17.6).
+ * @returns true when an older catalog was dropped (its search index must go too).
  */
-export function migrate(sql: SqlStorage): void {
+export function migrate(sql: SqlStorage): boolean {
   sql.exec(TABLES[0]!);
   const found = sql.exec<{ value: number }>(`SELECT value FROM catalog_meta WHERE name = 'schema'`).toArray()[0]?.value;
-  if (found !== undefined && found !== SCHEMA_VERSION) for (const table of DROP) sql.exec(`DROP TABLE IF EXISTS ${table}`);
+  const dropped = found !== undefined && found !== SCHEMA_VERSION;
+  if (dropped) for (const table of DROP) sql.exec(`DROP TABLE IF EXISTS ${table}`);
   for (const statement of TABLES) sql.exec(statement);
   sql.exec(`INSERT OR REPLACE INTO catalog_meta(name, value) VALUES ('schema', ?)`, SCHEMA_VERSION);
+  return dropped;
 }

@@ -34,9 +34,11 @@ export class CatalogSearch {
   /** True when the index was made anew over a catalog that may hold rows: every log must be indexed again. */
   readonly fresh: boolean;
 
-  constructor(storage: DurableObjectStorage) {
+  /** `drop`: the catalog's rows were dropped, so is the index (it would hold sessions no row lists). */
+  constructor(storage: DurableObjectStorage, drop = false) {
     useRoot(kit);
     this.sql = durableObjectSqlHost(storage);
+    if (drop) SessionSearchIndex.drop(this.sql);
     const { index, fresh } = SessionSearchIndex.attach(this.sql, CATALOG_MAX_INDEX_BYTES);
     this.index = index;
     this.fresh = fresh;
