@@ -358,7 +358,8 @@ describe('the built bin', () => {
     const project = join(TMP, 'project');
     mkdirSync(project);
     for (const entry of readdirSync(ROOT)) {
-      if (/^tsconfig.*\.json$/.test(entry) || ['package.json', 'src', 'samples'].includes(entry)) {
+      // scripts/ and examples/: the build's edge step (scripts/build-edge.mjs) reads the example's wrangler.toml.
+      if (/^tsconfig.*\.json$/.test(entry) || ['package.json', 'src', 'samples', 'scripts', 'examples'].includes(entry)) {
         cpSync(join(ROOT, entry), join(project, entry), { recursive: true });
       }
     }

@@ -143,6 +143,7 @@ describe('the npm package (npm pack → npm install → import)', () => {
     expect(manifest.exports['./dsh']).toEqual({ types: './dist/dsh/index.d.ts', import: './dist/dsh/index.js' });
     // The edge service (SPEC §17.2): workerd only, one bundled module beside libzstd.wasm.
     expect(manifest.exports['./edge']).toEqual({ types: './dist/edge/index.d.ts', workerd: './dist/edge/index.js' });
+    // Its client for front ends (SPEC §17.9): Web-only, every runtime.
     expect(manifest.exports['./edge/client']).toEqual({ types: './dist/edge/client.d.ts', import: './dist/edge/client.js' });
     // The dsh host packages are optional peers of ./dsh alone (SPEC §14.4): never installed for the core.
     expect(Object.keys(manifest.peerDependencies).sort()).toEqual(['@deepseek-ai/cordis', '@deepseek-ai/dsh-llm', '@deepseek-ai/dsh-typert-protocol']);
