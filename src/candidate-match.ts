@@ -58,8 +58,9 @@ export function candidateMatcher(rule: CandidateMatch, query: string): Candidate
   return {
     keepsAll: words.length === 0,
     matches(fields) {
-      const folded = fields.map((field) => (typeof field === 'string' ? foldWord(field) : ''));
-      return words.every((word) => folded.some((text) => startsAtBoundary(text, word)));
+      // Each field folded once, when a word first needs it.
+      const folded: Array<string | undefined> = [];
+      return words.every((word) => fields.some((field, i) => typeof field === 'string' && startsAtBoundary((folded[i] ??= foldWord(field)), word)));
     },
   };
 }

@@ -36,7 +36,8 @@ export interface MentionTriggerOptions {
   /**
    * Let the query hold spaces (SPEC §15.10, for `candidateMatch: 'words'`): it then runs over
    * whitespace other than line breaks (`\n`, `\r`, U+2028, U+2029) and ends at a line break, a
-   * second `@` or a bracket; it never starts with whitespace. Default `false`: the query is one run without whitespace (SPEC §15.1).
+   * second `@` or a bracket; it never starts with whitespace. Default `false`: the query is one
+   * run without whitespace (SPEC §15.1).
    */
   allowSpaces?: boolean | undefined;
 }
@@ -82,7 +83,7 @@ export function findMentionTrigger(text: string, caret: number, options?: Mentio
   while (at >= 0 && !stop.test(text[at]!)) at--;
   if (at < 0 || text[at] !== '@' || (at > 0 && !BEFORE_TRIGGER.test(text[at - 1]!)) || text[at + 1] === '[') return undefined;
   // A spaced query starts with a word: `@ ` is an `@` standing alone.
-  if (at + 1 < caret && QUERY_STOP.test(text[at + 1]!)) return undefined;
+  if (at + 1 < caret && /\s/.test(text[at + 1]!)) return undefined;
   // A mention put in the `@`'s place must stand as itself: no mention begun before the `@` may
   // still be open there (its label or payload would take the new one in) ...
   if (endsInOpenMention(text.slice(0, at))) return undefined;
