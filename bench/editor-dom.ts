@@ -2,7 +2,7 @@
  * `npm run bench -- --only editor-dom`: what a keystroke costs in the DOM composer
  * (`createMentionEditor`, SPEC §15.8) in the project's Chromium, in a 5 MB draft with 10,000
  * chips against a 10 KB draft of the same make (runs of words with a line break every few hundred
- * characters, one chip per ~440 characters), side by side in one page (issue 29.3: a keystroke
+ * characters, one chip per ~430 characters), side by side in one page (issue 29.3: a keystroke
  * costs what it changes; it was 0.8–0.95 s per key in the long draft).
  *
  * The composer is bundled from src/ by esbuild and loaded into a page of the packaged Chromium
@@ -123,8 +123,8 @@ export async function benchEditorDom(hooks: Hooks): Promise<void> {
     await page.addScriptTag({ content: bundle.outputFiles[0]!.text });
     await page.addScriptTag({ content: PAGE_SCRIPT });
     // 10,000 chips in 5 MB: one chip per ~500 characters; the short draft is made the same way.
-    const long = await page.evaluate(() => (window as never as { benchEditor: { make(n: string, b: number, e: number): { length: number; chips: number } } }).benchEditor.make('long', 5_000_000, 440));
-    const short = await page.evaluate(() => (window as never as { benchEditor: { make(n: string, b: number, e: number): { length: number; chips: number } } }).benchEditor.make('short', 10_000, 440));
+    const long = await page.evaluate(() => (window as never as { benchEditor: { make(n: string, b: number, e: number): { length: number; chips: number } } }).benchEditor.make('long', 5_000_000, 430));
+    const short = await page.evaluate(() => (window as never as { benchEditor: { make(n: string, b: number, e: number): { length: number; chips: number } } }).benchEditor.make('short', 10_000, 430));
     const samples = hooks.quick ? 7 : 31;
     const kinds = ['type', 'backspace', 'insert'] as const;
     const times: Record<string, number[]> = {};

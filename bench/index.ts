@@ -668,7 +668,7 @@ ${table()}
   prose block is compared with \`structuredClone\` of that envelope.
 - **DOM composer** (SPEC §15.8, issue 29.3, \`--only editor-dom\`): \`createMentionEditor\` in the
   packaged Chromium (Playwright), over a 5 MB draft with about 10,000 chips and a 10 KB draft made
-  the same way (runs of words, a line break every few hundred characters, a chip every ~440
+  the same way (runs of words, a line break every few hundred characters, a chip every ~430
   characters), in one page. A keystroke is the event dispatched in the page and handled
   synchronously — the \`beforeinput\` of a typed letter, of Backspace right after a chip, and
   \`editor.insert\` of a mention — timed with a forced layout after it; the caret moves to a new

@@ -179,15 +179,14 @@ export class TextView {
     const old = this.#pieces.slice(first, last);
     const before = old.filter((piece) => piece.end <= from);
     const after = old.filter((piece) => piece.start >= to);
-    for (const piece of old) if (piece.start < to && piece.end > from && piece.node) this.#pieceOf.delete(piece.node);
+    // The pieces being replaced (read before the pieces after them shift).
+    const replaced = old.filter((piece) => piece.start < to && piece.end > from);
+    for (const piece of replaced) if (piece.node) this.#pieceOf.delete(piece.node);
     for (const piece of after) {
       piece.start += delta;
       piece.end += delta;
     }
-    const middle = this.#reuse(
-      old.filter((piece) => piece.start < to && piece.end > from),
-      this.#make(segmentMentions(replacement), replacement, from),
-    );
+    const middle = this.#reuse(replaced, this.#make(segmentMentions(replacement), replacement, from));
     const groups = this.#group([...before, ...middle, ...after], lineStart, lineEnd + delta);
     for (let i = last; i < this.#pieces.length; i++) {
       const piece = this.#pieces[i]!;
