@@ -32,12 +32,12 @@ export interface EdgeOptions<E extends EdgeEnv = EdgeEnv> {
   basePath?: string;
 }
 
-/** What the routes keep per request. */
-interface Vars {
+/** What the routes keep per request (Hono's `Variables`): the authenticated tenant. */
+export interface EdgeVariables {
   tenant: string;
 }
 
-type EdgeContext<E extends EdgeEnv> = Context<{ Bindings: E; Variables: Vars }>;
+type EdgeContext<E extends EdgeEnv> = Context<{ Bindings: E; Variables: EdgeVariables }>;
 
 /** Largest `POST /prepare` body accepted, in bytes. */
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -59,9 +59,9 @@ const MAX_ROWS_PAGE = 1000;
  * failed or holds a broken log.
  * @param options `{ authenticate?, basePath? }`.
  */
-export function createEdgeApp<E extends EdgeEnv = EdgeEnv>(options: EdgeOptions<E> = {}): Hono<{ Bindings: E; Variables: Vars }> {
+export function createEdgeApp<E extends EdgeEnv = EdgeEnv>(options: EdgeOptions<E> = {}): Hono<{ Bindings: E; Variables: EdgeVariables }> {
   provideEdgeWasm();
-  const app = new Hono<{ Bindings: E; Variables: Vars }>();
+  const app = new Hono<{ Bindings: E; Variables: EdgeVariables }>();
   const routes = options.basePath ? app.basePath(options.basePath) : app;
   routes.use('*', corsFor<E>());
   routes.use('*', async (c, next) => {

@@ -50,6 +50,7 @@ export class SessionCatalog extends DurableObject<SessionCatalogEnv> {
   /** Reconcile pages run one at a time (a cron and `POST /reconcile` may overlap). */
   private reconciling: Promise<unknown> = Promise.resolve();
 
+  /** @internal workerd constructs the catalog (one object per tenant); apps never call this. */
   constructor(ctx: DurableObjectState, env: SessionCatalogEnv) {
     super(ctx, env);
     const dropped = migrate(ctx.storage.sql);
