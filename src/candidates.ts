@@ -3,6 +3,7 @@
  * @module
  */
 import { checkSignal, throwIfAborted } from './abort.js';
+import { candidateMatcher, type CandidateMatch, type CandidateMatcher } from './candidate-match.js';
 import { isPositiveSafeInteger } from './config.js';
 import { check, fail } from './errors.js';
 import { callHost, isNonEmptyString, presentEntries, readAgent, readTitleRows } from './host.js';
@@ -32,6 +33,8 @@ export interface CandidateOptions {
   candidateLimit: number;
   /** A non-empty query also matches the cleaned title label (SPEC §6.7). */
   matchTitles: boolean;
+  /** How a query matches: dsh's substring rule (SPEC §6.2) or words (SPEC §15.10). */
+  candidateMatch: CandidateMatch;
 }
 
 /** A ranked session and its label. */
@@ -42,10 +45,12 @@ interface Labelled {
 
 /**
  * `listCandidates(agent, query?, limit?, signal?)` of SPEC §6: one `listSessions` call, the agent
- * dropped, a case-insensitive substring filter on id or cwd, three cwd groups (stable), the first
- * `limit` (default `candidateLimit`), labelled with their cleaned titles (§6.6) read in one call
- * for those only. With `matchTitles` and a non-empty query, the filter also matches the label,
- * and titles are read in batches in rank order until `limit` candidates are found (§6.7).
+ * dropped, a case-insensitive substring filter on id or cwd (or, with `candidateMatch: 'words'`,
+ * every folded query word a prefix of a word of the id or cwd, SPEC §15.10), three cwd groups
+ * (stable), the first `limit` (default `candidateLimit`), labelled with their cleaned titles (§6.6)
+ * read in one call for those only. With `matchTitles` and a query that filters, the filter also
+ * matches the label, and titles are read in batches in rank order until `limit` candidates are
+ * found (§6.7).
  * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_ARGUMENT`, `SESSION_REFERENCE_READ_FAILED`
  * (cause kept; also a record without a string id or a finite `createdAt`), `SESSION_REFERENCE_CANCELLED`.
  */
@@ -64,15 +69,15 @@ export async function listCandidates(
   check(isPositiveSafeInteger(limit), 'INVALID_ARGUMENT', 'limit must be a positive safe integer', limitInput);
   const signal = checkSignal(signalInput);
   throwIfAborted(signal);
-  const needle = (query ?? '').toLowerCase();
-  const byTitle = options.matchTitles && needle !== '';
+  const matcher = candidateMatcher(options.candidateMatch, query ?? '');
+  const byTitle = options.matchTitles && !matcher.keepsAll;
   // With title matching, every record stays a candidate until its label is known (SPEC §6.7).
-  const accept = byTitle ? () => true : (id: string, cwd: unknown) => matchesIdOrCwd(id, cwd, needle);
+  const accept = byTitle || matcher.keepsAll ? () => true : (id: string, cwd: unknown) => matcher.matches([id, cwd]);
   // The listing is read inside callHost (SPEC §10.1): ranked records are plain copies of ours.
   const ranked = await callHost(() => sessionQuery.listSessions(signal), signal, LIST_SESSIONS, (records) =>
     rankRecords(records, agentId, ownCwd, accept, byTitle ? Infinity : limit),
   );
-  const selected = byTitle ? await selectByTitle(sessionQuery, ranked, needle, limit, signal) : await labelled(sessionQuery, ranked, signal);
+  const selected = byTitle ? await selectByTitle(sessionQuery, ranked, matcher, limit, signal) : await labelled(sessionQuery, ranked, signal);
   throwIfAborted(signal);
   return selected.map(({ header: { id: sessionId, cwd, createdAt }, label }) =>
     // Keys in SPEC §6.5 order; `cwd` only when it is a non-empty string.
@@ -118,11 +123,6 @@ export function cwdGroup(ownCwd: unknown, cwd: unknown): 0 | 1 | 2 {
   return isNonEmptyString(ownCwd) && cwd === ownCwd ? 0 : cwd == null || cwd === '' ? 1 : 2;
 }
 
-/** True when the id or the cwd contains `needle` (already lowercased), lowercased with `toLowerCase()` (SPEC §6.2). */
-function matchesIdOrCwd(id: string, cwd: unknown, needle: string): boolean {
-  return id.toLowerCase().includes(needle) || (typeof cwd === 'string' && cwd.toLowerCase().includes(needle));
-}
-
 /** `headers` with their labels, from one title read for exactly those (SPEC §6.4). */
 async function labelled(sessionQuery: SessionQuery, headers: SessionHeader[], signal: AbortSignal | undefined): Promise<Labelled[]> {
   const labels = await readTitleLabels(sessionQuery, headers, signal);
@@ -130,22 +130,22 @@ async function labelled(sessionQuery: SessionQuery, headers: SessionHeader[], si
 }
 
 /**
- * Title matching (SPEC §6.7): ranked records are examined in order, `limit` at a time, each batch
- * labelled by one title read; a record is kept when its id, cwd or label contains `needle`, and
- * the examination stops once `limit` are kept. So at most `limit − 1` titles are read past the
+ * Title matching (SPEC §6.7, §15.10): ranked records are examined in order, `limit` at a time, each
+ * batch labelled by one title read; a record is kept when `matcher` matches its id, cwd and label,
+ * and the examination stops once `limit` are kept. So at most `limit − 1` titles are read past the
  * last record examined.
  */
 async function selectByTitle(
   sessionQuery: SessionQuery,
   ranked: readonly SessionHeader[],
-  needle: string,
+  matcher: CandidateMatcher,
   limit: number,
   signal: AbortSignal | undefined,
 ): Promise<Labelled[]> {
   const kept: Labelled[] = [];
   for (let start = 0; start < ranked.length && kept.length < limit; start += limit) {
     for (const row of await labelled(sessionQuery, ranked.slice(start, start + limit), signal)) {
-      if (kept.length < limit && (matchesIdOrCwd(row.header.id, row.header.cwd, needle) || row.label.toLowerCase().includes(needle))) kept.push(row);
+      if (kept.length < limit && matcher.matches([row.header.id, row.header.cwd, row.label])) kept.push(row);
     }
   }
   return kept;

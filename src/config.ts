@@ -2,6 +2,7 @@
  * Configuration of the service (SPEC §5).
  * @module
  */
+import type { CandidateMatch } from './candidate-match.js';
 import { readCallerOptions } from './caller-data.js';
 import { check, fail, type SessionReferenceErrorCode } from './errors.js';
 
@@ -18,6 +19,14 @@ export interface SessionReferenceConfig {
    * label, SPEC §6.6–§6.7), reading titles in batches in rank order. Default `false`.
    */
   matchTitles?: boolean | undefined;
+  /**
+   * How a non-empty `listCandidates` query matches (SPEC §15.10): `'substring'` (default, dsh's rule:
+   * the query as one case-insensitive substring of the id or cwd, §6.2) or `'words'` (for front
+   * ends: the query cut at whitespace, every word a prefix of a word of the id, cwd or, with
+   * `matchTitles`, label, all folded without case or diacritics as §16.3 — `dumen` finds `Dümen`,
+   * `ledger rec` finds `Ledger reconciler`). Order, `limit` and title reads stay as §6.3–§6.7.
+   */
+  candidateMatch?: CandidateMatch | undefined;
   /**
    * UTF-8 bytes of one session's conversation text that `searchSessions` indexes, the newest kept
    * (SPEC §16.3); positive safe integer. Default 262144 (256 KiB).
@@ -41,6 +50,7 @@ export const DEFAULT_SESSION_REFERENCE_CONFIG: Readonly<ResolvedSessionReference
   candidateLimit: 50,
   maxReferenceBytes: 65536,
   matchTitles: false,
+  candidateMatch: 'substring',
   maxIndexBytes: 262144,
 });
 
@@ -48,7 +58,8 @@ export const DEFAULT_SESSION_REFERENCE_CONFIG: Readonly<ResolvedSessionReference
  * Validates `config` and fills in defaults (SPEC §5). A key set to `undefined` takes its default.
  * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_CONFIG` naming the key for a numeric
  * value that is not a positive safe integer (NaN, fractions, ≤ 0), `maxReferences > 3`, a
- * `matchTitles` that is not a boolean, an unknown key, or a `config` that is not a plain object.
+ * `matchTitles` that is not a boolean, a `candidateMatch` other than `'substring'` or `'words'`, an
+ * unknown key, or a `config` that is not a plain object.
  */
 export function resolveConfig(config: unknown): ResolvedSessionReferenceConfig {
   const resolved: ResolvedSessionReferenceConfig = { ...DEFAULT_SESSION_REFERENCE_CONFIG };
@@ -64,6 +75,8 @@ export function resolveConfig(config: unknown): ResolvedSessionReferenceConfig {
       continue;
     } else if (key === 'matchTitles') {
       check(typeof value === 'boolean', 'INVALID_CONFIG', 'config.matchTitles must be a boolean', value);
+    } else if (key === 'candidateMatch') {
+      check(value === 'substring' || value === 'words', 'INVALID_CONFIG', "config.candidateMatch must be 'substring' or 'words'", value);
     } else {
       // The default of maxReferences is also its hard upper bound (SPEC §5).
       const max = key === 'maxReferences' ? 3 : Number.MAX_SAFE_INTEGER;

@@ -33,6 +33,7 @@ export {
   type SessionReferenceConfig,
   type ResolvedSessionReferenceConfig,
 } from './config.js';
+export type { CandidateMatch } from './candidate-match.js';
 export {
   createSessionReferences,
   type SessionReferences,

@@ -380,11 +380,12 @@ describe('bad input: createSessionReferences (SPEC §5)', () => {
   });
 
   it('accepts every key set to undefined (defaults) and a readTitleSnapshots set to undefined', () => {
-    expect(createSessionReferences({ sessionQuery, config: { maxReferences: undefined, candidateLimit: undefined, maxReferenceBytes: undefined, matchTitles: undefined, maxIndexBytes: undefined, searchIndex: undefined } }).config).toEqual({
+    expect(createSessionReferences({ sessionQuery, config: { maxReferences: undefined, candidateLimit: undefined, maxReferenceBytes: undefined, matchTitles: undefined, candidateMatch: undefined, maxIndexBytes: undefined, searchIndex: undefined } }).config).toEqual({
       maxReferences: 3,
       candidateLimit: 50,
       maxReferenceBytes: 65536,
       matchTitles: false,
+      candidateMatch: 'substring',
       maxIndexBytes: 262144,
     });
     expect(() => createSessionReferences({ sessionQuery: { listSessions: noop, readSurface: noop as never, readTitleSnapshots: undefined } })).not.toThrow();

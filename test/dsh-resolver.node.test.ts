@@ -45,7 +45,7 @@ describe('the ./dsh entry (SPEC §14.2)', () => {
     const { host } = await scene();
     expect(host.resolver).toBeDefined();
     expect(typeof host.resolver.prepare).toBe('function');
-    expect(host.resolver.config).toEqual({ maxReferences: 3, candidateLimit: 50, maxReferenceBytes: 65536, matchTitles: true, maxIndexBytes: 262144, matchContent: false });
+    expect(host.resolver.config).toEqual({ maxReferences: 3, candidateLimit: 50, maxReferenceBytes: 65536, matchTitles: true, candidateMatch: 'substring', maxIndexBytes: 262144, matchContent: false });
   });
 
   it('re-exports the wire functions and SessionReferenceError of the root entry, and the host package limits', () => {
@@ -60,6 +60,9 @@ describe('the ./dsh entry (SPEC §14.2)', () => {
     ['candidateLimit 0', { candidateLimit: 0 }, 'candidateLimit'],
     ['matchTitles "yes"', { matchTitles: 'yes' }, 'matchTitles'],
     ['matchContent "yes"', { matchContent: 'yes' }, 'matchContent'],
+    // dsh's @ menu keeps its substring rule (SPEC §15.10).
+    ['candidateMatch "words"', { candidateMatch: 'words' }, 'candidateMatch'],
+    ['candidateMatch "nope"', { candidateMatch: 'nope' }, 'candidateMatch'],
     ['an unknown key', { maxBytes: 1 }, 'maxBytes'],
     ['a config that is not an object', 'big', 'config'],
   ])('rejects %s with INVALID_CONFIG naming the key, and provides nothing', (_, config, key) => {
@@ -79,6 +82,11 @@ describe('the ./dsh entry (SPEC §14.2)', () => {
   it('turns matchTitles off only when the config says false', async () => {
     expect((await mountHost({ matchTitles: false })).resolver.config.matchTitles).toBe(false);
     expect((await mountHost({ matchTitles: undefined })).resolver.config.matchTitles).toBe(true);
+  });
+
+  it("keeps dsh's substring rule: candidateMatch 'substring' is accepted and is the default", async () => {
+    expect((await mountHost({ candidateMatch: 'substring' })).resolver.config.candidateMatch).toBe('substring');
+    expect((await mountHost({})).resolver.config.candidateMatch).toBe('substring');
   });
 });
 

@@ -39,7 +39,7 @@ describe('createSessionReferences config (SPEC §5)', () => {
   const sessionQuery = fakeQuery([]);
 
   it('fills defaults', () => {
-    expect(DEFAULT_SESSION_REFERENCE_CONFIG).toEqual({ maxReferences: 3, candidateLimit: 50, maxReferenceBytes: 65536, matchTitles: false, maxIndexBytes: 262144 });
+    expect(DEFAULT_SESSION_REFERENCE_CONFIG).toEqual({ maxReferences: 3, candidateLimit: 50, maxReferenceBytes: 65536, matchTitles: false, candidateMatch: 'substring', maxIndexBytes: 262144 });
     expect(createSessionReferences({ sessionQuery, config: { matchTitles: true } }).config.matchTitles).toBe(true);
     expect(createSessionReferences({ sessionQuery }).config).toEqual(DEFAULT_SESSION_REFERENCE_CONFIG);
     expect(createSessionReferences({ sessionQuery, config: { maxReferences: 1, maxReferenceBytes: undefined } }).config).toEqual({ ...DEFAULT_SESSION_REFERENCE_CONFIG, maxReferences: 1 });
@@ -57,6 +57,10 @@ describe('createSessionReferences config (SPEC §5)', () => {
     ['matchTitles "true"', { matchTitles: 'true' }, 'matchTitles'],
     ['matchTitles 1', { matchTitles: 1 }, 'matchTitles'],
     ['matchTitles null', { matchTitles: null }, 'matchTitles'],
+    ['candidateMatch "word"', { candidateMatch: 'word' }, 'candidateMatch'],
+    ['candidateMatch "Words"', { candidateMatch: 'Words' }, 'candidateMatch'],
+    ['candidateMatch true', { candidateMatch: true }, 'candidateMatch'],
+    ['candidateMatch null', { candidateMatch: null }, 'candidateMatch'],
     ['an unknown key', { maxBytes: 5 }, 'maxBytes'],
     ['a non-object config', 'big', 'config'],
   ])('rejects %s naming the key', (_, config, key) => {

@@ -149,10 +149,11 @@ describe('the npm package (npm pack → npm install → import)', () => {
     expect(readFileSync(join(consumer, 'node_modules/dsh-session-reference/dist/search/sqlite3.wasm'))).toEqual(
       readFileSync(join(ROOT, 'node_modules/@sqlite.org/sqlite-wasm/dist/sqlite3.wasm')),
     );
-    // Two dependencies, SQLite (@sqlite.org/sqlite-wasm) and fflate (the kept snippet text's
-    // compression), imported only by the lazy search chunk (SPEC §16.5); libzstd ships in the
-    // package itself (src/store/libzstd*, from zstddec's module).
-    expect(Object.keys(manifest.dependencies ?? {})).toEqual(['@sqlite.org/sqlite-wasm', 'fflate']);
+    // Five dependencies, each imported only by the entry or lazy chunk that needs it: SQLite
+    // (@sqlite.org/sqlite-wasm) and fflate (the kept snippet text's compression) by the search
+    // chunk (SPEC §16.5), @floating-ui/dom by ./editor/dom's default menu (§15.9), hono and jose by
+    // ./edge (§17.2); libzstd ships in the package itself (src/store/libzstd*, from zstddec's module).
+    expect(Object.keys(manifest.dependencies ?? {})).toEqual(['@floating-ui/dom', '@sqlite.org/sqlite-wasm', 'fflate', 'hono', 'jose']);
   });
 
   it('imports the root, ./store, ./editor and ./node entries in Node', () => {

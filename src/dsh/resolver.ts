@@ -67,7 +67,9 @@ interface HostContext {
 }
 
 /** The plugin's configuration: SPEC §5's keys and `matchContent` (SPEC §16.6). */
-export interface SessionReferencePluginConfig extends SessionReferenceConfig {
+export interface SessionReferencePluginConfig extends Omit<SessionReferenceConfig, 'candidateMatch'> {
+  /** dsh's `@` menu matches by substring (SPEC §6.2, §15.10): `'substring'` is the only value. */
+  candidateMatch?: 'substring' | undefined;
   /**
    * When `true`, the web `@` menu's `candidates` answers a non-empty query from `searchSessions`
    * (what was said in each session), best first, with the same rows. Default `false`.
@@ -77,7 +79,8 @@ export interface SessionReferencePluginConfig extends SessionReferenceConfig {
 
 /**
  * The plugin's configuration: SPEC §5's keys, `matchTitles` on unless set to `false` (§14.2),
- * `matchContent` off unless `true` (§16.6).
+ * `matchContent` off unless `true` (§16.6), `candidateMatch` dsh's `'substring'` only (§15.10: dsh's
+ * `@` menu keeps its rule, and its trigger holds no spaces).
  * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_CONFIG` naming the key.
  */
 function resolvePluginConfig(config: unknown): ResolvedSessionReferenceConfig & { matchContent: boolean } {
@@ -86,6 +89,12 @@ function resolvePluginConfig(config: unknown): ResolvedSessionReferenceConfig & 
     // Read once (SPEC §10.4).
     const { matchTitles = true, matchContent = false, ...rest } = (readCallerOptions(config, 'config', 'INVALID_CONFIG') ?? {}) as SessionReferencePluginConfig;
     check(typeof matchContent === 'boolean', 'INVALID_CONFIG', 'config.matchContent must be a boolean', matchContent);
+    check(
+      rest.candidateMatch === undefined || rest.candidateMatch === 'substring',
+      'INVALID_CONFIG',
+      "config.candidateMatch must be 'substring' in the dsh plugin (dsh's @ menu matches by substring)",
+      rest.candidateMatch,
+    );
     return Object.freeze({ ...resolveConfig({ ...rest, matchTitles }), matchContent });
   } catch (error) {
     throw argumentError(error, 'INVALID_CONFIG');

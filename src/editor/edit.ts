@@ -6,7 +6,7 @@
 import { readCallerFields } from '../caller-data.js';
 import { check } from '../errors.js';
 import { scanSessionReferenceText, type SessionReferenceToken } from '../mention.js';
-import { checkOffset, checkText } from './offsets.js';
+import { checkOffset, checkText, pairStart } from './offsets.js';
 import { unitEndAfter, unitStartBefore, type EditUnit } from './units.js';
 
 export type { EditUnit } from './units.js';
@@ -163,13 +163,6 @@ function normalize(doc: Doc, anchor: number, focus: number): Normalized {
   const start = chipAround(doc, Math.min(anchor, focus))?.start ?? Math.min(anchor, focus);
   const end = chipAround(doc, Math.max(anchor, focus))?.end ?? Math.max(anchor, focus);
   return anchor < focus ? { anchor: start, focus: end, start, end } : { anchor: end, focus: start, start, end };
-}
-
-/** `offset`, or the start of the surrogate pair it falls inside. */
-function pairStart(text: string, offset: number): number {
-  const high = text.charCodeAt(offset - 1);
-  const low = text.charCodeAt(offset);
-  return high >= 0xd800 && high <= 0xdbff && low >= 0xdc00 && low <= 0xdfff ? offset - 1 : offset;
 }
 
 /** Index of the first chip that starts at or after `offset` (binary search). */

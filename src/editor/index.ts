@@ -7,6 +7,8 @@
  */
 export {
   findMentionTrigger,
+  mentionQueryPassedEmpty,
+  type MentionTriggerOptions,
   insertMention,
   type MentionTrigger,
   type MentionInsertionRange,

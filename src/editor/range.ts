@@ -3,7 +3,7 @@
  * @module
  */
 import { scanSessionReferenceText, type SessionReferenceToken } from '../mention.js';
-import { checkOffset, checkText } from './offsets.js';
+import { checkText, readOffset } from './offsets.js';
 
 /** A mention or bare URI of the text and where it stands (SPEC §15.3). */
 export interface MentionRange {
@@ -18,7 +18,8 @@ export interface MentionRange {
 /**
  * The mention or bare URI (a SPEC §3.6 token, malformed ones included) whose characters include
  * `text[offset]`, i.e. `start <= offset < end`; `undefined` when `offset` is in ordinary text or is
- * `text.length` (SPEC §15.3). An editor uses it to treat each mention as one chip:
+ * `text.length` (SPEC §15.3); an `offset` inside a surrogate pair is read as the pair's start
+ * (SPEC §15.5). An editor uses it to treat each mention as one chip:
  *
  * - caret snapping: when `mentionRangeAt(text, caret)` has `start < caret`, the caret is inside a
  *   chip; move it to `start` or `end`;
@@ -37,7 +38,7 @@ export interface MentionRange {
  */
 export function mentionRangeAt(text: string, offset: number): MentionRange | undefined {
   checkText(text);
-  checkOffset(text, offset, 'offset');
+  offset = readOffset(text, offset, 'offset');
   const token = scanSessionReferenceText(text).tokens.find((t) => t.start <= offset && offset < t.end);
   return token === undefined ? undefined : { start: token.start, end: token.end, token };
 }

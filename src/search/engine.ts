@@ -270,7 +270,6 @@ export class SessionSearchIndex {
   /** Sessions replaced or removed since the index was last compacted. */
   private deletions = 0;
 
-
   private constructor(
     /** UTF-8 bytes of conversation text kept per session (SPEC §16.3). */
     readonly maxIndexBytes: number,

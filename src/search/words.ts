@@ -3,6 +3,10 @@
  * without locale and without diacritics.
  * @module
  */
+import { foldWord } from '../fold.js';
+
+/** The folding of SPEC §16.3, shared with the core's word matching (SPEC §15.10). */
+export { foldWord };
 
 /** The longest piece of text handed to the segmenter at once, in UTF-16 code units (SPEC §16.3). */
 const PIECE = 2048;
@@ -34,18 +38,6 @@ const CHUNKS = /[^\0-\x21\x23-\x26\x28-\x2b\x2d\x2f\x3c-\x40\x5b-\x5e\x60\x7b-\x
 const ASCII_WORD = /^(?:[A-Za-z0-9][A-Za-z0-9_]*|_[A-Za-z0-9_]+)$/;
 
 let segmenter: Intl.Segmenter | undefined;
-
-/**
- * A word folded for matching (SPEC §16.3): lowercased with `toLowerCase()` (no locale, §6.2), NFKD,
- * combining marks (General_Category M) removed.
- */
-export function foldWord(word: string): string {
-  const lower = word.toLowerCase();
-  // eslint-disable-next-line no-control-regex
-  // NFC again after the marks are gone: Hangul syllables, which NFKD splits into their letters
-  // (jamo, not marks), come back whole, so a two-syllable word is two letters, not five.
-  return /^[\0-\x7f]*$/.test(lower) ? lower : lower.normalize('NFKD').replace(/\p{M}/gu, '').normalize('NFC');
-}
 
 /**
  * Calls `visit(start, end, folded)` for every word of `text` in order (UTF-16 offsets into `text`;
