@@ -1,10 +1,14 @@
 #!/usr/bin/env node
 /**
  * Executable wrapper of the `dsh-session-reference` CLI (SPEC §12.2); the logic is `main()` in
- * `main.ts`.
+ * `main.ts`, imported after Node's compile cache is turned on (`compile-cache.ts`), so that the
+ * CLI's modules load from it.
  * @module
  */
-import { main } from './main.js';
+import { enableCliCompileCache } from './compile-cache.js';
+
+enableCliCompileCache(process.env);
+const { main } = await import('./main.js');
 
 // `dsh-session-reference … | head` closes stdout early: stop quietly instead of crashing.
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {

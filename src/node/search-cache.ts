@@ -128,8 +128,12 @@ export async function readSearchCache(file: string, options: SearchCacheOptions 
   }
 }
 
-/** Why a directory may not hold the cache, or `undefined` when it may: it must be a directory of `uid` that nobody else can write. */
-function directoryProblem(stats: Stats, uid: number | undefined): string | undefined {
+/**
+ * Why a directory may not hold the cache, or `undefined` when it may: it must be a directory of
+ * `uid` that nobody else can write (`stats` from `lstat`: a symlink is refused). `uid` undefined
+ * (no POSIX owners): only the type is checked. Also checks the CLI's compile cache directory.
+ */
+export function directoryProblem(stats: Stats, uid: number | undefined): string | undefined {
   if (stats.isSymbolicLink()) return 'is a symbolic link';
   if (!stats.isDirectory()) return 'is not a directory';
   if (uid === undefined) return undefined;

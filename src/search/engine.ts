@@ -97,8 +97,9 @@ export interface SearchResult {
  * The engine's tables (SPEC §16.5; see the module doc), all named `search_…` so that they sit
  * beside a host's own tables (the edge catalog's) in one database. `search_meta` holds what the
  * index was built with ({@link meta}); `search_terms` is FTS5's own list of the words it holds.
+ * A load compares a database's schema with what these make (`EXPECTED_SCHEMA` of `index-bytes.ts`).
  */
-const SCHEMA = [
+export const SCHEMA: readonly string[] = [
   'CREATE TABLE search_meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID',
   "CREATE VIRTUAL TABLE search_words USING fts5(title, text, cwd, tokenize='ascii', content='', contentless_delete=1)",
   "CREATE VIRTUAL TABLE search_terms USING fts5vocab(search_words, 'row')",

@@ -8,7 +8,7 @@
  * (`search_meta`).
  * @module
  */
-import { FORMAT, SessionSearchIndex } from './engine.js';
+import { FORMAT, SCHEMA, SessionSearchIndex } from './engine.js';
 import type { SqlHost } from './sql-host.js';
 import { SqliteWasmHost } from './sqlite-host.js';
 
@@ -58,7 +58,7 @@ export async function indexFromBytes(bytes: Uint8Array, maxIndexBytes: number): 
   let host: SqliteWasmHost | undefined;
   try {
     host = await SqliteWasmHost.fromFile(body);
-    const index = schemaOf(host) === (await emptySchema()) ? SessionSearchIndex.open(host, maxIndexBytes) : undefined;
+    const index = schemaOf(host) === EXPECTED_SCHEMA ? SessionSearchIndex.open(host, maxIndexBytes) : undefined;
     if (index === undefined) host.close();
     return index;
   } catch (error) {
@@ -73,17 +73,29 @@ function schemaOf(sql: SqlHost): string {
   return JSON.stringify(sql.all('SELECT type, name, tbl_name, sql FROM sqlite_schema ORDER BY name, type'));
 }
 
-let empty: string | undefined;
-
-/** The schema {@link createIndex} makes. */
-async function emptySchema(): Promise<string> {
-  if (empty === undefined) {
-    const index = await createIndex(1);
-    empty = schemaOf(index.sql);
-    index.close();
-  }
-  return empty;
-}
+/**
+ * What {@link schemaOf} gives for an index of {@link createIndex}, as constant text (a load never
+ * builds an empty index to compare with): the engine's tables as `SCHEMA` creates them, FTS5's
+ * shadow tables of `search_words` and the index SQLite makes for `search_sessions(id UNIQUE)`.
+ * A test compares it with a new index's schema, so a change of either is caught.
+ */
+export const EXPECTED_SCHEMA = JSON.stringify(
+  [
+    ...SCHEMA.map((sql): [string, string, string, string | null] => {
+      const name = /^CREATE (?:VIRTUAL )?TABLE (\w+)/.exec(sql)![1]!;
+      return ['table', name, name, sql];
+    }),
+    ...(
+      [
+        ['search_words_config', '(k PRIMARY KEY, v) WITHOUT ROWID'],
+        ['search_words_data', '(id INTEGER PRIMARY KEY, block BLOB)'],
+        ['search_words_docsize', '(id INTEGER PRIMARY KEY, sz BLOB, origin INTEGER)'],
+        ['search_words_idx', '(segid, term, pgno, PRIMARY KEY(segid, term)) WITHOUT ROWID'],
+      ] as const
+    ).map(([name, columns]): [string, string, string, string | null] => ['table', name, name, `CREATE TABLE '${name}'${columns}`]),
+    ['index', 'sqlite_autoindex_search_sessions_1', 'search_sessions', null],
+  ].sort((a, b) => (a[1]! < b[1]! ? -1 : a[1]! > b[1]! ? 1 : 0)),
+);
 
 /** The body of `bytes` when their header names this format and the body's checksum, else `undefined`. */
 async function checkedBody(bytes: Uint8Array): Promise<Uint8Array | undefined> {
