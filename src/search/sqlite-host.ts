@@ -47,7 +47,8 @@ export class SqliteWasmHost implements SqlHost {
     const db = new sqlite.oo1.DB(':memory:');
     try {
       db.checkRc(capi.sqlite3_db_config(db, capi.SQLITE_DBCONFIG_DEFENSIVE, 1, 0));
-      const pointer = wasm.allocFromTypedArray(file);
+      // A plain view: SQLite's copy picks its heap by the array's constructor, which a subclass (Node's Buffer) is not.
+      const pointer = wasm.allocFromTypedArray(new Uint8Array(file.buffer, file.byteOffset, file.byteLength));
       db.checkRc(capi.sqlite3_deserialize(db, 'main', pointer, file.length, file.length, capi.SQLITE_DESERIALIZE_FREEONCLOSE | capi.SQLITE_DESERIALIZE_RESIZEABLE));
       db.exec('PRAGMA trusted_schema = OFF; PRAGMA cell_size_check = ON');
       return new SqliteWasmHost(sqlite, db);
