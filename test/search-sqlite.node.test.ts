@@ -24,3 +24,15 @@ describe('SQLite module carried as base64url (scripts/make-sqlite-wasm.mjs)', ()
     expect(names).toEqual(expect.arrayContaining(['sqlite3_open_v2', 'sqlite3_prepare_v3', 'sqlite3_serialize', 'sqlite3_deserialize']));
   });
 });
+
+describe('a kept index given as a Node Buffer', () => {
+  it('loads from a Buffer slice (a Uint8Array subclass with an offset) as from a plain copy', async () => {
+    const { createIndex, indexFromBytes, indexToBytes } = await import('../src/search/index-bytes.js');
+    (await import('../src/search/root.js')).useRoot(await import('../src/search/kit.js'));
+    const bytes = await indexToBytes(await createIndex(256 * 1024));
+    const pooled = Buffer.concat([Buffer.from('padding'), bytes]).subarray(7);
+    expect(pooled.byteOffset).toBe(7);
+    expect(await indexFromBytes(pooled, 256 * 1024)).toBeDefined();
+    expect(await indexFromBytes(new Uint8Array(bytes), 256 * 1024)).toBeDefined();
+  });
+});
