@@ -120,6 +120,29 @@ describe('forged indexes: no stored size believed without a bound (issue 28.1)',
   });
 });
 
+describe('forged titles: a kept title is cleaned as a label and bounded (SPEC §6.6, §16.2)', () => {
+  it('a forged title with controls, bidi overrides or any length gives a clean label of at most 120 code points, or is damage and rebuilt', async () => {
+    const query = fakeQuery(SESSIONS);
+    const fresh = createSessionReferences({ sessionQuery: query });
+    const expected = await fresh.searchSessions(AGENT, 'ledger');
+    const bytes = await fresh.exportSearchIndex();
+    const junk = fc.string({ unit: fc.constantFrom('a', ' ', '\u202e', '\u0007', '\n', '\u200b', '\ud83d', 'é'), maxLength: 6000 });
+    await fc.assert(
+      fc.asyncProperty(junk, junk, async (before, after) => {
+        const title = `${before} Ledger ${after}`;
+        const searchIndex = await forged(bytes, (run) => run('UPDATE search_sessions SET title = ? WHERE id = ?', JSON.stringify(title), JSON.stringify('s-ledger')));
+        const [hit] = await createSessionReferences({ sessionQuery: query, config: { searchIndex } }).searchSessions(AGENT, 'ledger');
+        expect(hit!.sessionId).toBe('s-ledger');
+        expect([...hit!.label].length).toBeLessThanOrEqual(120);
+        expect(hit!.label).not.toMatch(/[\p{Cc}\p{Cf}]/u);
+        // What the index could have been written with is answered as written; anything longer is damage: the fresh answer.
+        if (JSON.stringify(title).length > 120 * 2 * 6 + 2) expect(hit).toEqual(expected[0]);
+      }),
+      { seed: 28_61, numRuns: 25 },
+    );
+  });
+});
+
 describe('path-shaped queries find a session by its cwd (issue 28.2)', () => {
   const segment = fc.stringMatching(/^[a-z][a-z0-9]{0,7}$/);
   // `/` and `-` end a word; `_` joins the segments on both sides into one word (UAX #29 ExtendNumLet).

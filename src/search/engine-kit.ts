@@ -9,6 +9,6 @@ export { throwIfAborted } from '../abort.js';
 export { pace } from '../pace.js';
 export { cwdGroup } from '../candidates.js';
 export { isNonEmptyString } from '../host.js';
-export { collapseUntrustedText } from '../label.js';
+export { cleanTitleLabel, collapseUntrustedText } from '../label.js';
 export { formatSessionReferenceMention } from '../mention.js';
 export { utf8ByteLength } from '../utf8.js';

@@ -220,6 +220,12 @@ async function tokensOf(texts: readonly string[], seen: Set<string>, signal: Abo
 }
 
 /**
+ * The longest JSON text of a kept title: a label of 120 code points (SPEC §6.6), each of its 240
+ * UTF-16 code units at most a 6-character escape, and the quotes.
+ */
+const MAX_TITLE_TEXT = 120 * 2 * 6 + 2;
+
+/**
  * A string as `search_sessions` keeps it: its JSON. SQLite stores text as UTF-8, where a lone
  * surrogate (a host's id may hold one) would become U+FFFD and two ids could become one; JSON
  * writes it as an escape, so every string comes back exactly (SPEC §6.6: ids are returned as given).
@@ -356,10 +362,14 @@ export class SessionSearchIndex {
    * @throws DamagedIndexError for a row of another type than the engine writes or items past their bound.
    */
   session(id: string): IndexedSession | undefined {
-    const row = this.sql.all('SELECT identity, seq, title, cwd, items FROM search_sessions WHERE id = ?', toText(id))[0];
+    // A title is a label (SPEC §6.6: at most 120 code points) as JSON: what is longer than any
+    // label's JSON can be is damage, found without reading it whole.
+    const row = this.sql.all('SELECT identity, seq, substr(title, 1, ?2), cwd, items FROM search_sessions WHERE id = ?1', toText(id), MAX_TITLE_TEXT + 1)[0];
     if (row === undefined) return undefined;
     const [identity, seq, title, cwd, items] = row;
-    if ((seq !== null && !Number.isSafeInteger(seq)) || !(items instanceof Uint8Array)) throw new DamagedIndexError('a kept session is not what the engine writes');
+    if ((seq !== null && !Number.isSafeInteger(seq)) || !(items instanceof Uint8Array) || (typeof title === 'string' && title.length > MAX_TITLE_TEXT)) {
+      throw new DamagedIndexError('a kept session is not what the engine writes');
+    }
     return {
       id,
       identity: identity === null ? undefined : fromText(identity!),

@@ -85,7 +85,8 @@ export async function findHits(
       const texts = textsOf(session);
       checkColumns(texts, parts, columns.get(session.id) ?? []);
       if (!phrases.every((phrase) => hasPhrase(texts, phrase))) continue;
-      const label = session.title || session.id;
+      // Cleaned again (a no-op for what the service wrote): kept bytes are never trusted as a label (SPEC §6.6).
+      const label = root.cleanTitleLabel(session.title) || session.id;
       hits.push({
         sessionId: session.id,
         label,
