@@ -104,16 +104,17 @@ function viewOf(bytes: Uint8Array): DataView {
 }
 
 /**
- * Whether the 4 bytes of `x` are all plain string bytes (class 1 of {@link STRING_BYTE}: printable
- * ASCII other than `"` and `\\`), tested at once (SWAR): a byte under 0x20 or over 0x7F sets bit 7
- * of `x | (x - 0x20202020)`, and a byte equal to `"` or `\\` is a zero byte of `x ^ 0x22222222` or
- * `x ^ 0x5c5c5c5c`, which `(y - 0x01010101) & ~y & 0x80808080` detects. Each test is exact (no
- * false positive, since it only asks whether any byte matches), whatever the byte order.
+ * The bytes of `x` (4 string bytes, the first one lowest) that are not plain string bytes (class 1
+ * of {@link STRING_BYTE}: printable ASCII other than `"` and `\\`), tested at once (SWAR): bit 7 of
+ * each such byte set, 0 when all 4 are plain. A byte under 0x20 or over 0x7F sets bit 7 of
+ * `x | (x - 0x20202020)`, and a byte equal to `"` or `\\` is a zero byte of `x ^ 0x22222222` or
+ * `x ^ 0x5c5c5c5c`, which `(y - 0x01010101) & ~y` marks. A borrow can mark a plain byte too, but
+ * only above a byte rightly marked: the lowest mark is always right.
  */
-function isPlainWord(x: number): boolean {
+function notPlain(x: number): number {
   const q = x ^ 0x22222222;
   const b = x ^ 0x5c5c5c5c;
-  return ((x | (x - 0x20202020) | ((q - 0x01010101) & ~q) | ((b - 0x01010101) & ~b)) & 0x80808080) === 0;
+  return (x | (x - 0x20202020) | ((q - 0x01010101) & ~q) | ((b - 0x01010101) & ~b)) & 0x80808080;
 }
 
 /**
@@ -124,9 +125,16 @@ function skipString(bytes: Uint8Array, i: number): number {
   const end = bytes.length;
   const words = view ?? viewOf(bytes);
   for (;;) {
-    // The hot loop: the bulk of a row is string bytes, mostly ASCII: 4 of them at a time.
-    while (i + 4 <= end && isPlainWord(words.getUint32(i, true))) i += 4;
-    while (i < end && STRING_BYTE[bytes[i]!] === 1) i++;
+    // The hot loop: the bulk of a row is string bytes, mostly ASCII: 4 of them at a time, up to
+    // the first byte that is not plain (the lowest byte marked), then that byte's case.
+    let marks = 0;
+    while (i + 4 <= end) {
+      marks = notPlain(words.getUint32(i, true));
+      if (marks !== 0) break;
+      i += 4;
+    }
+    if (marks !== 0) i += (31 - Math.clz32(marks & -marks)) >>> 3;
+    else while (i < end && STRING_BYTE[bytes[i]!] === 1) i++;
     if (i >= end) return -1;
     const c = bytes[i]!;
     if (c === QUOTE) return i + 1;
