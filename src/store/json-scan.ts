@@ -133,10 +133,19 @@ function skipString(bytes: Uint8Array, i: number): number {
     // The hot loop: the bulk of a row is string bytes, mostly ASCII: 4 of them at a time, up to
     // the first byte that is not plain (the lowest byte marked), then that byte's case.
     let marks = 0;
-    while (i + 4 <= end) {
+    while (i + 8 <= end) {
       marks = notPlain(words.getUint32(i, true));
       if (marks !== 0) break;
-      i += 4;
+      marks = notPlain(words.getUint32(i + 4, true));
+      if (marks !== 0) {
+        i += 4;
+        break;
+      }
+      i += 8;
+    }
+    if (marks === 0 && i + 4 <= end) {
+      marks = notPlain(words.getUint32(i, true));
+      if (marks === 0) i += 4;
     }
     if (marks !== 0) i += (31 - Math.clz32(marks & -marks)) >>> 3;
     else while (i < end && STRING_BYTE[bytes[i]!] === 1) i++;
