@@ -130,8 +130,8 @@ function skipString(bytes: Uint8Array, i: number): number {
   const end = bytes.length;
   const words = view ?? viewOf(bytes);
   for (;;) {
-    // The hot loop: the bulk of a row is string bytes, mostly ASCII: 4 of them at a time, up to
-    // the first byte that is not plain (the lowest byte marked), then that byte's case.
+    // The hot loop: the bulk of a row is string bytes, mostly ASCII: two words a step, then one,
+    // up to the first byte that is not plain (the lowest byte marked), then that byte's case.
     let marks = 0;
     while (i + 8 <= end) {
       marks = notPlain(words.getUint32(i, true));
