@@ -144,7 +144,66 @@ async function outcome(source: Uint8Array | AsyncIterable<Uint8Array>, read: Rea
   }
 }
 
+/** What `JSON.parse` says of `bytes` (fatal UTF-8 decode first): an object, or refused. */
+function parsesAsObject(bytes: Uint8Array): boolean {
+  try {
+    const value: unknown = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * `row` placed at byte `offset` of a larger buffer, followed by `"}` bytes that are not the row's
+ * (a scan reading past the row's end would see a string or object end there), as a view.
+ */
+function placed(row: Uint8Array, offset: number): Uint8Array {
+  const buffer = new Uint8Array(offset + row.length + 8).fill(0x22);
+  buffer.set(row, offset);
+  for (let i = offset + row.length + 1; i < buffer.length; i += 2) buffer[i] = 0x7d;
+  return buffer.subarray(offset, offset + row.length);
+}
+
+/** Bytes the 4-byte string scan must treat one by one: quote, backslash, escapes, controls, DEL, UTF-8 of each length, bad UTF-8. */
+const WORD_BREAKERS = [[0x22], [0x5c], [0x5c, 0x22], [0x5c, 0x6e], [0x5c, 0x5c], [0x5c, 0x75, 0x30, 0x30, 0x34, 0x31], [0x5c, 0x75, 0x30], [0x00], [0x01], [0x1f], [0x0d], [0x7f], [0x20], [0x7e], [0x21], [0x23], [0x5b], [0x5d], ...GOOD_UTF8, ...BAD_UTF8];
+
 describe('below the parse floor (SPEC §11.2.6)', () => {
+  it('the 4-byte string scan: a quote, backslash, control or non-ASCII byte at each position of a word, at every alignment, refuses exactly what JSON.parse refuses', () => {
+    const wrong: string[] = [];
+    for (const breaker of WORD_BREAKERS) {
+      for (let before = 0; before <= 9; before++) {
+        for (let after = 0; after <= 9; after++) {
+          const value = [...'abcdefghi'.slice(0, before)].map((c) => c.charCodeAt(0)).concat(breaker, [...'jklmnopqr'.slice(0, after)].map((c) => c.charCodeAt(0)));
+          const row = concatBytes(encoder.encode('{"type":"tool/result","data":"'), Uint8Array.from(value), encoder.encode('"}'));
+          for (let offset = 0; offset < 4; offset++) {
+            // The row's end at every alignment too: cut after each of its last bytes.
+            for (let cut = 0; cut <= 4; cut++) {
+              const bytes = placed(row.subarray(0, row.length - cut), offset);
+              if ((scanRow(bytes) !== undefined) !== parsesAsObject(bytes)) wrong.push(`${JSON.stringify(breaker)} ${before}+${after} at ${offset}, cut ${cut}`);
+            }
+          }
+        }
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('property: long strings of random bytes, at random alignments: the scan refuses exactly what JSON.parse refuses', () => {
+    const piece = fc.oneof(
+      { weight: 6, arbitrary: fc.string({ minLength: 0, maxLength: 40 }).map((text) => [...encoder.encode(text)]) },
+      fc.constantFrom(...WORD_BREAKERS),
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 30 }), fc.nat({ max: 7 }), (pieces, offset) => {
+        const row = concatBytes(encoder.encode('{"type":"tool/result","data":["'), Uint8Array.from(pieces.flat()), encoder.encode('"]}'));
+        const bytes = placed(row, offset);
+        expect(scanRow(bytes) !== undefined).toBe(parsesAsObject(bytes));
+      }),
+      { numRuns: 2000, seed: 30_2 },
+    );
+  });
+
   it('recognises dsh rows by their first bytes only', () => {
     const type = (line: string) => dshType(encoder.encode(line));
     expect(type('{"type":"tool/result","seq":1}')).toBe('tool/result');

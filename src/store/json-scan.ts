@@ -44,11 +44,16 @@ function keyId(bytes: Uint8Array, start: number, end: number): number {
   return 0;
 }
 
-/** Index after JSON whitespace (space, tab, CR; a line holds no LF) from `i`. */
+/**
+ * Index after JSON whitespace (space, tab, CR; a line holds no LF) from `i`. dsh writes none, so
+ * the scan calls it only when the byte at `i` is at most 0x20 (a call per token costs more than
+ * the test).
+ */
 function skipSpace(bytes: Uint8Array, i: number): number {
   for (;;) {
-    const c = bytes[i];
-    if (c !== 0x20 && c !== 0x09 && c !== 0x0d) return i;
+    const c = bytes[i]!;
+    // One test for the usual case: dsh writes no whitespace, so the byte is a token's.
+    if (c > 0x20 || (c !== 0x20 && c !== 0x09 && c !== 0x0d)) return i;
     i++;
   }
 }
@@ -86,12 +91,36 @@ function skipMultibyte(bytes: Uint8Array, i: number, c: number): number {
 
 /**
  * Classes of a string's bytes: 1 for the bytes it holds as they are (printable ASCII but `"` and
- * `\\`), 2 for the lead byte of a 2-byte UTF-8 sequence (U+0080..U+07FF: Latin, Cyrillic, …),
- * 0 for the rest (quote, backslash, controls, longer sequences, invalid bytes).
+ * `\\`), 0 for the rest (quote, backslash, controls, UTF-8 sequences, invalid bytes).
  */
 const STRING_BYTE = new Uint8Array(256);
 for (let c = 0x20; c < 0x80; c++) STRING_BYTE[c] = c === QUOTE || c === BACKSLASH ? 0 : 1;
-for (let c = 0xc2; c <= 0xdf; c++) STRING_BYTE[c] = 2;
+
+/**
+ * A `DataView` of the row being scanned, for reading its bytes 4 at a time (little-endian, at any
+ * alignment): made at the row's first string, dropped when {@link scanRow} returns, so that it
+ * never keeps a buffer alive.
+ */
+let view: DataView | undefined;
+
+/** A `DataView` of `bytes`, kept in {@link view}. */
+function viewOf(bytes: Uint8Array): DataView {
+  return (view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length));
+}
+
+/**
+ * The bytes of `x` (4 string bytes, the first one lowest) that are not plain string bytes (class 1
+ * of {@link STRING_BYTE}: printable ASCII other than `"` and `\\`), tested at once (SWAR): bit 7 of
+ * each such byte set, 0 when all 4 are plain. A byte under 0x20 or over 0x7F sets bit 7 of
+ * `x | (x - 0x20202020)`, and a byte equal to `"` or `\\` is a zero byte of `x ^ 0x22222222` or
+ * `x ^ 0x5c5c5c5c`, which `(y - 0x01010101) & ~y` marks. A borrow can mark a plain byte too, but
+ * only above a byte rightly marked: the lowest mark is always right.
+ */
+function notPlain(x: number): number {
+  const q = x ^ 0x22222222;
+  const b = x ^ 0x5c5c5c5c;
+  return (x | (x - 0x20202020) | ((q - 0x01010101) & ~q) | ((b - 0x01010101) & ~b)) & 0x80808080;
+}
 
 /**
  * Index after the string whose opening quote is at `i - 1`, or -1 when it is not a JSON string
@@ -99,19 +128,27 @@ for (let c = 0xc2; c <= 0xdf; c++) STRING_BYTE[c] = 2;
  */
 function skipString(bytes: Uint8Array, i: number): number {
   const end = bytes.length;
+  const words = view ?? viewOf(bytes);
   for (;;) {
-    // The hot loop: the bulk of a row is string bytes, mostly ASCII.
-    let kind = STRING_BYTE[bytes[i]!];
-    while (kind !== 0 && i < end) {
-      if (kind === 1) {
-        i++;
-      } else if ((bytes[i + 1]! & 0xc0) === 0x80) {
-        i += 2;
-      } else {
-        return -1;
+    // The hot loop: the bulk of a row is string bytes, mostly ASCII: two words a step, then one,
+    // up to the first byte that is not plain (the lowest byte marked), then that byte's case.
+    let marks = 0;
+    while (i + 8 <= end) {
+      marks = notPlain(words.getUint32(i, true));
+      if (marks !== 0) break;
+      marks = notPlain(words.getUint32(i + 4, true));
+      if (marks !== 0) {
+        i += 4;
+        break;
       }
-      kind = STRING_BYTE[bytes[i]!];
+      i += 8;
     }
+    if (marks === 0 && i + 4 <= end) {
+      marks = notPlain(words.getUint32(i, true));
+      if (marks === 0) i += 4;
+    }
+    if (marks !== 0) i += (31 - Math.clz32(marks & -marks)) >>> 3;
+    else while (i < end && STRING_BYTE[bytes[i]!] === 1) i++;
     if (i >= end) return -1;
     const c = bytes[i]!;
     if (c === QUOTE) return i + 1;
@@ -127,6 +164,10 @@ function skipString(bytes: Uint8Array, i: number): number {
       }
     } else if (c < 0x80) {
       return -1;
+    } else if (c >= 0xc2 && c <= 0xdf) {
+      // A 2-byte sequence (Latin, Cyrillic, …), the most common kind in logs, inline.
+      if ((bytes[i + 1]! & 0xc0) !== 0x80) return -1;
+      i += 2;
     } else {
       i = skipMultibyte(bytes, i, c);
       if (i === -1) return -1;
@@ -189,6 +230,13 @@ const STACK: number[] = [];
  * JSON object in valid UTF-8, or a top-level key has an escape (it may spell one of those keys).
  */
 export function scanRow(bytes: Uint8Array): ScannedRow | undefined {
+  const scanned = scanObject(bytes);
+  view = undefined;
+  return scanned;
+}
+
+/** {@link scanRow} but for the buffer view it leaves behind. */
+function scanObject(bytes: Uint8Array): ScannedRow | undefined {
   const end = bytes.length;
   const { starts, ends } = SCANNED;
   starts.fill(-1);
@@ -205,7 +253,7 @@ export function scanRow(bytes: Uint8Array): ScannedRow | undefined {
     let c: number | undefined;
     if (expectKey) {
       // After `{` or `,` in an object: a key, `:`, then a value.
-      i = skipSpace(bytes, i);
+      if (bytes[i]! <= 0x20) i = skipSpace(bytes, i);
       if (bytes[i] !== QUOTE) return undefined;
       const start = i + 1;
       i = skipString(bytes, start);
@@ -215,13 +263,13 @@ export function scanRow(bytes: Uint8Array): ScannedRow | undefined {
         key = keyId(bytes, start, i - 1);
         if (key === 1) types++;
       }
-      i = skipSpace(bytes, i);
+      if (bytes[i]! <= 0x20) i = skipSpace(bytes, i);
       if (bytes[i] !== 0x3a) return undefined;
       i++;
       expectKey = false;
     }
     // A value.
-    i = skipSpace(bytes, i);
+    if (bytes[i]! <= 0x20) i = skipSpace(bytes, i);
     if (key !== 0 && stack.length === 1) starts[key - 1] = i;
     c = bytes[i];
     if (c === 0x7b || c === 0x5b) {
@@ -244,7 +292,7 @@ export function scanRow(bytes: Uint8Array): ScannedRow | undefined {
         ends[key - 1] = i;
         key = 0;
       }
-      i = skipSpace(bytes, i);
+      if (bytes[i]! <= 0x20) i = skipSpace(bytes, i);
       if (stack.length === 0) {
         SCANNED.types = types;
         return i === end ? SCANNED : undefined;
