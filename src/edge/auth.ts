@@ -48,6 +48,9 @@ export function unauthenticated(message: string, error?: 'invalid_token' | 'inva
 export async function tenantOf<E extends EdgeEnv>(request: Request, env: E, authenticate: Authenticate<E> | undefined): Promise<string> {
   if (authenticate !== undefined) return custom(request, env, authenticate);
   if (env.AUTH_MODE === 'none') {
+    if (nonEmpty(env.AUTH_JWT_SECRET) !== undefined || nonEmpty(env.AUTH_JWKS_URL) !== undefined) {
+      throw fail('INVALID_CONFIG', 'AUTH_MODE = "none" is set together with AUTH_JWT_SECRET or AUTH_JWKS_URL: refusing to serve without authentication');
+    }
     if (!warnedOpen) {
       warnedOpen = true;
       console.warn(`dsh-session-reference edge: AUTH_MODE = "none": every request is served WITHOUT authentication, as tenant "${NO_AUTH_TENANT}" (local development only)`);
