@@ -265,6 +265,13 @@ async function deleteSession<E extends EdgeEnv>(c: EdgeContext<E>): Promise<Resp
   const existed = (await bucket.head(prefix + key)) !== null;
   await bucket.delete(prefix + key);
   await callCatalog(() => catalog.removeObject(key));
+  // A PUT of the key that landed after the delete (and was indexed before the removal) keeps its
+  // object: the catalog follows the bucket's final state, so that object is indexed again.
+  if ((await bucket.head(prefix + key)) !== null) {
+    await callCatalog(() => catalog.indexObject(prefix, key, logLimits(c.env))).catch((error: unknown) => {
+      console.warn(`dsh-session-reference edge: re-indexing ${JSON.stringify(key)} after a racing PUT failed (reconcile repairs it)`, error);
+    });
+  }
   if (!existed) throw new HttpError(404, 'SESSION_REFERENCE_NOT_FOUND', `no log at ${JSON.stringify(key)}`);
   return json({ key });
 }
