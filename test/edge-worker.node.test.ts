@@ -232,6 +232,54 @@ describe('authentication (SPEC §17.3)', () => {
     await expectUnauthenticated(refused, /algorithm/);
   });
 
+  it('refuses a token without exp; allows a little clock skew on exp (issue 27)', async () => {
+    await expectUnauthenticated(await client(mf, await hs256({ sub: 'acme' }, (jwt) => jwt)).call('/candidates?as=x'), /"exp"/);
+    const skewed = await client(mf, await hs256({ sub: 'acme' }, (jwt) => jwt.setExpirationTime(Math.floor(Date.now() / 1000) - 5))).call('/candidates?as=unknown-session');
+    expect(skewed.status).toBe(404);
+  });
+
+  it('answers 500 INVALID_CONFIG, not 401, for AUTH_MODE = "none" beside a secret or JWKS, a short secret or a malformed JWKS URL (issue 27)', async () => {
+    const token = await hs256({ sub: 'acme' });
+    for (const [vars, message] of [
+      [{ AUTH_MODE: 'none', AUTH_JWT_SECRET: SECRET }, /AUTH_MODE = "none".*AUTH_JWT_SECRET/],
+      [{ AUTH_MODE: 'none', AUTH_JWKS_URL: jwksUrl }, /AUTH_MODE = "none".*AUTH_JWKS_URL/],
+      [{ AUTH_JWT_SECRET: 'short' }, /AUTH_JWT_SECRET must be at least 32 bytes/],
+      [{ AUTH_JWKS_URL: 'not-a-url' }, /AUTH_JWKS_URL must be an absolute http\(s\) URL/],
+    ] as const) {
+      const broken = service(vars as Record<string, string>);
+      for (const request of [client(broken, undefined).call('/candidates?as=x'), client(broken, token).call('/sessions'), client(broken, 'garbage').call('/reconcile', { method: 'POST' })]) {
+        const response = await request;
+        expect(response.status).toBe(500);
+        const body = (await response.json()) as ErrorBody;
+        expect(body.code).toBe('SESSION_REFERENCE_INVALID_CONFIG');
+        expect(body.message).toMatch(message);
+      }
+    }
+  });
+
+  it('answers 502 when the JWKS is unreachable or not a key set: the server is at fault, not the token (issue 27)', async () => {
+    const html = createServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/html' });
+      response.end('<html>login</html>');
+    });
+    await new Promise<void>((done) => html.listen(0, '127.0.0.1', done));
+    const port = (html.address() as { port: number }).port;
+    try {
+      const token = await new SignJWT({ sub: 'acme' }).setProtectedHeader({ alg: 'ES256', kid: 'k1' }).setIssuer(ISSUER).setAudience(AUDIENCE).setExpirationTime('5m').sign(es256.privateKey);
+      for (const url of [`http://127.0.0.1:${port}/certs`, 'http://127.0.0.1:1/certs']) {
+        const broken = service({ AUTH_JWKS_URL: url, AUTH_ISSUER: ISSUER, AUTH_AUDIENCE: AUDIENCE });
+        const response = await client(broken, token).call('/candidates?as=x');
+        expect(response.status).toBe(502);
+        expect(response.headers.get('www-authenticate')).toBeNull();
+        const body = (await response.json()) as ErrorBody;
+        expect(body.code).toBe('SESSION_REFERENCE_READ_FAILED');
+        expect(body.message).toMatch(/AUTH_JWKS_URL/);
+      }
+    } finally {
+      await new Promise((done) => html.close(done));
+    }
+  });
+
   it('denies every request when no authentication is configured; AUTH_MODE = "none" opens it', async () => {
     const closed = service({});
     await expectUnauthenticated(await client(closed, await hs256({ sub: 'acme' })).call('/candidates?as=x'), /no authentication configured/);
@@ -500,6 +548,53 @@ describe('the service over real logs (SPEC §17.4–§17.6)', () => {
     expect((await acme.candidates(`as=${TARGET_ID}`)).body.map((row) => row.sessionId)).not.toContain('reconciled');
   });
 
+  it('the Cron Trigger feeds a tenant\'s catalog only from its canonical folder, never another spelling of it (issue 27)', async () => {
+    const alice = client(mf, await hs256({ sub: 'alice@example.com' }));
+    const slash = client(mf, await hs256({ sub: 'a/b' }));
+    expect((await alice.put('x.jsonl', TARGET)).status).toBe(200);
+    expect((await slash.put('y.jsonl', TARGET)).status).toBe(200);
+    const bucket = await mf.getR2Bucket('SESSIONS');
+    const copied = sessionLogText({ id: 'copied-by-hand', createdAt: 1_960_000_000_000, title: 'Copied by hand' });
+    await bucket.put('tenants/alice@example.com/copied.jsonl', copied);
+    await bucket.put('tenants/a%2fb/copied.jsonl', copied);
+    const worker = await mf.getWorker();
+    for (let run = 0; run < 2; run++) await worker.scheduled({ cron: '*/30 * * * *' });
+    for (const [tenant, key] of [[alice, 'x.jsonl'], [slash, 'y.jsonl']] as const) {
+      const rows = (await (await tenant.call('/sessions')).json()) as { rows: Array<{ key: string; sessionId: string }> };
+      expect(rows.rows.map((row) => row.key)).toEqual([key]);
+      expect((await tenant.candidates('as=copied-by-hand')).status).toBe(404);
+      const reconciled = await tenant.call('/reconcile', { method: 'POST' });
+      expect(await reconciled.json()).toMatchObject({ done: true, added: 0, removed: 0 });
+    }
+  });
+
+  it('a PUT and a DELETE of one key racing leave the catalog as the bucket is once both have answered (issue 27)', async () => {
+    const racer = client(mf, await hs256({ sub: 'racer' }));
+    const bucket = await mf.getR2Bucket('SESSIONS');
+    for (let attempt = 0; attempt < 6; attempt++) {
+      const put = racer.put('pd.jsonl', FIXTURE_V3);
+      await new Promise((done) => setTimeout(done, 10 * attempt));
+      const [stored, deleted] = await Promise.all([put, racer.call('/sessions/pd.jsonl', { method: 'DELETE' })]);
+      expect([200, 409]).toContain(stored.status);
+      expect([200, 404]).toContain(deleted.status);
+      const inBucket = (await bucket.head('tenants/racer/pd.jsonl')) !== null;
+      const rows = (await (await racer.call('/sessions')).json()) as { rows: Array<{ key: string }> };
+      expect({ attempt, inCatalog: rows.rows.some((row) => row.key === 'pd.jsonl') }).toEqual({ attempt, inCatalog: inBucket });
+      await racer.call('/sessions/pd.jsonl', { method: 'DELETE' });
+    }
+  });
+
+  it('answers 400 for a /sessions cursor no page gave, and a plain 404 from /prepare for an unknown cited id (issue 27)', async () => {
+    for (const cursor of ['garbage', 's3.jsonl', 'YQ']) {
+      const response = await acme.call(`/sessions?cursor=${cursor}`);
+      expect(response.status).toBe(400);
+      expect(((await response.json()) as ErrorBody).code).toBe('SESSION_REFERENCE_INVALID_ARGUMENT');
+    }
+    const { status, body } = await acme.prepare(TARGET_ID, `see ${formatSessionReferenceMention({ sessionId: 'no-such-id', label: 'x' })}`);
+    expect(status).toBe(404);
+    expect(body).toEqual({ code: 'SESSION_REFERENCE_NOT_FOUND', message: 'unknown session id "no-such-id": no session of this tenant has it' });
+  });
+
   it('answers /candidates and /search from the catalog alone: they still answer with the bucket emptied behind it', async () => {
     const initech = client(mf, await hs256({ sub: 'initech' }));
     for (const [path, bytes] of [['a.jsonl', TARGET], ['b.jsonl', DUMEN]] as const) expect((await initech.put(path, bytes)).status).toBe(200);
@@ -520,6 +615,40 @@ describe('the service over real logs (SPEC §17.4–§17.6)', () => {
     const method = await acme.call('/candidates', { method: 'POST' });
     expect(method.status).toBe(405);
     expect(method.headers.get('allow')).toBe('GET, HEAD');
+    for (const verb of ['PATCH', 'POST']) {
+      const list = await acme.call('/sessions', { method: verb });
+      expect(list.status).toBe(405);
+      expect(list.headers.get('allow')).toBe('GET, HEAD');
+    }
+    const one = await acme.call('/sessions/a.jsonl', { method: 'POST' });
+    expect(one.headers.get('allow')).toBe('PUT, DELETE');
+  });
+});
+
+describe('settings checked before any route runs (issue 27)', () => {
+  it('answers 500 INVALID_CONFIG naming the [vars] name on every route for a malformed number or origin', async () => {
+    const token = await hs256({ sub: 'acme' });
+    const base = { AUTH_JWT_SECRET: SECRET, AUTH_ISSUER: ISSUER, AUTH_AUDIENCE: AUDIENCE };
+    for (const [name, value] of [
+      ['MAX_UPLOAD_BYTES', '1e6'],
+      ['MAX_UPLOAD_BYTES', '0'],
+      ['MAX_REFERENCES', '5'],
+      ['MAX_REFERENCE_BYTES', '-1'],
+      ['CANDIDATE_LIMIT', 'abc'],
+      ['RECONCILE_PAGE_SIZE', '0'],
+      ['RECONCILE_PAGE_SIZE', '5000'],
+      ['MAX_LOG_BYTES', '1.5'],
+      ['ALLOWED_ORIGINS', 'https://a.com/'],
+      ['ALLOWED_ORIGINS', '*'],
+    ] as const) {
+      const broken = client(service({ ...base, [name]: value }), token);
+      for (const request of [broken.call('/sessions'), broken.call('/candidates?as=x'), broken.call('/reconcile', { method: 'POST' }), broken.put('a.jsonl', TARGET)]) {
+        const response = await request;
+        const body = (await response.json()) as ErrorBody;
+        expect({ name, value, status: response.status, code: body.code }).toEqual({ name, value, status: 500, code: 'SESSION_REFERENCE_INVALID_CONFIG' });
+        expect(body.message).toContain(name);
+      }
+    }
   });
 });
 

@@ -14,7 +14,7 @@ import type { TargetAgent, UserMessage } from '../types.js';
 import { tenantOf, type Authenticate } from './auth.js';
 import { callCatalog, type CatalogApi } from './catalog-api.js';
 import { citedSessionQuery } from './cited.js';
-import { bucketOf, catalogOf, DEFAULT_MAX_UPLOAD_BYTES, logLimits, serviceConfig, settingNumber, tenantPrefix, type EdgeEnv } from './env.js';
+import { bucketOf, catalogOf, checkEnv, DEFAULT_MAX_UPLOAD_BYTES, logLimits, originsOf, serviceConfig, settingNumber, tenantPrefix, type EdgeEnv } from './env.js';
 import { errorResponse, HttpError, invalid, json } from './http.js';
 import { sessionKey } from './paths.js';
 import { reconcileTenant } from './reconcile.js';
@@ -65,6 +65,8 @@ export function createEdgeApp<E extends EdgeEnv = EdgeEnv>(options: EdgeOptions<
   const routes = options.basePath ? app.basePath(options.basePath) : app;
   routes.use('*', corsFor<E>());
   routes.use('*', async (c, next) => {
+    // Every setting checked before any route runs: a malformed one is a 500 on every route.
+    checkEnv(c.env, options.authenticate === undefined);
     c.set('tenant', await tenantOf(c.req.raw, c.env, options.authenticate));
     await next();
   });
@@ -79,8 +81,9 @@ export function createEdgeApp<E extends EdgeEnv = EdgeEnv>(options: EdgeOptions<
     ['/candidates', 'GET, HEAD'],
     ['/search', 'GET, HEAD'],
     ['/prepare', 'POST'],
-    ['/sessions/*', 'PUT, DELETE'],
+    // `/sessions` before `/sessions/*` (which matches `/sessions` too).
     ['/sessions', 'GET, HEAD'],
+    ['/sessions/*', 'PUT, DELETE'],
     ['/reconcile', 'POST'],
   ] as const) {
     routes.all(path, (c) => {
@@ -111,12 +114,6 @@ function corsFor<E extends EdgeEnv>() {
     await next();
     c.res.headers.append('vary', 'Origin');
   };
-}
-
-function originsOf(env: EdgeEnv): Set<string> {
-  const list = env.ALLOWED_ORIGINS;
-  if (typeof list !== 'string' || list.trim() === '') return new Set();
-  return new Set(list.split(',').map((origin) => origin.trim()).filter((origin) => origin !== ''));
 }
 
 /** The tenant's catalog, bucket and prefix. */
@@ -229,11 +226,15 @@ async function prepare<E extends EdgeEnv>(c: EdgeContext<E>): Promise<Response> 
   }
   cited.delete(as);
   // More than maxReferences distinct sessions is refused by prepare before any read: look up no more.
-  const ids = [as, ...[...cited].slice(0, config.maxReferences ?? DEFAULT_SESSION_REFERENCE_CONFIG.maxReferences)];
+  const maxReferences = config.maxReferences ?? DEFAULT_SESSION_REFERENCE_CONFIG.maxReferences;
+  const ids = [as, ...[...cited].slice(0, maxReferences)];
   const { catalog, prefix } = tenantStore(c);
   const located = await callCatalog(() => catalog.locate(ids));
   const own = located[0];
   if (own === undefined) throw new HttpError(404, 'SESSION_REFERENCE_NOT_FOUND', `no session with id ${JSON.stringify(as)}`);
+  // A cited id the catalog does not know: the same plain 404 as /candidates (over the limit, prepare's own refusal comes first).
+  const unknown = cited.size <= maxReferences ? ids.find((id, index) => located[index] === undefined) : undefined;
+  if (unknown !== undefined) throw new HttpError(404, 'SESSION_REFERENCE_NOT_FOUND', `unknown session id ${JSON.stringify(unknown)}: no session of this tenant has it`);
   const rows = new Map(located.flatMap((row) => (row === undefined ? [] : [[row.sessionId, row] as const])));
   const sessionQuery = citedSessionQuery({ bucket: bucketOf(c.env), catalog, prefix, ...logLimits(c.env) }, rows);
   const refs = createSessionReferences({ sessionQuery, config });
@@ -264,6 +265,13 @@ async function deleteSession<E extends EdgeEnv>(c: EdgeContext<E>): Promise<Resp
   const existed = (await bucket.head(prefix + key)) !== null;
   await bucket.delete(prefix + key);
   await callCatalog(() => catalog.removeObject(key));
+  // A PUT of the key that landed after the delete (and was indexed before the removal) keeps its
+  // object: the catalog follows the bucket's final state, so that object is indexed again.
+  if ((await bucket.head(prefix + key)) !== null) {
+    await callCatalog(() => catalog.indexObject(prefix, key, logLimits(c.env))).catch((error: unknown) => {
+      console.warn(`dsh-session-reference edge: re-indexing ${JSON.stringify(key)} after a racing PUT failed (reconcile repairs it)`, error);
+    });
+  }
   if (!existed) throw new HttpError(404, 'SESSION_REFERENCE_NOT_FOUND', `no log at ${JSON.stringify(key)}`);
   return json({ key });
 }

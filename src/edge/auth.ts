@@ -14,6 +14,8 @@ import { HttpError } from './http.js';
 const SECRET_ALGORITHMS = ['HS256'];
 /** Algorithms accepted for tokens signed with a key of `AUTH_JWKS_URL` (Cloudflare Access signs RS256). */
 const JWKS_ALGORITHMS = ['RS256', 'ES256', 'EdDSA'];
+/** Clock skew allowed when checking `exp` and `nbf`, in seconds. */
+export const CLOCK_TOLERANCE_SECONDS = 30;
 /** Longest token read, in characters: a bound on what a request can make the Worker parse. */
 const MAX_TOKEN_LENGTH = 16 * 1024;
 
@@ -35,14 +37,20 @@ export function unauthenticated(message: string, error?: 'invalid_token' | 'inva
 }
 
 /**
- * The tenant of `request`.
- * @throws HttpError 401 `UNAUTHENTICATED` for a request that cannot be authenticated, and for every
- * request when no authentication is configured (unless `AUTH_MODE = "none"`).
+ * The tenant of `request`. Tokens must carry `exp`; `exp` and `nbf` are checked with
+ * {@link CLOCK_TOLERANCE_SECONDS} of tolerance.
+ * @throws HttpError 401 `UNAUTHENTICATED` for a request that cannot be authenticated (a token
+ * without `exp` too), and for every request when no authentication is configured (unless
+ * `AUTH_MODE = "none"`); 502 `SESSION_REFERENCE_READ_FAILED` when the key set of `AUTH_JWKS_URL`
+ * cannot be fetched or is not a JWKS (the server's fault, not the token's).
  * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_CONFIG` (500) for a malformed `AUTH_JWKS_URL`.
  */
 export async function tenantOf<E extends EdgeEnv>(request: Request, env: E, authenticate: Authenticate<E> | undefined): Promise<string> {
   if (authenticate !== undefined) return custom(request, env, authenticate);
   if (env.AUTH_MODE === 'none') {
+    if (nonEmpty(env.AUTH_JWT_SECRET) !== undefined || nonEmpty(env.AUTH_JWKS_URL) !== undefined) {
+      throw fail('INVALID_CONFIG', 'AUTH_MODE = "none" is set together with AUTH_JWT_SECRET or AUTH_JWKS_URL: refusing to serve without authentication');
+    }
     if (!warnedOpen) {
       warnedOpen = true;
       console.warn(`dsh-session-reference edge: AUTH_MODE = "none": every request is served WITHOUT authentication, as tenant "${NO_AUTH_TENANT}" (local development only)`);
@@ -107,15 +115,40 @@ async function verify(token: string, env: EdgeEnv, secret: string | undefined, j
   } catch {
     throw unauthenticated('the token is not a JWT', 'invalid_token');
   }
-  const options = { issuer: nonEmpty(env.AUTH_ISSUER), audience: nonEmpty(env.AUTH_AUDIENCE) };
-  try {
-    if (secret !== undefined && (alg === 'HS256' || jwksUrl === undefined)) {
+  const options = { issuer: nonEmpty(env.AUTH_ISSUER), audience: nonEmpty(env.AUTH_AUDIENCE), requiredClaims: ['exp'], clockTolerance: CLOCK_TOLERANCE_SECONDS };
+  if (secret !== undefined && (alg === 'HS256' || jwksUrl === undefined)) {
+    try {
       return (await jwtVerify(token, new TextEncoder().encode(secret), { ...options, algorithms: SECRET_ALGORITHMS })).payload;
+    } catch (error) {
+      throw unauthenticated(`the token was refused: ${reason(error)}`, 'invalid_token');
     }
-    return (await jwtVerify(token, keySet(jwksUrl!), { ...options, algorithms: JWKS_ALGORITHMS })).payload;
+  }
+  // A malformed URL is the configuration's fault (500), checked before any token is.
+  const keys = keySet(jwksUrl!);
+  try {
+    return (await jwtVerify(token, keys, { ...options, algorithms: JWKS_ALGORITHMS })).payload;
   } catch (error) {
+    if (keySetFailed(error)) {
+      console.error('dsh-session-reference edge: the key set of AUTH_JWKS_URL could not be used', error);
+      throw new HttpError(502, 'SESSION_REFERENCE_READ_FAILED', `the key set of AUTH_JWKS_URL could not be fetched or read (${keySetReason(error)}): the server's configuration or the key server is at fault, not the token`);
+    }
     throw unauthenticated(`the token was refused: ${reason(error)}`, 'invalid_token');
   }
+}
+
+/** Whether jose failed on the key set itself (unreachable, timed out, not a JWKS), not on the token. */
+function keySetFailed(error: unknown): boolean {
+  if (error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid) return true;
+  // jose's generic error is what a key-set response that is not 200 or not JSON gives; a network failure is not a JOSEError.
+  if (error instanceof errors.JOSEError) return error.code === 'ERR_JOSE_GENERIC';
+  return true;
+}
+
+function keySetReason(error: unknown): string {
+  if (error instanceof errors.JWKSTimeout) return 'it did not answer in time';
+  if (error instanceof errors.JWKSInvalid) return 'the answer is not a JSON Web Key Set';
+  if (error instanceof errors.JOSEError) return 'the answer is not a 200 JSON Web Key Set';
+  return 'it could not be reached';
 }
 
 function keySet(url: string): JWTVerifyGetKey {
@@ -136,6 +169,7 @@ function keySet(url: string): JWTVerifyGetKey {
 /** Why jose refused a token, in words that reveal no key material. */
 function reason(error: unknown): string {
   if (error instanceof errors.JWTExpired) return 'it has expired';
+  if (error instanceof errors.JWTClaimValidationFailed && error.claim === 'exp' && error.reason === 'missing') return 'it has no "exp" claim (tokens must expire)';
   if (error instanceof errors.JWTClaimValidationFailed) return `claim "${error.claim}" ${error.reason === 'check_failed' ? 'is not valid' : error.reason}`;
   if (error instanceof errors.JOSEAlgNotAllowed) return 'its algorithm is not accepted';
   if (error instanceof errors.JWSSignatureVerificationFailed) return 'its signature does not verify';

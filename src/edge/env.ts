@@ -3,7 +3,7 @@
  * Worker, read once per request into plain values.
  * @module
  */
-import { parsePositiveInteger, type SessionReferenceConfig } from '../config.js';
+import { parsePositiveInteger, resolveConfig, type SessionReferenceConfig } from '../config.js';
 import { fail } from '../errors.js';
 import type { CatalogApi } from './catalog-api.js';
 
@@ -78,16 +78,92 @@ export function logLimits(env: EdgeEnv): { maxLogBytes: number } {
   return { maxLogBytes: settingNumber(env, 'MAX_LOG_BYTES') ?? EDGE_MAX_LOG_BYTES };
 }
 
-/** The service's configuration (SPEC §5) from `[vars]`. */
+/**
+ * The service's configuration (SPEC §5) from `[vars]`.
+ * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_CONFIG` naming the `[vars]` name
+ * (`MAX_REFERENCES` is 1..3).
+ */
 export function serviceConfig(env: EdgeEnv): SessionReferenceConfig {
   const config: SessionReferenceConfig = {};
   const maxReferenceBytes = settingNumber(env, 'MAX_REFERENCE_BYTES');
   const maxReferences = settingNumber(env, 'MAX_REFERENCES');
   const candidateLimit = settingNumber(env, 'CANDIDATE_LIMIT');
+  if (maxReferences !== undefined && maxReferences > 3) throw fail('INVALID_CONFIG', `MAX_REFERENCES must be an integer in 1..3, got ${maxReferences}`);
   if (maxReferenceBytes !== undefined) config.maxReferenceBytes = maxReferenceBytes;
   if (maxReferences !== undefined) config.maxReferences = maxReferences;
   if (candidateLimit !== undefined) config.candidateLimit = candidateLimit;
+  resolveConfig(config);
   return config;
+}
+
+/** The numeric `[vars]` of {@link EdgeEnv}. */
+const NUMERIC_SETTINGS = ['MAX_UPLOAD_BYTES', 'MAX_LOG_BYTES', 'MAX_REFERENCE_BYTES', 'MAX_REFERENCES', 'CANDIDATE_LIMIT', 'RECONCILE_PAGE_SIZE'] as const;
+
+/** Shortest `AUTH_JWT_SECRET`, in UTF-8 bytes: an HS256 key has at least 256 bits (RFC 7518 §3.2). */
+export const MIN_SECRET_BYTES = 32;
+
+/**
+ * Checks every setting of `env` at once (issue 27, SPEC §17.3–§17.4), so that a malformed one
+ * fails every route alike, not only the route that reads it: the numbers, `TENANT_PREFIX`,
+ * `ALLOWED_ORIGINS` (each entry an exact origin such as `https://app.example.com`, or `null`),
+ * and — when `auth` is true (no custom `authenticate`) — the authentication settings:
+ * `AUTH_MODE = "none"` beside `AUTH_JWT_SECRET` or `AUTH_JWKS_URL` is refused (a deployment
+ * that looks configured must not serve openly), `AUTH_JWT_SECRET` must have at least
+ * {@link MIN_SECRET_BYTES} UTF-8 bytes, `AUTH_JWKS_URL` must be an absolute http(s) URL.
+ * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_CONFIG` (500) naming the `[vars]` name.
+ */
+export function checkEnv(env: EdgeEnv, auth: boolean): void {
+  for (const name of NUMERIC_SETTINGS) settingNumber(env, name);
+  if (settingNumber(env, 'RECONCILE_PAGE_SIZE') !== undefined && settingNumber(env, 'RECONCILE_PAGE_SIZE')! > 1000) {
+    throw fail('INVALID_CONFIG', `RECONCILE_PAGE_SIZE must be an integer in 1..1000, got ${String(env.RECONCILE_PAGE_SIZE)}`);
+  }
+  serviceConfig(env);
+  tenantRoot(env);
+  originsOf(env);
+  if (!auth) return;
+  const secret = typeof env.AUTH_JWT_SECRET === 'string' && env.AUTH_JWT_SECRET !== '' ? env.AUTH_JWT_SECRET : undefined;
+  const jwks = typeof env.AUTH_JWKS_URL === 'string' && env.AUTH_JWKS_URL !== '' ? env.AUTH_JWKS_URL : undefined;
+  if (env.AUTH_MODE === 'none' && (secret !== undefined || jwks !== undefined)) {
+    const set = [secret !== undefined && 'AUTH_JWT_SECRET', jwks !== undefined && 'AUTH_JWKS_URL'].filter(Boolean).join(' and ');
+    throw fail('INVALID_CONFIG', `AUTH_MODE = "none" is set together with ${set}: refusing to serve without authentication; remove AUTH_MODE (keep it in .dev.vars, for local development only) or the ${set}`);
+  }
+  if (secret !== undefined && new TextEncoder().encode(secret).length < MIN_SECRET_BYTES) {
+    throw fail('INVALID_CONFIG', `AUTH_JWT_SECRET must be at least ${MIN_SECRET_BYTES} bytes (an HS256 key of 256 bits, RFC 7518 §3.2)`);
+  }
+  if (jwks !== undefined) {
+    let url: URL | undefined;
+    try {
+      url = new URL(jwks);
+    } catch {
+      url = undefined;
+    }
+    if (url === undefined || (url.protocol !== 'https:' && url.protocol !== 'http:')) throw fail('INVALID_CONFIG', 'AUTH_JWKS_URL must be an absolute http(s) URL');
+  }
+}
+
+/**
+ * The exact origins of `ALLOWED_ORIGINS` (comma-separated; an empty list: none).
+ * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_CONFIG` for an entry that is not an
+ * exact origin (`scheme://host[:port]`, no path, no trailing `/`, no `*`) or `null`.
+ */
+export function originsOf(env: EdgeEnv): Set<string> {
+  const list = env.ALLOWED_ORIGINS;
+  if (list === undefined || list === '') return new Set();
+  if (typeof list !== 'string') throw fail('INVALID_CONFIG', 'ALLOWED_ORIGINS must be a comma-separated list of origins');
+  const origins = new Set(list.split(',').map((origin) => origin.trim()).filter((origin) => origin !== ''));
+  for (const origin of origins) {
+    if (origin === 'null') continue;
+    let exact: string | undefined;
+    try {
+      exact = new URL(origin).origin;
+    } catch {
+      exact = undefined;
+    }
+    if (exact !== origin) {
+      throw fail('INVALID_CONFIG', `ALLOWED_ORIGINS entry ${JSON.stringify(origin)} is not an exact origin (scheme://host[:port], no path or trailing "/", no "*")${exact !== undefined && exact !== 'null' ? `: did you mean ${JSON.stringify(exact)}?` : ''}`);
+    }
+  }
+  return origins;
 }
 
 /** `TENANT_PREFIX`, or its default. */

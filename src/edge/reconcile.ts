@@ -27,7 +27,8 @@ export async function reconcileTenant(catalog: CatalogApi, prefix: string, env: 
 
 /**
  * The Cron Trigger: every tenant found under `TENANT_PREFIX` (R2's delimited listing) gets one
- * {@link reconcileTenant} call. A tenant that fails is logged and the others still run.
+ * {@link reconcileTenant} call; a folder whose name is not the tenant's canonical
+ * `encodeURIComponent` spelling is skipped. A tenant that fails is logged and the others still run.
  */
 export async function reconcileAll(env: EdgeEnv): Promise<void> {
   const bucket = bucketOf(env);
@@ -36,12 +37,17 @@ export async function reconcileAll(env: EdgeEnv): Promise<void> {
   do {
     const listing = await bucket.list({ prefix: root, delimiter: '/', ...(cursor !== undefined && { cursor }) });
     for (const tenantPrefix of listing.delimitedPrefixes) {
+      const encoded = tenantPrefix.slice(root.length, -1);
       let tenant: string;
       try {
-        tenant = decodeURIComponent(tenantPrefix.slice(root.length, -1));
+        tenant = decodeURIComponent(encoded);
       } catch {
         continue;
       }
+      // Only the canonical spelling of a tenant's folder feeds its catalog (SPEC §17.3): another
+      // spelling of the same tenant (`alice@x` beside `alice%40x`, `%2f` beside `%2F`) is ignored,
+      // as the routes and the queue ignore it.
+      if (encodeURIComponent(tenant) !== encoded) continue;
       try {
         await reconcileTenant(catalogOf(env, tenant), tenantPrefix, env);
       } catch (error) {

@@ -270,11 +270,17 @@ function indexedSession(row: ObjectRecord, read: ReadObject): IndexedSession {
 
 /** The key a `rows` cursor names (the last key of the page before). */
 function afterKey(cursor: string): string {
+  let key: string | undefined;
   try {
-    return decodeURIComponent(atob(cursor));
+    key = decodeURIComponent(atob(cursor));
   } catch {
+    key = undefined;
+  }
+  // Only the exact text a page wrote is a cursor: garbage that happens to decode is refused too.
+  if (key === undefined || btoa(encodeURIComponent(key)) !== cursor) {
     throw fail('INVALID_ARGUMENT', `cursor is not one a page of rows gave: ${describeValue(cursor)}`);
   }
+  return key;
 }
 
 function checkText(value: unknown, name: string): asserts value is string {

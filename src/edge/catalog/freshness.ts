@@ -50,12 +50,17 @@ export class Freshness {
   async index(prefix: string, key: string, limits: CatalogLimits, known?: CatalogObjectInfo, pass?: number): Promise<Indexed> {
     const row = this.tables.byKey(key);
     const unchanged = (info: CatalogObjectInfo) => row !== undefined && row.etag === info.etag && row.uploaded === info.uploaded.getTime();
+    // A delete of the key that lands while the object is read wins (its removal is newer than
+    // what the read saw): the row follows R2's final state, not an older read (issue 27).
+    const startedAt = Date.now();
     const read = known !== undefined && unchanged(known) ? 'unchanged' : await readObject(this.bucket, prefix + key, key, limits.maxLogBytes, unchanged);
     if (read === 'unchanged') {
       if (pass !== undefined) this.tables.touch(row!.row, pass);
       return { outcome: 'same' };
     }
     if (read === undefined) return this.gone(key);
+    const deleted = this.tables.tombstoneOf(key);
+    if (deleted !== undefined && deleted >= startedAt) return this.gone(key);
     this.reads.set(key, read);
     return { outcome: this.tables.write(read, read.uploaded, pass), read };
   }
