@@ -8,7 +8,8 @@
  */
 import { check } from '../../errors.js';
 import { readCallerFields } from '../../caller-data.js';
-import { endsInOpenMention } from '../../mention.js';
+import { cleanTitleLabel } from '../../label.js';
+import { endsInOpenMention, formatSessionReferenceMention, scanSessionReferenceText, type ValidSessionReferenceToken } from '../../mention.js';
 import { deleteBackward, deleteForward, moveCaret, normalizeSelection, replaceSelection, type EditUnit, type MentionEdit, type MentionSelection } from '../edit.js';
 import { findMentionTrigger, insertMention } from '../trigger.js';
 import { AttributeLedger } from './attributes.js';
@@ -22,11 +23,18 @@ import { chipLabel, TextView, type Piece } from './view.js';
 /** Elements that have an editor: one editor per element. */
 const attached = new WeakSet<HTMLElement>();
 
-/** The canonical mention of a candidate and the space after it (SPEC §15.2), read once. */
+/**
+ * The canonical mention of a candidate and the space after it (SPEC §15.2), read once, its label
+ * cleaned as §6.6 cleans labels (what the menu and the chip show is what is inserted; the id when
+ * nothing is left).
+ */
 function candidateMention(candidate: unknown): string {
   const { sessionId, label, mention } = readCallerFields(candidate, ['sessionId', 'label', 'mention'], 'candidate');
   const input = typeof mention === 'string' ? mention : { sessionId: sessionId as string, label: label as string | undefined };
-  return insertMention('', { start: 0, end: 0 }, input).text;
+  // `insertMention` checks the candidate (one valid mention, or `{ sessionId, label? }`).
+  const [token] = scanSessionReferenceText(insertMention('', { start: 0, end: 0 }, input).text).tokens as [ValidSessionReferenceToken];
+  const shown = cleanTitleLabel(token.label) || cleanTitleLabel(token.sessionId) || token.sessionId;
+  return `${formatSessionReferenceMention({ sessionId: token.sessionId, label: shown })} `;
 }
 
 /** `\r\n` and lone `\r` as `\n`: the composer keeps one kind of line break. */
