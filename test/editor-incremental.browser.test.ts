@@ -151,5 +151,4 @@ describe('incremental editing (issue 29.3) equals the pure functions (SPEC §15.
     expect([...line.childNodes].map((chip) => chip.textContent)).toEqual(['@x', '@A', '@A']);
     editor.destroy();
   });
-
 });
