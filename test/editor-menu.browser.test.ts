@@ -329,6 +329,28 @@ describe('accessibility (SPEC §15.9)', () => {
     await userEvent.keyboard('{ArrowDown}');
     expect(await audit()).toEqual([]);
   });
+
+  it('passes axe-core\'s default audit (every rule, `region` too) on a page in a <main>, menu closed and open', async () => {
+    // The page's content is in a landmark (`host` is a <main>): the default menu must sit in it, next to the composer.
+    expect(host.localName).toBe('main');
+    // A page has a heading (axe-core's `page-has-heading-one`).
+    const heading = document.createElement('h1');
+    heading.textContent = 'Ask the agent';
+    host.prepend(heading);
+    const everyRule = async () => (await axe.run(document)).violations.map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
+    await openEditor({ suggest: { fetch: filterFetch, debounceMs: 0 } }, 'ask ');
+    expect(await everyRule()).toEqual([]);
+    await userEvent.keyboard('@');
+    await expect.poll(expanded).toBe('true');
+    expect(menu()!.closest('main')).toBe(host);
+    expect(element.nextElementSibling).toBe(menu());
+    expect(await everyRule()).toEqual([]);
+    await userEvent.keyboard('{Escape}');
+    expect(await everyRule()).toEqual([]);
+    editor!.destroy();
+    editor = undefined;
+    expect(menu()).toBe(null);
+  });
 });
 
 describe('destroy (issue 28)', () => {

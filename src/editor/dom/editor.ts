@@ -75,7 +75,7 @@ const shifted = (selection: MentionSelection, by: number): MentionSelection => (
  * Home/End move it, Enter and Tab insert it, Escape closes the menu until the trigger changes, a
  * click on a row inserts that row (pressing a row never takes the focus or the caret). Every
  * change of state goes to `suggest.render(state)`; without `render`, a default menu is drawn
- * (`<ul class="dsh-mention-menu" role="listbox">` in the document's body, rows
+ * (`<ul class="dsh-mention-menu" role="listbox">` right after the element, `position: fixed`, rows
  * `<li class="dsh-mention-option" role="option">`, styled by CSS custom properties
  * `--dsh-mention-menu-background`, `--dsh-mention-menu-color`, `--dsh-mention-menu-border`,
  * `--dsh-mention-menu-radius`, `--dsh-mention-menu-shadow`, `--dsh-mention-menu-max-height`,
@@ -153,7 +153,7 @@ export function createMentionEditor(element: HTMLElement, options?: MentionEdito
     // The default menu and floating-ui: a lazy chunk, loaded once per composer that uses it.
     void import('./menu.js').then(({ DefaultMenu }) => {
       if (destroyed) return;
-      menu = new DefaultMenu(document, settings.suggest!.menuLabel, { select: (i) => suggester.select(i), pick: (i) => suggester.pick(i) });
+      menu = new DefaultMenu(element, settings.suggest!.menuLabel, { select: (i) => suggester.select(i), pick: (i) => suggester.pick(i) });
       menu.render(menuState ?? closedMenu(suggester));
     });
   }
