@@ -81,8 +81,22 @@ const edit: fc.Arbitrary<Omit<Edit, 'at'> & { at: [number, number] }> = fc.recor
   at: fc.tuple(fc.nat(), fc.nat()),
 }) as never;
 
-/** Drafts: generated prompt text, sometimes after 70 lines (so edits meet where blocks of 64 lines meet). */
-const draft = fc.tuple(fc.boolean(), promptText(true)).map(([long, text]) => (long ? `${Array.from({ length: 70 }, (_, i) => `l${i}`).join('\n')}\n${text}` : text));
+/**
+ * Chip-free text (issue 29: the stretch is bounded by line breaks there): long lines and paragraphs
+ * of words, blanks and line breaks, with pieces that could start a mention or a bare URI across a
+ * line break (`@[`, `]`, a label's escape, a split `dsh-session:`) and a combining mark after a break.
+ */
+const chipFree = fc
+  .array(fc.constantFrom('word', 'Wort ', 'x@', '@[', ']', '\\', ' ', '  \t', '\n', '\n\n', 'é', '\u0301', 'dsh-sess', 'ion:IkEi', '](dsh-session:IkEi)', '🙂'), { maxLength: 80 })
+  .map((parts) => parts.join(''));
+
+/**
+ * Drafts: generated prompt text, sometimes after 70 lines (so edits meet where blocks of 64 lines
+ * meet), with chip-free text before and after it.
+ */
+const draft = fc
+  .tuple(fc.boolean(), chipFree, promptText(true), chipFree)
+  .map(([long, before, text, after]) => `${long ? `${Array.from({ length: 70 }, (_, i) => `l${i}`).join('\n')}\n` : ''}${before}${text}${after}`);
 
 let element: HTMLDivElement | undefined;
 

@@ -12,7 +12,7 @@
 import axe from 'axe-core';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { userEvent } from 'vitest/browser';
-import { formatSessionReferenceMention } from '../src/index.js';
+import { cleanTitleLabel, formatSessionReferenceMention } from '../src/index.js';
 import { createMentionEditor, type MentionChipActivation, type MentionEditor, type MentionMenuState, type MentionSuggestion } from '../src/editor/dom/index.js';
 import { expectCode } from './helpers.js';
 
@@ -133,6 +133,21 @@ describe('the @ menu (SPEC §15.9, real Chromium)', () => {
     await userEvent.keyboard('{ArrowDown}{Tab}');
     expect(ed.text).toBe(`${ROWS[1]!.mention} `);
     expect(document.activeElement).toBe(element);
+  });
+
+  it('inserts a row\'s label as the menu shows it: cleaned as §6.6 cleans labels (menu pick and editor.insert)', async () => {
+    const raw = `row\u202Eevil\u0007 ${'R'.repeat(300)}`;
+    const shown = cleanTitleLabel(raw);
+    const clean = formatSessionReferenceMention({ sessionId: 's2', label: shown });
+    const ed = await openEditor({ suggest: { fetch: async () => [{ sessionId: 's2', label: raw }], debounceMs: 0 } });
+    await userEvent.keyboard(' @');
+    await expect.poll(() => options().length).toBe(1);
+    await userEvent.keyboard('{Enter}');
+    expect(ed.text).toBe(` ${clean} `);
+    // A canonical mention given by the caller is cleaned the same way; an empty label gives the id.
+    ed.insert({ sessionId: 's2', label: 'x', mention: formatSessionReferenceMention({ sessionId: 's2', label: raw }) });
+    ed.insert({ sessionId: 's3', label: '\u200B\u0007' });
+    expect(ed.text).toBe(` ${clean} ${clean} ${formatSessionReferenceMention({ sessionId: 's3' })} `);
   });
 
   it('aborts a superseded fetch and never shows its late answer', async () => {
@@ -313,6 +328,28 @@ describe('accessibility (SPEC §15.9)', () => {
     await expect.poll(expanded).toBe('true');
     await userEvent.keyboard('{ArrowDown}');
     expect(await audit()).toEqual([]);
+  });
+
+  it('passes axe-core\'s default audit (every rule, `region` too) on a page in a <main>, menu closed and open', async () => {
+    // The page's content is in a landmark (`host` is a <main>): the default menu must sit in it, next to the composer.
+    expect(host.localName).toBe('main');
+    // A page has a heading (axe-core's `page-has-heading-one`).
+    const heading = document.createElement('h1');
+    heading.textContent = 'Ask the agent';
+    host.prepend(heading);
+    const everyRule = async () => (await axe.run(document)).violations.map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
+    await openEditor({ suggest: { fetch: filterFetch, debounceMs: 0 } }, 'ask ');
+    expect(await everyRule()).toEqual([]);
+    await userEvent.keyboard('@');
+    await expect.poll(expanded).toBe('true');
+    expect(menu()!.closest('main')).toBe(host);
+    expect(element.nextElementSibling).toBe(menu());
+    expect(await everyRule()).toEqual([]);
+    await userEvent.keyboard('{Escape}');
+    expect(await everyRule()).toEqual([]);
+    editor!.destroy();
+    editor = undefined;
+    expect(menu()).toBe(null);
   });
 });
 

@@ -8,7 +8,8 @@
  */
 import { check } from '../../errors.js';
 import { readCallerFields } from '../../caller-data.js';
-import { endsInOpenMention } from '../../mention.js';
+import { cleanTitleLabel } from '../../label.js';
+import { endsInOpenMention, formatSessionReferenceMention, scanSessionReferenceText, type ValidSessionReferenceToken } from '../../mention.js';
 import { deleteBackward, deleteForward, moveCaret, normalizeSelection, replaceSelection, type EditUnit, type MentionEdit, type MentionSelection } from '../edit.js';
 import { findMentionTrigger, insertMention } from '../trigger.js';
 import { AttributeLedger } from './attributes.js';
@@ -22,11 +23,18 @@ import { chipLabel, TextView, type Piece } from './view.js';
 /** Elements that have an editor: one editor per element. */
 const attached = new WeakSet<HTMLElement>();
 
-/** The canonical mention of a candidate and the space after it (SPEC §15.2), read once. */
+/**
+ * The canonical mention of a candidate and the space after it (SPEC §15.2), read once, its label
+ * cleaned as §6.6 cleans labels (what the menu and the chip show is what is inserted; the id when
+ * nothing is left).
+ */
 function candidateMention(candidate: unknown): string {
   const { sessionId, label, mention } = readCallerFields(candidate, ['sessionId', 'label', 'mention'], 'candidate');
   const input = typeof mention === 'string' ? mention : { sessionId: sessionId as string, label: label as string | undefined };
-  return insertMention('', { start: 0, end: 0 }, input).text;
+  // `insertMention` checks the candidate (one valid mention, or `{ sessionId, label? }`).
+  const [token] = scanSessionReferenceText(insertMention('', { start: 0, end: 0 }, input).text).tokens as [ValidSessionReferenceToken];
+  const shown = cleanTitleLabel(token.label) || cleanTitleLabel(token.sessionId) || token.sessionId;
+  return `${formatSessionReferenceMention({ sessionId: token.sessionId, label: shown })} `;
 }
 
 /** `\r\n` and lone `\r` as `\n`: the composer keeps one kind of line break. */
@@ -67,7 +75,7 @@ const shifted = (selection: MentionSelection, by: number): MentionSelection => (
  * Home/End move it, Enter and Tab insert it, Escape closes the menu until the trigger changes, a
  * click on a row inserts that row (pressing a row never takes the focus or the caret). Every
  * change of state goes to `suggest.render(state)`; without `render`, a default menu is drawn
- * (`<ul class="dsh-mention-menu" role="listbox">` in the document's body, rows
+ * (`<ul class="dsh-mention-menu" role="listbox">` right after the element, `position: fixed`, rows
  * `<li class="dsh-mention-option" role="option">`, styled by CSS custom properties
  * `--dsh-mention-menu-background`, `--dsh-mention-menu-color`, `--dsh-mention-menu-border`,
  * `--dsh-mention-menu-radius`, `--dsh-mention-menu-shadow`, `--dsh-mention-menu-max-height`,
@@ -145,7 +153,7 @@ export function createMentionEditor(element: HTMLElement, options?: MentionEdito
     // The default menu and floating-ui: a lazy chunk, loaded once per composer that uses it.
     void import('./menu.js').then(({ DefaultMenu }) => {
       if (destroyed) return;
-      menu = new DefaultMenu(document, settings.suggest!.menuLabel, { select: (i) => suggester.select(i), pick: (i) => suggester.pick(i) });
+      menu = new DefaultMenu(element, settings.suggest!.menuLabel, { select: (i) => suggester.select(i), pick: (i) => suggester.pick(i) });
       menu.render(menuState ?? closedMenu(suggester));
     });
   }

@@ -47,14 +47,19 @@ const LIST_STYLE = [
 const ROW_STYLE = 'padding: 4px 8px; border-radius: 4px; cursor: pointer; white-space: nowrap; overflow: hidden; text-overflow: ellipsis';
 const ACTIVE_STYLE = 'background: var(--dsh-mention-option-active-background, Highlight); color: var(--dsh-mention-option-active-color, HighlightText)';
 
-/** The default menu of one composer: a listbox in the document's body, redrawn from each state. */
+/**
+ * The default menu of one composer: a listbox placed right after the composer's element (so it
+ * sits in the composer's landmark: axe-core's `region` rule; in the body when the element has no
+ * parent), positioned `fixed` so no ancestor's overflow clips it, redrawn from each state.
+ */
 export class DefaultMenu {
   readonly #list: HTMLUListElement;
   #items: MentionMenuState['items'] | undefined;
   /** Placements are asynchronous: only the latest one is applied. */
   #placing = 0;
 
-  constructor(document: Document, label: string, actions: MenuActions) {
+  constructor(composer: HTMLElement, label: string, actions: MenuActions) {
+    const document = composer.ownerDocument;
     const list = document.createElement('ul');
     list.className = 'dsh-mention-menu';
     list.setAttribute('role', 'listbox');
@@ -71,7 +76,8 @@ export class DefaultMenu {
       const index = rowIndex(event.target);
       if (index !== undefined) actions.select(index);
     });
-    document.body.append(list);
+    if (composer.parentNode === null) document.body.append(list);
+    else composer.after(list);
     this.#list = list;
   }
 

@@ -46,6 +46,8 @@ export interface Piece {
   source: string;
   /** The chip's segment (`undefined` for a run or a line break). */
   chip: MentionChipSegment | undefined;
+  /** Whether a run holds `@[` (a mention may start in it), so a stretch can be bounded without reading text (`./local.ts`). */
+  opens: boolean;
 }
 
 /** A DOM point: a node and an offset in it. */
@@ -282,16 +284,16 @@ export class TextView {
       if (segment.kind === 'mention') {
         const source = text.slice(segment.start, segment.end);
         const node = drawChip(document, segment, source, this.#options);
-        pieces.push({ node, start: base + segment.start, end: base + segment.end, source, chip: segment });
+        pieces.push({ node, start: base + segment.start, end: base + segment.end, source, chip: segment, opens: false });
         this.#pieceOf.set(node, pieces.at(-1)!);
         continue;
       }
       let at = segment.start;
       for (const part of segment.text.split('\n')) {
-        if (at > segment.start) pieces.push({ node: undefined, start: base + at - 1, end: base + at, source: '\n', chip: undefined });
+        if (at > segment.start) pieces.push({ node: undefined, start: base + at - 1, end: base + at, source: '\n', chip: undefined, opens: false });
         if (part !== '') {
           const node = document.createTextNode(part);
-          pieces.push({ node, start: base + at, end: base + at + part.length, source: part, chip: undefined });
+          pieces.push({ node, start: base + at, end: base + at + part.length, source: part, chip: undefined, opens: part.includes('@[') });
           this.#pieceOf.set(node, pieces.at(-1)!);
         }
         at += part.length + 1;
