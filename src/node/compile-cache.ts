@@ -23,11 +23,12 @@ type EnableCompileCache = (directory?: string) => { status: number; directory?: 
  * `compile/` of the CLI's cache directory for `env` (see the module doc). Call it before importing
  * the CLI's modules. Returns the directory handed to Node, or `undefined` when there is none (no
  * `enableCompileCache` in this runtime, or a directory that is not the user's alone). Never throws.
- * `enable` and `uid` (default the effective uid) are for tests.
+ * `enable` (default Node's own; `null` stands for a runtime without it) and `uid` (default the
+ * effective uid) are for tests.
  */
 export function enableCliCompileCache(
   env: Readonly<Record<string, string | undefined>>,
-  enable: EnableCompileCache | undefined = (nodeModule as { enableCompileCache?: EnableCompileCache }).enableCompileCache,
+  enable: EnableCompileCache | null | undefined = (nodeModule as { enableCompileCache?: EnableCompileCache }).enableCompileCache,
   uid: number | undefined = process.geteuid?.(),
 ): string | undefined {
   if (typeof enable !== 'function') return undefined;
