@@ -7,12 +7,14 @@
  * @module
  */
 import { DurableObject, type DurableObjectState } from 'cloudflare:workers';
+import { base64urlOfJsonString, decodeBase64url } from '../../base64url.js';
 import type { SessionCandidate } from '../../candidates.js';
 import { isPositiveSafeInteger } from '../../config.js';
 import { check, describeValue, fail, SessionReferenceError } from '../../errors.js';
 import type { ListedSession, SessionSearchHit } from '../../search/hits.js';
 import type { IndexedSession } from '../../search/stored.js';
 import { MAX_QUERY_LENGTH } from '../../search/words.js';
+import { decodeUtf8Strict } from '../../utf8.js';
 import { readObject, type CatalogBucket, type ReadObject } from './bucket.js';
 import { candidateOf, queryMatcher, selectCandidates } from './candidates.js';
 import { cwdOfColumn, idOf, sidOf, textOfColumn } from './encoding.js';
@@ -191,7 +193,7 @@ export class SessionCatalog extends DurableObject<SessionCatalogEnv> {
         .exec<ObjectRecord>(`SELECT ${ROW_COLUMNS} FROM catalog_objects WHERE key > ? ORDER BY key LIMIT ?`, after ?? '', limit + 1)
         .toArray();
       const rows = records.slice(0, limit).map(catalogRow);
-      return records.length > limit ? { rows, cursor: btoa(encodeURIComponent(rows[rows.length - 1]!.key)) } : { rows };
+      return records.length > limit ? { rows, cursor: base64urlOfJsonString(rows[rows.length - 1]!.key) } : { rows };
     });
   }
 
@@ -268,16 +270,21 @@ function indexedSession(row: ObjectRecord, read: ReadObject): IndexedSession {
   };
 }
 
-/** The key a `rows` cursor names (the last key of the page before). */
+/**
+ * The key a `rows` cursor names (the last key of the page before): base64url of the key's JSON, in
+ * the codec of session-reference URIs (Web APIs only, lone surrogates kept).
+ */
 function afterKey(cursor: string): string {
-  let key: string | undefined;
+  const bytes = decodeBase64url(cursor, 0);
+  const json = bytes === undefined ? undefined : decodeUtf8Strict(bytes);
+  let key: unknown;
   try {
-    key = decodeURIComponent(atob(cursor));
+    key = json === undefined ? undefined : JSON.parse(json);
   } catch {
     key = undefined;
   }
   // Only the exact text a page wrote is a cursor: garbage that happens to decode is refused too.
-  if (key === undefined || btoa(encodeURIComponent(key)) !== cursor) {
+  if (typeof key !== 'string' || base64urlOfJsonString(key) !== cursor) {
     throw fail('INVALID_ARGUMENT', `cursor is not one a page of rows gave: ${describeValue(cursor)}`);
   }
   return key;
