@@ -16,6 +16,11 @@ export interface LineSink {
    * @returns `false` to stop reading: no further line is delivered.
    */
   line(bytes: Uint8Array, number: number, terminated: boolean): boolean;
+  /**
+   * The chunk the next lines are cut from (the lines that lie within it are views into it), and
+   * `undefined` when the splitter is done with it: the producer may then reuse its buffer.
+   */
+  chunk?(chunk: Uint8Array | undefined): void;
 }
 
 /** Receives the lines of a log given as text, in order (see {@link LineSink}; `text` is `undefined` for bytes that are not UTF-8). */
@@ -158,6 +163,16 @@ export class LineSplitter {
     if (this.total > this.limits.maxLogBytes) {
       throw fail('INVALID_LOG', `dsh session log is larger than maxLogBytes (${this.limits.maxLogBytes} bytes)`);
     }
+    this.sink.chunk?.(chunk);
+    try {
+      this.split(chunk);
+    } finally {
+      this.sink.chunk?.(undefined);
+    }
+  }
+
+  /** Delivers the lines `chunk` ends and holds the rest. */
+  private split(chunk: Uint8Array): void {
     let start = 0;
     for (;;) {
       // An empty line (a flood of them is the cheapest way to make a log big) costs no search and no view.
