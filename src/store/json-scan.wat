@@ -20,7 +20,8 @@
   (global $STACK i32 (i32.const 64))
   (global $MAX_DEPTH i32 (i32.const 4032))
 
-  ;; Index after JSON whitespace (space, tab, CR; a line holds no LF) from $i.
+  ;; Index after JSON whitespace (space, tab, CR; a line holds no LF) from $i. dsh writes none: the
+  ;; scan calls it only where the byte at $i is at most 0x20 (a call per token costs more than that test).
   (func $space (param $i i32) (result i32)
     (local $c i32)
     (loop $next
@@ -128,7 +129,7 @@
   ;; Index after the digits from $i.
   (func $digits (param $i i32) (result i32)
     (loop $next
-      (if (call $digit (i32.load8_u (local.get $i)))
+      (if (i32.lt_u (i32.sub (i32.load8_u (local.get $i)) (i32.const 0x30)) (i32.const 10))
         (then
           (local.set $i (i32.add (local.get $i) (i32.const 1)))
           (br $next))))
@@ -230,7 +231,7 @@
       (if (local.get $expectKey)
         (then
           ;; after '{' or ',' in an object: a key, ':', then a value
-          (local.set $i (call $space (local.get $i)))
+          (if (i32.le_u (i32.load8_u (local.get $i)) (i32.const 0x20)) (then (local.set $i (call $space (local.get $i)))))
           (if (i32.ne (i32.load8_u (local.get $i)) (i32.const 0x22)) (then (return (i32.const 0))))
           (local.set $keyStart (i32.add (local.get $i) (i32.const 1)))
           (local.set $i (call $string (local.get $keyStart)))
@@ -240,18 +241,19 @@
               (if (call $escaped (local.get $keyStart) (i32.sub (local.get $i) (i32.const 1))) (then (return (i32.const 0))))
               (local.set $key (call $key (local.get $keyStart) (i32.sub (local.get $i) (i32.const 1))))
               (if (i32.eq (local.get $key) (i32.const 1)) (then (local.set $types (i32.add (local.get $types) (i32.const 1)))))))
-          (local.set $i (call $space (local.get $i)))
+          (if (i32.le_u (i32.load8_u (local.get $i)) (i32.const 0x20)) (then (local.set $i (call $space (local.get $i)))))
           (if (i32.ne (i32.load8_u (local.get $i)) (i32.const 0x3a)) (then (return (i32.const 0))))
           (local.set $i (i32.add (local.get $i) (i32.const 1)))
           (local.set $expectKey (i32.const 0))))
       ;; a value
-      (local.set $i (call $space (local.get $i)))
+      (if (i32.le_u (i32.load8_u (local.get $i)) (i32.const 0x20)) (then (local.set $i (call $space (local.get $i)))))
       (if (i32.and (i32.ne (local.get $key) (i32.const 0)) (i32.eq (local.get $depth) (i32.const 1)))
         (then (i32.store (i32.shl (i32.sub (local.get $key) (i32.const 1)) (i32.const 2)) (local.get $i))))
       (local.set $c (i32.load8_u (local.get $i)))
       (if (i32.eq (i32.and (local.get $c) (i32.const 0xdf)) (i32.const 0x5b)) ;; '{' or '['
         (then
-          (local.set $i (call $space (i32.add (local.get $i) (i32.const 1))))
+          (local.set $i (i32.add (local.get $i) (i32.const 1)))
+          (if (i32.le_u (i32.load8_u (local.get $i)) (i32.const 0x20)) (then (local.set $i (call $space (local.get $i)))))
           (if (i32.ne (i32.load8_u (local.get $i)) (i32.add (local.get $c) (i32.const 2))) ;; not '}' or ']'
             (then
               (if (i32.ge_u (local.get $depth) (global.get $MAX_DEPTH)) (then (return (i32.const 0))))
@@ -270,7 +272,7 @@
           (then
             (i32.store offset=16 (i32.shl (i32.sub (local.get $key) (i32.const 1)) (i32.const 2)) (local.get $i))
             (local.set $key (i32.const 0))))
-        (local.set $i (call $space (local.get $i)))
+        (if (i32.le_u (i32.load8_u (local.get $i)) (i32.const 0x20)) (then (local.set $i (call $space (local.get $i)))))
         (if (i32.eqz (local.get $depth))
           (then
             (i32.store (i32.const 32) (local.get $types))
