@@ -1,7 +1,8 @@
 // How the edge entry (`dsh-session-reference/edge`, SPEC §17.2) is bundled for workerd: shared by
 // scripts/build-edge.mjs (dist/edge/index.js) and scripts/size.mjs (its budget row).
 // What a Worker never runs stays out: libzstd's JavaScript form (wasm2js) and its base64 copy
-// (the entry imports libzstd.wasm as a module and provides it), and SQLite's WebAssembly build and
+// (the entry imports libzstd.wasm as a module and provides it), the row scan's module (compiled
+// from bytes, which workerd refuses: the JavaScript scan runs), and SQLite's WebAssembly build and
 // its JavaScript (the catalog runs the search engine on the Durable Object's own SQLite). Those
 // modules are replaced by stubs that fail if ever called; any Node built-in fails the build.
 import { join, relative } from 'node:path';
@@ -10,6 +11,8 @@ import { join, relative } from 'node:path';
 const UNUSED = {
   'store/libzstd-js.ts': `export function instantiate() { throw new Error(${JSON.stringify("libzstd's JavaScript form is not part of dsh-session-reference/edge: the entry provides libzstd.wasm")}); }`,
   'store/libzstd-wasm.ts': `export const LIBZSTD_WASM_BASE64URL = '';`,
+  // workerd compiles no WebAssembly from bytes: the row scan runs in JavaScript there (row-scanner.ts).
+  'store/json-scan-wasm.ts': `export const JSON_SCAN_WASM_BASE64URL = '';`,
   'search/sqlite-wasm.ts': `export const SQLITE_WASM_BASE64URL = '';`,
 };
 const SQLITE_STUB = `export default function sqlite3InitModule() { return Promise.reject(new Error(${JSON.stringify("SQLite's WebAssembly build is not part of dsh-session-reference/edge: the catalog runs on the Durable Object's SQLite")})); }`;
