@@ -11,7 +11,7 @@ import { join, relative } from 'node:path';
 const UNUSED = {
   'store/libzstd-js.ts': `export function instantiate() { throw new Error(${JSON.stringify("libzstd's JavaScript form is not part of dsh-session-reference/edge: the entry provides libzstd.wasm")}); }`,
   'store/libzstd-wasm.ts': `export const LIBZSTD_WASM_BASE64URL = '';`,
-  // workerd compiles no WebAssembly from bytes: the row scan runs in JavaScript there (row-scanner.ts).
+  // workerd compiles no WebAssembly from bytes: the row scan runs in JavaScript there (chunk-scanner.ts).
   'store/json-scan-wasm.ts': `export const JSON_SCAN_WASM_BASE64URL = '';`,
   'search/sqlite-wasm.ts': `export const SQLITE_WASM_BASE64URL = '';`,
 };

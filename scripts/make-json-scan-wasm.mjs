@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Assembles the WebAssembly row scan (SPEC §11.2.6) from its source, src/store/json-scan.wat, with
 // wabt (a devDependency; SIMD enabled) into src/store/json-scan-wasm.ts: the module as base64url,
-// compiled from bytes where that is allowed (src/store/row-scanner.ts). The output is checked
+// compiled from bytes where that is allowed (src/store/chunk-scanner.ts). The output is checked
 // in, so the library needs no build step; test/json-scan-wasm.node.test.ts fails when it is not
 // what this script writes.
 //

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Measures the row scan of SPEC §11.2.6 alone, in CPU time (process.cpuUsage, best of N runs,
-// interleaved, one process): the WebAssembly scan (src/store/row-scanner.ts: json-scan.wat, lines
+// interleaved, one process): the WebAssembly scan (src/store/chunk-scanner.ts: json-scan.wat, lines
 // cut from 1 MiB chunks as the splitter cuts them) and the JavaScript scan (src/store/json-scan.ts)
 // over every row a surface read skips, against the parse floor (decode and JSON.parse every line) of
 // the real v3 log of samples/ repeated to about 25 MiB. Then the same through the pipeline: a
@@ -23,7 +23,7 @@ const runs = Number(process.argv[3] ?? 7);
 const cache = join(ROOT, 'node_modules', '.cache');
 mkdirSync(cache, { recursive: true });
 const dir = mkdtempSync(join(cache, 'row-scan-'));
-const ENTRY = `export { scanRow } from './src/store/json-scan.ts'; export { RowScanner, wasmScanRuns } from './src/store/row-scanner.ts'; export { dshType } from './src/store/classify.ts';
+const ENTRY = `export { scanRow } from './src/store/json-scan.ts'; export { ChunkScanner, wasmScanRuns } from './src/store/chunk-scanner.ts'; export { dshType } from './src/store/classify.ts';
 export { createSessionReferences } from './src/index.ts'; export { createObjectStoreSessionQuery } from './src/store/index.ts';
 export { collectSync } from './src/store/pipeline.ts'; export { LogCollector } from './src/store/collect.ts'; export { readsProjected, surfaceEntry } from './src/store/surface-read.ts'; export { foldSurface } from './src/surface.ts';`;
 /** Without the module's bytes: compiling fails, so every scan is the JavaScript one. */
@@ -45,7 +45,7 @@ try {
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
-const { scanRow, RowScanner, wasmScanRuns, dshType } = scans;
+const { scanRow, ChunkScanner, wasmScanRuns, dshType } = scans;
 if (!wasmScanRuns()) throw new Error('the WebAssembly scan does not run here');
 if (jsOnly.wasmScanRuns()) throw new Error('the JavaScript-only build runs WebAssembly');
 
@@ -91,7 +91,7 @@ const cases = {
     for (const line of scanned) if (scanRow(line.bytes) === undefined) throw new Error('refused');
   },
   wasm: () => {
-    const scanner = new RowScanner();
+    const scanner = new ChunkScanner();
     for (const { chunk, lines } of chunks) {
       scanner.setChunk(chunk);
       for (const line of lines) if (line.scanned && scanner.vouch(line.bytes) === undefined) throw new Error('not vouched');

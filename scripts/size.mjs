@@ -71,7 +71,7 @@ export const BUDGETS = [
   // JSON Lines rows (src/store/json-scan.ts) and the line classifier (~1.5 KB), and the zstd
   // window cap checked on frame headers (issue 28, src/store/zstd-window.ts, ~0.4 KB).
   // 50.75 KB since the row scan runs in WebAssembly (issue 30: src/store/json-scan.wat, 128-bit
-  // SIMD, a ~1.7 KB module carried as base64url, ~1.1 KB gzipped, and its runner row-scanner.ts):
+  // SIMD, a ~1.7 KB module carried as base64url, ~1.1 KB gzipped, and its runner chunk-scanner.ts, which also finds newlines):
   // skipped rows scan in about 0.4x the JavaScript scan's CPU time.
   { name: './store', entry: 'src/store/index.ts', budget: 50.75 * 1024 },
   // What an app that streams logs ships up front (object store, readSessionLog; a Worker): libzstd

@@ -18,13 +18,14 @@ describe('the row scan module, assembled from src/store/json-scan.wat (scripts/m
     expect(readFileSync(join(ROOT, 'src/store/json-scan-wasm.ts'), 'utf8')).toBe(await (output as () => Promise<string>)());
   });
 
-  it('the module imports nothing and exports its memory and scan', async () => {
+  it('the module imports nothing and exports its memory, newline and scan', async () => {
     const bytes = await (moduleBytes as () => Promise<Buffer>)();
     expect(bytes.toString('base64url')).toBe(JSON_SCAN_WASM_BASE64URL);
     const module = new WebAssembly.Module(bytes);
     expect(WebAssembly.Module.imports(module)).toEqual([]);
     expect(WebAssembly.Module.exports(module)).toEqual([
       { name: 'memory', kind: 'memory' },
+      { name: 'newline', kind: 'function' },
       { name: 'scan', kind: 'function' },
     ]);
   });

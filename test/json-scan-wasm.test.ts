@@ -1,9 +1,10 @@
 /**
- * The WebAssembly row scan (src/store/json-scan.wat through src/store/row-scanner.ts, SPEC §11.2.6)
+ * The WebAssembly row scan (src/store/json-scan.wat through src/store/chunk-scanner.ts, SPEC §11.2.6)
  * gives exactly the JavaScript scan's result (src/store/json-scan.ts) — the same rows accepted, the
  * same value ranges, the same count of `type` — on generated rows, hostile bytes (bad UTF-8 of every
  * class, truncations, escapes at every offset, controls) and the real logs, for lines alone and
- * for lines cut from one chunk (the window the scanner copies into the module's memory); and where
+ * for lines cut from one chunk (the window the scanner copies into the module's memory, where its
+ * newline search finds what `indexOf` finds); and where
  * it cannot run (workerd), the classifier gets the JavaScript scan's result all the same.
  */
 import fc from 'fast-check';
@@ -12,7 +13,7 @@ import realV3 from '../samples/store/77-Dumen/session-904b047f-eb01-493f-b98a-39
 import realV2 from '../samples/store/ledger-service/session-91f4b0c6-2e7d-4a83-bd15-6c0e9a4f27d8/session.v2.jsonl?raw';
 import realV0 from '../samples/store/global/session-e5f1c2a0/session.jsonl?raw';
 import { scanRow, type ScannedRow } from '../src/store/json-scan.js';
-import { RowScanner, wasmScanRuns } from '../src/store/row-scanner.js';
+import { ChunkScanner, wasmScanRuns } from '../src/store/chunk-scanner.js';
 import { concatBytes } from './fixtures/base64.js';
 
 const encoder = new TextEncoder();
@@ -28,7 +29,7 @@ function plain(scanned: ScannedRow | undefined) {
 const RUNS = inject('expectedRuntime') !== 'workerd';
 
 /** Checks one line as the scanner sees it (`scanner`, fed the line's chunk if any) against the JavaScript scan. */
-function check(scanner: RowScanner, bytes: Uint8Array, wrong: string[]): void {
+function check(scanner: ChunkScanner, bytes: Uint8Array, wrong: string[]): void {
   const expected = plain(scanRow(bytes));
   const vouched = plain(scanner.vouch(bytes));
   const label = () => JSON.stringify(new TextDecoder().decode(bytes).slice(0, 200));
@@ -36,18 +37,22 @@ function check(scanner: RowScanner, bytes: Uint8Array, wrong: string[]): void {
   if (JSON.stringify(plain(scanner.scan(bytes))) !== JSON.stringify(expected)) wrong.push(`scan ${label()}`);
 }
 
-/** Checks `rows` as lines cut from one chunk, at `offset` in its buffer (the splitter's views). */
+/** Checks `rows`, each followed by a LF, as lines cut from one chunk at `offset` in its buffer (the splitter's views). */
 function checkChunk(rows: readonly Uint8Array[], offset: number, wrong: string[]): void {
   const parts: Uint8Array[] = [new Uint8Array(offset)];
   for (const row of rows) parts.push(row, Uint8Array.of(0x0a));
   const chunk = concatBytes(...parts).subarray(offset);
-  const scanner = new RowScanner();
+  const scanner = new ChunkScanner();
   scanner.setChunk(chunk);
   let start = 0;
-  for (const row of rows) {
-    check(scanner, chunk.subarray(start, start + row.length), wrong);
-    start += row.length + 1;
+  while (start < chunk.length) {
+    // As the splitter does: the newline first (a damaged row may hold a LF of its own), then the line.
+    const end = scanner.newline(start);
+    if (end !== chunk.indexOf(0x0a, start)) wrong.push(`newline from ${start}: ${end} against ${chunk.indexOf(0x0a, start)}`);
+    check(scanner, chunk.subarray(start, end), wrong);
+    start = end + 1;
   }
+  if (scanner.newline(start) !== -1) wrong.push(`a newline after the last line`);
   scanner.setChunk(undefined);
 }
 
@@ -108,7 +113,7 @@ describe('the WebAssembly row scan (SPEC §11.2.6)', () => {
 
   it('the real logs: every line, alone and as lines of one chunk, scans as the JavaScript scan scans it', () => {
     const wrong: string[] = [];
-    const scanner = new RowScanner();
+    const scanner = new ChunkScanner();
     for (const line of REAL_LINES) check(scanner, line, wrong);
     for (let offset = 0; offset < 3; offset++) checkChunk(REAL_LINES, offset, wrong);
     expect(wrong).toEqual([]);
@@ -117,7 +122,7 @@ describe('the WebAssembly row scan (SPEC §11.2.6)', () => {
 
   it('a breaking byte sequence at every offset of a string, every alignment and every cut of the row', () => {
     const wrong: string[] = [];
-    const scanner = new RowScanner();
+    const scanner = new ChunkScanner();
     const plainText = 'abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ'; // longer than two vectors
     for (const breaker of BREAKERS) {
       for (let before = 0; before <= 34; before += before < 18 ? 1 : 8) {
@@ -135,13 +140,9 @@ describe('the WebAssembly row scan (SPEC §11.2.6)', () => {
       fc.property(fc.array(fc.tuple(row, fc.array(edit, { maxLength: 3 })), { minLength: 1, maxLength: 8 }), fc.nat({ max: 15 }), (rows, offset) => {
         const lines = rows.map(([text, edits]) => damaged(text, edits));
         const wrong: string[] = [];
-        const scanner = new RowScanner();
+        const scanner = new ChunkScanner();
         for (const line of lines) check(scanner, line.includes(0x0a) ? line.subarray(0, line.indexOf(0x0a)) : line, wrong);
-        checkChunk(
-          lines.map((line) => (line.includes(0x0a) ? line.subarray(0, line.indexOf(0x0a)) : line)),
-          offset,
-          wrong,
-        );
+        checkChunk(lines, offset, wrong);
         expect(wrong).toEqual([]);
       }),
       { numRuns: 400, seed: 30_11 },
@@ -155,7 +156,7 @@ describe('the WebAssembly row scan (SPEC §11.2.6)', () => {
     checkChunk(lines, 5, wrong);
     // The producer reuses one buffer: the scanner must not answer from what it copied before.
     const chunk = concatBytes(...lines.slice(0, 50).flatMap((line) => [line, Uint8Array.of(0x0a)]));
-    const scanner = new RowScanner();
+    const scanner = new ChunkScanner();
     for (let round = 0; round < 3; round++) {
       if (round > 0) chunk.set(encoder.encode(round === 1 ? '{"type":"tool/result","seq":"\u0001"}' : '{"type":"tool/result","seq":12345}'.padEnd(lines[0]!.length, ' ')));
       scanner.setChunk(chunk);
@@ -166,7 +167,7 @@ describe('the WebAssembly row scan (SPEC §11.2.6)', () => {
   });
 
   it('nesting deeper than the module takes goes to the JavaScript scan, which accepts it', () => {
-    const scanner = new RowScanner();
+    const scanner = new ChunkScanner();
     const deep = encoder.encode(`{"type":"tool/result","data":${'['.repeat(5000)}${']'.repeat(5000)}}`);
     expect(scanner.vouch(deep)).toBeUndefined();
     expect(plain(scanner.scan(deep))).toEqual(plain(scanRow(deep)));

@@ -7,7 +7,7 @@
  * `{"type":"<type>","seq":…`. A line after the header that starts that way, with a type whose data
  * the collector does not read ({@link RowCollector.readsData}: tool calls and results, requests,
  * packed chunk rows, …), is neither decoded to a string nor parsed into objects: a validating scan
- * of its bytes (json-scan.ts, or json-scan.wat where WebAssembly runs: row-scanner.ts) checks that it is one JSON value in valid UTF-8 and finds its
+ * of its bytes (json-scan.ts, or json-scan.wat where WebAssembly runs: chunk-scanner.ts) checks that it is one JSON value in valid UTF-8 and finds its
  * top-level `type`, `seq`, `time` and `surfaceOp`, which are all the collector gets. A line the
  * scan does not vouch for (damaged, or a top-level key spelled with escapes or repeated `type`) is
  * decoded and parsed in full, like every line that does not start that way, so its outcome
@@ -18,7 +18,7 @@
 import { decodeUtf8Strict } from '../utf8.js';
 import type { ScannedRow } from './json-scan.js';
 import type { LineSink } from './lines.js';
-import { RowScanner } from './row-scanner.js';
+import type { ChunkScanner } from './chunk-scanner.js';
 
 /** What the classifier gives its lines to (the collector). */
 export interface RowCollector {
@@ -103,14 +103,15 @@ function skimmed(bytes: Uint8Array, type: string, scan: ScannedRow): Record<stri
 
 /** The classifier stage: a {@link LineSink} in front of a {@link RowCollector}. */
 export class LineClassifier implements LineSink {
-  /** The scan of skipped rows (WebAssembly where it runs), fed the chunks lines are cut from. */
-  private readonly scanner = new RowScanner();
-
-  constructor(private readonly collector: RowCollector) {}
-
-  chunk(chunk: Uint8Array | undefined): void {
-    this.scanner.setChunk(chunk);
-  }
+  /**
+   * @param collector Where lines and skipped rows go.
+   * @param scanner The read's scanner (shared with its splitter, which copies each chunk into
+   *   WebAssembly memory where the scan of skipped rows then runs).
+   */
+  constructor(
+    private readonly collector: RowCollector,
+    private readonly scanner: ChunkScanner,
+  ) {}
 
   line(bytes: Uint8Array, number: number, terminated: boolean): boolean {
     const { collector } = this;

@@ -1,10 +1,10 @@
-;; The validating scan of one JSON Lines row (SPEC §11.2.6) in WebAssembly with 128-bit SIMD:
-;; exactly the grammar of src/store/json-scan.ts (one JSON object in valid UTF-8, as JSON.parse
+;; The line splitter's newline search and the validating scan of one JSON Lines row (SPEC §11.2.6),
+;; in WebAssembly with 128-bit SIMD. The scan checks exactly the grammar of src/store/json-scan.ts (one JSON object in valid UTF-8, as JSON.parse
 ;; of a fatal TextDecoder's text accepts it), and the byte ranges of the values of the top-level
 ;; keys "type", "seq", "time", "surfaceOp". Sound, never complete: a row it answers 0 for goes to
 ;; the JavaScript scan, which gives today's outcome.
 ;;
-;; Assembled by `node scripts/json-scan-wasm.mjs` (wabt) into src/store/json-scan-wasm-bytes.ts.
+;; Assembled by `node scripts/make-json-scan-wasm.mjs` (wabt) into src/store/json-scan-wasm.ts.
 ;;
 ;; Memory (one page at least; the caller grows it for the bytes it copies):
 ;;   [0, 16)    starts of the four keys' values (i32 each, absolute addresses, -1 when absent)
@@ -12,7 +12,8 @@
 ;;   [32, 36)   times "type" occurred at the top level
 ;;   [64, 4096) the stack of open containers, one byte each ('{' or '['): a row nested deeper
 ;;              gets 0 (the JavaScript scan takes it)
-;;   [4096, …)  the row's bytes, copied by the caller, with 16 bytes after them that may be read
+;;   [4096, …)  bytes of a chunk (or one line), copied by the caller, with 16 bytes after them
+;;              that may be read
 (module
   (memory (export "memory") 1)
 
@@ -207,6 +208,21 @@
           (local.set $start (i32.add (local.get $start) (i32.const 1)))
           (br $next))))
     (i32.const 0))
+
+  ;; The address of the first LF in [$from, $to), or $to when there is none: 16 bytes a step
+  ;; (the 16 bytes after $to may be read).
+  (func (export "newline") (param $from i32) (param $to i32) (result i32)
+    (local $mask i32)
+    (loop $next
+      (local.set $mask
+        (i8x16.bitmask (i8x16.eq (v128.load (local.get $from)) (v128.const i8x16 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10))))
+      (if (local.get $mask)
+        (then
+          (local.set $from (i32.add (local.get $from) (i32.ctz (local.get $mask))))
+          (return (select (local.get $from) (local.get $to) (i32.lt_u (local.get $from) (local.get $to))))))
+      (local.set $from (i32.add (local.get $from) (i32.const 16)))
+      (br_if $next (i32.lt_u (local.get $from) (local.get $to))))
+    (local.get $to))
 
   ;; Scans the row in bytes [$start, $end): 1 when it is one JSON object in valid UTF-8 whose
   ;; top-level keys have no escapes (the ranges and the count of "type" written at [0, 36)),

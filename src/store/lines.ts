@@ -5,6 +5,7 @@
  * @module
  */
 import { fail } from '../errors.js';
+import type { ChunkScanner } from './chunk-scanner.js';
 
 /** Receives the lines of a log as bytes, in order. */
 export interface LineSink {
@@ -16,11 +17,17 @@ export interface LineSink {
    * @returns `false` to stop reading: no further line is delivered.
    */
   line(bytes: Uint8Array, number: number, terminated: boolean): boolean;
-  /**
-   * The chunk the next lines are cut from (the lines that lie within it are views into it), and
-   * `undefined` when the splitter is done with it: the producer may then reuse its buffer.
-   */
-  chunk?(chunk: Uint8Array | undefined): void;
+}
+
+/**
+ * Where the splitter finds newlines: the read's {@link ChunkScanner} (SIMD in WebAssembly over a
+ * copy of the chunk that the classifier's row scan then reads too; `indexOf` where it cannot run).
+ */
+export interface NewlineFinder {
+  /** The chunk the next lines are cut from, and `undefined` when the splitter is done with it (the producer may then reuse its buffer). */
+  setChunk(chunk: Uint8Array | undefined): void;
+  /** The index of the first `\n` of the current chunk from `start` on, or -1. */
+  newline(start: number): number;
 }
 
 /** Receives the lines of a log given as text, in order (see {@link LineSink}; `text` is `undefined` for bytes that are not UTF-8). */
@@ -154,6 +161,7 @@ export class LineSplitter {
   constructor(
     private readonly sink: LineSink,
     private readonly limits: LineLimits,
+    private readonly newlines: NewlineFinder,
   ) {}
 
   /** Feeds the next bytes of the log. */
@@ -163,11 +171,11 @@ export class LineSplitter {
     if (this.total > this.limits.maxLogBytes) {
       throw fail('INVALID_LOG', `dsh session log is larger than maxLogBytes (${this.limits.maxLogBytes} bytes)`);
     }
-    this.sink.chunk?.(chunk);
+    this.newlines.setChunk(chunk);
     try {
       this.split(chunk);
     } finally {
-      this.sink.chunk?.(undefined);
+      this.newlines.setChunk(undefined);
     }
   }
 
@@ -176,7 +184,7 @@ export class LineSplitter {
     let start = 0;
     for (;;) {
       // An empty line (a flood of them is the cheapest way to make a log big) costs no search and no view.
-      const newline = chunk[start] === 0x0a ? start : chunk.indexOf(0x0a, start);
+      const newline = chunk[start] === 0x0a ? start : this.newlines.newline(start);
       if (newline === -1) return this.hold(chunk.subarray(start));
       const bytes = newline === start ? NO_BYTES : chunk.subarray(start, newline);
       if (start === 0 && this.pending.bytes > 0) {

@@ -17,6 +17,7 @@ import type { SessionEvent } from '../types.js';
 import { LineClassifier } from './classify.js';
 import { LogCollector, type KeepEvent } from './collect.js';
 import { LogDecoder, MAX_HEADER_BYTES, type DecodedBytes, type ZstdCodec } from './decoder.js';
+import { ChunkScanner } from './chunk-scanner.js';
 import { LineSplitter, splitTextLines } from './lines.js';
 import { chunkReader, PulledChunks, readFailure, SizedSource, sizeMismatch, type ChunkReader, type StoreSource } from './source.js';
 import { chunkWork, pace, PACE_WORK } from '../pace.js';
@@ -52,10 +53,9 @@ function loadZstd(): Promise<ZstdCodec> {
  * restore point over them all (a truncated final zstd frame takes its lines back).
  */
 function lineStages(collector: LogCollector, maxLogBytes: number): DecodedBytes {
-  const splitter = new LineSplitter(new LineClassifier(collector), {
-    maxLogBytes,
-    maxHeaderBytes: collector.headerOnly ? MAX_HEADER_BYTES : Infinity,
-  });
+  const scanner = new ChunkScanner();
+  const limits = { maxLogBytes, maxHeaderBytes: collector.headerOnly ? MAX_HEADER_BYTES : Infinity };
+  const splitter = new LineSplitter(new LineClassifier(collector, scanner), limits, scanner);
   return {
     push: (bytes) => splitter.push(bytes),
     end: () => splitter.end(),

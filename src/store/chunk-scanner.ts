@@ -1,14 +1,15 @@
 /**
- * The row scan of SPEC §11.2.6 as the line classifier runs it: the WebAssembly scan
- * (json-scan.wat, 128-bit SIMD) where it can run, the JavaScript scan (json-scan.ts) for every row
- * it does not vouch for and everywhere it cannot run, so the outcome is always the JavaScript
- * scan's.
+ * The chunk scanner of one read (SPEC §11.1, §11.2.6): the line splitter's newline search and the
+ * classifier's row scan, in WebAssembly (json-scan.wat, 128-bit SIMD) where it can run. The bytes
+ * of the chunk being split are copied into the module's memory a window at a time, once, and both
+ * the newline search and the scan of the lines cut from it run there.
  *
- * The WebAssembly module is compiled from its bytes (json-scan-wasm.ts) on the first scan, once
- * per realm, synchronously. Where that fails (Cloudflare workerd forbids compiling WebAssembly from
- * bytes, a page's CSP may too, an engine may lack SIMD) every scan is the JavaScript one, silently:
- * the results are the same. The bytes scanned are copied into the module's memory a window of a
- * chunk at a time (the lines the splitter cuts from one chunk are views into it), not line by line.
+ * The row scan gives exactly the JavaScript scan's result (json-scan.ts): a row the module does not
+ * vouch for is scanned again in JavaScript, so errors, messages and line numbers stay the
+ * JavaScript scan's. The module is compiled from its bytes (json-scan-wasm.ts) on first use, once
+ * per realm, synchronously; where that fails (Cloudflare workerd forbids compiling WebAssembly from
+ * bytes, a page's CSP may too, an engine may lack SIMD) the newline search is `indexOf` and the
+ * scan the JavaScript one, silently: the results are the same.
  * @module
  */
 import { compileWasmSync } from '../wasm.js';
@@ -18,15 +19,17 @@ import { JSON_SCAN_WASM_BASE64URL } from './json-scan-wasm.js';
 /** The module's exports (see json-scan.wat). */
 interface ScanExports {
   memory: WebAssembly.Memory;
+  /** The address of the first LF in memory `[from, to)`, or `to`. */
+  newline(from: number, to: number): number;
   /** 1 when bytes `[start, end)` of memory are a row it vouches for (results at `[0, 36)`), 0 else. */
   scan(start: number, end: number): number;
 }
 
 /** Where copied bytes start in the module's memory (below: results and the container stack). */
 const DATA = 4096;
-/** Bytes the module may read after a row's end (one 16-byte vector). */
+/** Bytes the module may read after the bytes it is given (one 16-byte vector). */
 const SLACK = 16;
-/** Bytes of a chunk copied at once, from the line being scanned on. */
+/** Bytes of a chunk copied at once. */
 const WINDOW = 256 * 1024;
 /**
  * Longest line the WebAssembly scan takes, in bytes; a longer one is scanned in JavaScript. The
@@ -39,15 +42,10 @@ let loaded: ScanExports | null | undefined;
 /** Views of the module's memory, remade after it grows. */
 let heap = new Uint8Array(0);
 let words = new Int32Array(0);
-/** The chunk whose bytes `[residentFrom, residentTo)` are in memory at {@link DATA}, if any. */
+/** The chunk whose bytes `[residentFrom, residentTo)` are in memory at {@link DATA}, if any (shared by every read of the realm). */
 let resident: Uint8Array | undefined;
 let residentFrom = 0;
 let residentTo = 0;
-
-/** `true` when the WebAssembly scan runs in this realm (compiling it on the first call). */
-export function wasmScanRuns(): boolean {
-  return instance() !== null;
-}
 
 function instance(): ScanExports | null {
   if (loaded === undefined) {
@@ -59,6 +57,11 @@ function instance(): ScanExports | null {
     }
   }
   return loaded;
+}
+
+/** `true` when the WebAssembly scan runs in this realm (compiling it on the first call). */
+export function wasmScanRuns(): boolean {
+  return instance() !== null;
 }
 
 /** Copies `bytes` into memory at {@link DATA}, growing it as needed. */
@@ -73,23 +76,46 @@ function copyIn(exports: ScanExports, bytes: Uint8Array): void {
   heap.set(bytes, DATA);
 }
 
+/** Copies bytes `[from, to)` of `chunk` into memory: they are the resident window. */
+function copyWindow(exports: ScanExports, chunk: Uint8Array, from: number, to: number): void {
+  copyIn(exports, chunk.subarray(from, to));
+  resident = chunk;
+  residentFrom = from;
+  residentTo = to;
+}
+
 /** The one result of a WebAssembly scan, reused: read it before the next scan. */
 const SCANNED: ScannedRow = { starts: new Int32Array(TOP_LEVEL_KEYS.length), ends: new Int32Array(TOP_LEVEL_KEYS.length), types: 0 };
 
-/**
- * Scans the rows of one read (see the module's documentation). Not exported from the package.
- */
-export class RowScanner {
+/** The newline search and row scan of one read (see the module). Not exported from the package. */
+export class ChunkScanner {
   /** The chunk the splitter is cutting lines from, while it does. */
   private chunk: Uint8Array | undefined;
 
   /**
-   * The lines scanned next may be views into `chunk` (`undefined`: the chunk is done with; its
-   * buffer may be reused and refilled, so what memory holds of it is forgotten).
+   * The chunk the next lines are cut from (`undefined`: the splitter is done with it; its buffer
+   * may be reused and refilled, so what memory holds of it is forgotten).
    */
   setChunk(chunk: Uint8Array | undefined): void {
     if (resident === chunk || resident === this.chunk) resident = undefined;
     this.chunk = chunk;
+  }
+
+  /** The index of the first `\n` (0x0A) of the current chunk from `start` on, or -1. */
+  newline(start: number): number {
+    const chunk = this.chunk!;
+    const exports = instance();
+    if (exports === null) return chunk.indexOf(0x0a, start);
+    for (;;) {
+      if (resident !== chunk || start < residentFrom || start >= residentTo) {
+        if (start >= chunk.length) return -1;
+        copyWindow(exports, chunk, start, Math.min(chunk.length, start + WINDOW));
+      }
+      const to = DATA + residentTo - residentFrom;
+      const found = exports.newline(DATA + start - residentFrom, to);
+      if (found < to) return found - DATA + residentFrom;
+      start = residentTo;
+    }
   }
 
   /**
@@ -121,7 +147,7 @@ export class RowScanner {
     return SCANNED;
   }
 
-  /** Where `bytes` are in the module's memory: in the window of the chunk copied, else copied alone. */
+  /** Where `bytes` are in the module's memory: in the chunk's window (copied if need be), else copied alone. */
   private place(exports: ScanExports, bytes: Uint8Array): number {
     const { chunk } = this;
     const offset = chunk === undefined || bytes.buffer !== chunk.buffer ? -1 : bytes.byteOffset - chunk.byteOffset;
@@ -131,10 +157,7 @@ export class RowScanner {
       return DATA;
     }
     if (resident !== chunk || offset < residentFrom || offset + bytes.length > residentTo) {
-      residentTo = Math.min(chunk.length, offset + Math.max(WINDOW, bytes.length));
-      residentFrom = offset;
-      copyIn(exports, chunk.subarray(offset, residentTo));
-      resident = chunk;
+      copyWindow(exports, chunk, offset, Math.min(chunk.length, offset + Math.max(WINDOW, bytes.length)));
     }
     return DATA + offset - residentFrom;
   }
