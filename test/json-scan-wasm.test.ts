@@ -154,6 +154,9 @@ describe('the WebAssembly row scan (SPEC §11.2.6)', () => {
     const lines: Uint8Array[] = [];
     for (let i = 0; lines.length < 3000; i++) lines.push(encoder.encode(`{"type":"tool/result","seq":${i},"data":"${'x'.repeat(i % 300)}é${'y'.repeat(i % 7)}"}`));
     checkChunk(lines, 5, wrong);
+    // Lines longer than the window (its newline search crosses windows; the scan copies the line whole).
+    const long = (n: number, tail: string) => encoder.encode(`{"type":"tool/result","seq":1,"data":"${'z'.repeat(n)}${tail}"}`);
+    checkChunk([lines[7]!, long(600_000, ''), lines[9]!, long(300_000, '\u0000'), long(262_100, '"x'), lines[11]!], 3, wrong);
     // The producer reuses one buffer: the scanner must not answer from what it copied before.
     const chunk = concatBytes(...lines.slice(0, 50).flatMap((line) => [line, Uint8Array.of(0x0a)]));
     const scanner = new ChunkScanner();
