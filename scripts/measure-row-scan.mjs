@@ -1,15 +1,22 @@
 #!/usr/bin/env node
-// Measures the row scan of SPEC §11.2.6 alone, in CPU time (process.cpuUsage, best of N runs,
-// interleaved, one process): the WebAssembly scan (src/store/chunk-scanner.ts: json-scan.wat, lines
-// cut from 1 MiB chunks as the splitter cuts them) and the JavaScript scan (src/store/json-scan.ts)
-// over every row a surface read skips, against the parse floor (decode and JSON.parse every line) of
-// the real v3 log of samples/ repeated to about 25 MiB. Then the same through the pipeline: a
-// surface read as `prepare` runs it (src/store/pipeline.ts collectSync, the log as one buffer),
-// once as the library is and once built with the module's bytes left out (the JavaScript scan,
-// as in workerd), both in this process, against the same floor; and `prepare` through the object
-// store (the log as a stream of 1 MiB chunks), both builds.
+// Measures reads below the parse floor (SPEC §11.2.6) in CPU time (process.cpuUsage, best of N
+// runs, interleaved, all in one process, so the figures hold on a busy machine), on the real v3
+// log of samples/ repeated to about 25 MiB (seqs as they are):
+//
+// - the row scan alone over every row a surface read skips: the WebAssembly scan
+//   (src/store/chunk-scanner.ts running src/store/json-scan.wat over each 1 MiB chunk) against
+//   the JavaScript scan (src/store/json-scan.ts);
+// - a surface read (what `prepare` reads) through the pipeline, fed 1 MiB chunks as the bench's
+//   stores are, plain and, when the `zstd` CLI is there, in dsh's zstd layout (a frame per 8
+//   lines), once with the library as it is and once built without the module's bytes (so the
+//   JavaScript scan and `indexOf` run, as in workerd);
+// - `prepare` through the object store (plain, a stream of 1 MiB chunks), both builds;
+//
+// each against the parse floor of bench/store-real.ts: the same chunks (decoded by libzstd for
+// zstd), split on `\n`, decoded in runs and `JSON.parse`d line by line.
 //
 // Usage: node scripts/measure-row-scan.mjs [MiB] [runs]   (defaults 25 and 7)
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -19,13 +26,16 @@ const ROOT = join(fileURLToPath(import.meta.url), '..', '..');
 const SAMPLE = join(ROOT, 'samples/store/77-Dumen/session-904b047f-eb01-493f-b98a-391ecfae5b66/session.v3.jsonl');
 const mib = Number(process.argv[2] ?? 25);
 const runs = Number(process.argv[3] ?? 7);
+const CHUNK = 1048576;
 
-const cache = join(ROOT, 'node_modules', '.cache');
-mkdirSync(cache, { recursive: true });
-const dir = mkdtempSync(join(cache, 'row-scan-'));
-const ENTRY = `export { scanRow } from './src/store/json-scan.ts'; export { ChunkScanner, wasmScanRuns } from './src/store/chunk-scanner.ts'; export { dshType } from './src/store/classify.ts';
+// ---------------------------------------------------------------------------------------------
+// The library, twice: as it is, and without the module's bytes.
+
+const ENTRY = `export { scanRow } from './src/store/json-scan.ts'; export { ChunkScanner, wasmScanRuns } from './src/store/chunk-scanner.ts';
+export { dshType } from './src/store/classify.ts'; export { collect } from './src/store/pipeline.ts'; export { LogCollector } from './src/store/collect.ts';
+export { readsProjected, surfaceEntry } from './src/store/surface-read.ts'; export { foldSurface } from './src/surface.ts';
 export { createSessionReferences } from './src/index.ts'; export { createObjectStoreSessionQuery } from './src/store/index.ts';
-export { collectSync } from './src/store/pipeline.ts'; export { LogCollector } from './src/store/collect.ts'; export { readsProjected, surfaceEntry } from './src/store/surface-read.ts'; export { foldSurface } from './src/surface.ts';`;
+export { loadLibZstd } from './src/store/libzstd.ts'; export { ZstdStream } from './src/store/zstd.ts';`;
 /** Without the module's bytes: compiling fails, so every scan is the JavaScript one. */
 const noWasm = {
   name: 'no-wasm',
@@ -33,47 +43,160 @@ const noWasm = {
     b.onLoad({ filter: /json-scan-wasm\.ts$/ }, () => ({ contents: `export const JSON_SCAN_WASM_BASE64URL = '';`, loader: 'ts' }));
   },
 };
+const cache = join(ROOT, 'node_modules', '.cache');
+mkdirSync(cache, { recursive: true });
+const dir = mkdtempSync(join(cache, 'row-scan-'));
 async function bundle(name, plugins) {
   const outfile = join(dir, `${name}.mjs`);
   await build({ stdin: { contents: ENTRY, resolveDir: ROOT, loader: 'ts' }, bundle: true, platform: 'neutral', format: 'esm', outfile, plugins, logLevel: 'warning' });
   return import(pathToFileURL(outfile).href);
 }
-let scans, jsOnly;
+let wasm, js;
 try {
-  scans = await bundle('wasm', []);
-  jsOnly = await bundle('js', [noWasm]);
+  wasm = await bundle('wasm', []);
+  js = await bundle('js', [noWasm]);
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
-const { scanRow, ChunkScanner, wasmScanRuns, dshType } = scans;
-if (!wasmScanRuns()) throw new Error('the WebAssembly scan does not run here');
-if (jsOnly.wasmScanRuns()) throw new Error('the JavaScript-only build runs WebAssembly');
+if (!wasm.wasmScanRuns()) throw new Error('the WebAssembly scan does not run here');
+if (js.wasmScanRuns()) throw new Error('the JavaScript-only build runs WebAssembly');
 
-const encoder = new TextEncoder();
+// ---------------------------------------------------------------------------------------------
+// The log, plain and (with the zstd CLI) in dsh's frames.
+
 const [header, ...rows] = readFileSync(SAMPLE, 'utf8').split('\n').filter((line) => line.length > 0);
-let text = `${header}\n`;
-while (text.length < mib * 1048576) text += `${rows.join('\n')}\n`;
-const log = encoder.encode(text);
+const lines = [header];
+for (let size = 0; size < mib * CHUNK; ) for (const row of rows) (lines.push(row), (size += row.length + 1));
+const log = new TextEncoder().encode(`${lines.join('\n')}\n`);
 
-/** The log in 1 MiB chunks, each with the lines it holds whole (start, end) and which of them a surface read scans. */
+/** dsh's layout: a frame for the header, then one per 8 lines (each distinct group compressed once). */
+function dshFrames() {
+  const groups = [[lines[0]]];
+  for (let i = 1; i < lines.length; i += 8) groups.push(lines.slice(i, i + 8));
+  const compressed = new Map();
+  const frames = [];
+  for (const group of groups) {
+    const text = `${group.join('\n')}\n`;
+    let frame = compressed.get(text);
+    if (frame === undefined) {
+      const run = spawnSync('zstd', ['-3', '-q', '-c', '--check'], { input: text });
+      if (run.status !== 0) return undefined;
+      compressed.set(text, (frame = run.stdout));
+    }
+    frames.push(frame);
+  }
+  return new Uint8Array(Buffer.concat(frames));
+}
+const zstdLog = spawnSync('zstd', ['--version']).status === 0 ? dshFrames() : undefined;
+
+async function* chunksOf(bytes) {
+  for (let at = 0; at < bytes.length; at += CHUNK) yield bytes.slice(at, at + CHUNK);
+}
+
+// ---------------------------------------------------------------------------------------------
+// What is measured.
+
+/** The rows a surface read scans, as views of 1 MiB chunks cut on line ends. */
 const chunks = [];
 for (let from = 0; from < log.length; ) {
-  let to = Math.min(log.length, from + 1048576);
-  to = log.lastIndexOf(0x0a, to - 1) + 1;
+  const to = log.lastIndexOf(0x0a, Math.min(log.length, from + CHUNK) - 1) + 1;
   const chunk = log.subarray(from, to);
-  const lines = [];
+  const scanned = [];
   for (let start = 0; start < chunk.length; ) {
     const end = chunk.indexOf(0x0a, start);
-    const bytes = chunk.subarray(start, end);
-    const type = dshType(bytes);
-    lines.push({ bytes, scanned: type !== undefined && !/\/message$|^session/.test(type) });
+    const type = wasm.dshType(chunk.subarray(start, end));
+    if (start > 0 || from > 0) if (type !== undefined && !/\/message$/.test(type)) scanned.push([start, end]);
     start = end + 1;
   }
-  chunks.push({ chunk, lines });
+  chunks.push({ chunk, scanned });
   from = to;
 }
-const scanned = chunks.flatMap((c) => c.lines.filter((l) => l.scanned));
-const scannedBytes = scanned.reduce((sum, l) => sum + l.bytes.length, 0);
+
+/** The parse floor of bench/store-real.ts. */
+async function floor(bytes, zstd) {
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  let pending = new Uint8Array(0);
+  const concat = (a, b) => {
+    const out = new Uint8Array(a.length + b.length);
+    out.set(a);
+    out.set(b, a.length);
+    return out;
+  };
+  const parseRun = (run) => {
+    const text = decoder.decode(run);
+    for (let start = 0; start < text.length; ) {
+      let end = text.indexOf('\n', start);
+      if (end === -1) end = text.length;
+      JSON.parse(text.slice(start, end));
+      start = end + 1;
+    }
+  };
+  const onData = (data) => {
+    const last = data.lastIndexOf(10);
+    if (last === -1) return void (pending = concat(pending, data));
+    const first = data.indexOf(10);
+    parseRun(concat(pending, data.subarray(0, first)));
+    for (let at = first + 1; at < last; ) {
+      let end = data.lastIndexOf(10, Math.min(last, at + 32 * 1024));
+      if (end <= at) end = data.indexOf(10, at);
+      parseRun(data.subarray(at, end));
+      at = end + 1;
+    }
+    pending = data.slice(last + 1);
+  };
+  const lib = zstd ? await wasm.loadLibZstd() : undefined;
+  const options = { verifyChecksums: true, mark: () => () => {}, maxInputBytes: Infinity, countSkipped: false, sliceBytes: Infinity };
+  const stream = lib ? new wasm.ZstdStream(lib, (data) => (onData(data), true), options) : undefined;
+  for await (const chunk of chunksOf(bytes)) {
+    if (stream) stream.push(chunk);
+    else onData(chunk);
+  }
+  stream?.end();
+}
+
+const surfaceRead = (lib, bytes) => () => lib.collect(chunksOf(bytes), new lib.LogCollector(lib.surfaceEntry, lib.foldSurface, undefined, lib.readsProjected));
+
+/** `prepare` of the log through the object store of `lib`, its body a stream of 1 MiB chunks. */
+const prepare = (lib) => async () => {
+  const bucket = {
+    list: async () => ({ objects: [{ key: 'k', size: log.length }], truncated: false }),
+    get: async (key, options) => {
+      const range = options?.range;
+      if (range) return { size: log.length, arrayBuffer: async () => log.slice(range.offset, range.offset + range.length).buffer };
+      let at = 0;
+      const body = new ReadableStream({
+        pull(controller) {
+          if (at >= log.length) return controller.close();
+          controller.enqueue(log.subarray(at, (at += CHUNK)));
+        },
+      });
+      return { size: log.length, body, arrayBuffer: async () => log.slice().buffer };
+    },
+  };
+  const references = lib.createSessionReferences({ sessionQuery: lib.createObjectStoreSessionQuery(bucket) });
+  const { context } = await references.prepare({ id: 'measure', cwd: '/work' }, [{ type: 'text', text: 'continue' }], [{ sessionId: JSON.parse(header).id }]);
+  if (!context) throw new Error('no context');
+};
+
+const cases = {
+  floor: () => floor(log, false),
+  scanJs: () => {
+    for (const { chunk, scanned } of chunks) for (const [start, end] of scanned) if (js.scanRow(chunk.subarray(start, end)) === undefined) throw new Error('refused');
+  },
+  scanWasm: () => {
+    const scanner = new wasm.ChunkScanner();
+    for (const { chunk, scanned } of chunks) {
+      scanner.setChunk(chunk);
+      for (const [start, end] of scanned) if (scanner.vouch(chunk.subarray(start, end)) === undefined) throw new Error('not vouched');
+      scanner.setChunk(undefined);
+    }
+  },
+  readJs: surfaceRead(js, log),
+  readWasm: surfaceRead(wasm, log),
+  prepareJs: prepare(js),
+  prepareWasm: prepare(wasm),
+  ...(zstdLog && { floorZstd: () => floor(zstdLog, true), readZstdJs: surfaceRead(js, zstdLog), readZstdWasm: surfaceRead(wasm, zstdLog) }),
+};
 
 async function cpu(run) {
   const before = process.cpuUsage();
@@ -81,65 +204,19 @@ async function cpu(run) {
   const used = process.cpuUsage(before);
   return (used.user + used.system) / 1000;
 }
-
-const decoder = new TextDecoder('utf-8', { fatal: true });
-const cases = {
-  floor: () => {
-    for (const { lines } of chunks) for (const { bytes } of lines) JSON.parse(decoder.decode(bytes));
-  },
-  js: () => {
-    for (const line of scanned) if (scanRow(line.bytes) === undefined) throw new Error('refused');
-  },
-  wasm: () => {
-    const scanner = new ChunkScanner();
-    for (const { chunk, lines } of chunks) {
-      scanner.setChunk(chunk);
-      for (const line of lines) if (line.scanned && scanner.vouch(line.bytes) === undefined) throw new Error('not vouched');
-      scanner.setChunk(undefined);
-    }
-  },
-};
-/** A surface read of the whole log through the pipeline of `lib`. */
-const surfaceRead = (lib) => () => lib.collectSync(log, new lib.LogCollector(lib.surfaceEntry, lib.foldSurface, undefined, lib.readsProjected), undefined);
-cases.readWasm = surfaceRead(scans);
-cases.readJs = surfaceRead(jsOnly);
-/** `prepare` of the log through the object store of `lib`, its body a stream of 1 MiB chunks. */
-const prepare = (lib) => async () => {
-  const bucket = {
-    list: async () => ({ objects: [{ key: 'k', size: log.length }], truncated: false }),
-    get: async (key, options) => {
-      if (options?.range) return { size: log.length, arrayBuffer: async () => log.slice(options.range.offset, options.range.offset + options.range.length).buffer };
-      let at = 0;
-      const body = new ReadableStream({
-        pull(controller) {
-          if (at >= log.length) return controller.close();
-          controller.enqueue(log.subarray(at, (at += 1048576)));
-        },
-      });
-      return { size: log.length, body, arrayBuffer: async () => log.slice().buffer };
-    },
-  };
-  const id = JSON.parse(header).id;
-  const { context } = await lib.createSessionReferences({ sessionQuery: lib.createObjectStoreSessionQuery(bucket) }).prepare({ id: 'bench-target', cwd: '/work/bench' }, [{ type: 'text', text: 'continue' }], [{ sessionId: id }]);
-  if (!context) throw new Error('no context');
-};
-cases.prepareWasm = prepare(scans);
-cases.prepareJs = prepare(jsOnly);
 const best = Object.fromEntries(Object.keys(cases).map((name) => [name, Infinity]));
 for (let run = 0; run < runs; run++) for (const [name, fn] of Object.entries(cases)) best[name] = Math.min(best[name], await cpu(fn));
-const ms = (value) => Math.round(value);
-console.log(
-  JSON.stringify({
-    logMiB: +(log.length / 1048576).toFixed(1),
-    lines: chunks.reduce((sum, c) => sum + c.lines.length, 0),
-    scannedLines: scanned.length,
-    scannedMiB: +(scannedBytes / 1048576).toFixed(1),
-    cpuMs: { floor: ms(best.floor), js: ms(best.js), wasm: ms(best.wasm) },
-    ofFloor: { js: +(best.js / best.floor).toFixed(3), wasm: +(best.wasm / best.floor).toFixed(3) },
-    wasmOverJs: +(best.wasm / best.js).toFixed(3),
-    surfaceReadCpuMs: { wasm: ms(best.readWasm), js: ms(best.readJs) },
-    surfaceReadOfFloor: { wasm: +(best.readWasm / best.floor).toFixed(3), js: +(best.readJs / best.floor).toFixed(3) },
-    objectStorePrepareCpuMs: { wasm: ms(best.prepareWasm), js: ms(best.prepareJs) },
-    objectStorePrepareOfFloor: { wasm: +(best.prepareWasm / best.floor).toFixed(3), js: +(best.prepareJs / best.floor).toFixed(3) },
-  }),
-);
+
+const row = (name, ours, base) => console.log(`${name.padEnd(58)} ${String(Math.round(best[ours])).padStart(5)} / ${String(Math.round(best[base])).padStart(5)} ms  ${(best[ours] / best[base]).toFixed(2)}×`);
+console.log(`${(log.length / CHUNK).toFixed(1)} MiB plain, ${lines.length} lines${zstdLog ? `; ${(zstdLog.length / CHUNK).toFixed(1)} MiB in dsh's zstd frames` : ' (no zstd CLI: zstd rows left out)'}; CPU ms, best of ${runs}`);
+row('scan of the skipped rows, JavaScript, vs floor', 'scanJs', 'floor');
+row('scan of the skipped rows, WebAssembly, vs floor', 'scanWasm', 'floor');
+row('scan, WebAssembly vs JavaScript', 'scanWasm', 'scanJs');
+row('surface read, plain, JavaScript scan, vs floor', 'readJs', 'floor');
+row('surface read, plain, WebAssembly, vs floor', 'readWasm', 'floor');
+row('prepare, object store, plain, JavaScript scan, vs floor', 'prepareJs', 'floor');
+row('prepare, object store, plain, WebAssembly, vs floor', 'prepareWasm', 'floor');
+if (zstdLog) {
+  row('surface read, zstd, JavaScript scan, vs floor with libzstd', 'readZstdJs', 'floorZstd');
+  row('surface read, zstd, WebAssembly, vs floor with libzstd', 'readZstdWasm', 'floorZstd');
+}

@@ -7,7 +7,8 @@
  * `{"type":"<type>","seq":…`. A line after the header that starts that way, with a type whose data
  * the collector does not read ({@link RowCollector.readsData}: tool calls and results, requests,
  * packed chunk rows, …), is neither decoded to a string nor parsed into objects: a validating scan
- * of its bytes (json-scan.ts, or json-scan.wat where WebAssembly runs: chunk-scanner.ts) checks that it is one JSON value in valid UTF-8 and finds its
+ * of its bytes (json-scan.ts; its WebAssembly twin json-scan.wat where that runs, see
+ * chunk-scanner.ts) checks that it is one JSON value in valid UTF-8 and finds its
  * top-level `type`, `seq`, `time` and `surfaceOp`, which are all the collector gets. A line the
  * scan does not vouch for (damaged, or a top-level key spelled with escapes or repeated `type`) is
  * decoded and parsed in full, like every line that does not start that way, so its outcome

@@ -7,6 +7,9 @@
  * It is sound, never complete: bytes it accepts are bytes `JSON.parse(decode(bytes))` accepts, and
  * whatever it cannot vouch for (a malformed row, a top-level key written with escapes) it refuses,
  * so that its caller reads the row in full and gets today's outcome, errors included.
+ *
+ * json-scan.wat is the same scan in WebAssembly (run by chunk-scanner.ts where it can run): this
+ * one is the reference it is tested against, and scans every row that one does not vouch for.
  * @module
  */
 
