@@ -53,7 +53,7 @@ export function writeRealShapedLog(path: string, bytes: number): { lines: number
  * and `JSON.parse`d. Lines are decoded in runs of whole lines (one `TextDecoder` call per run of
  * up to 32 KiB), the cheapest way to decode them.
  */
-async function floorRead(chunks: AsyncIterable<Uint8Array>, zstd: boolean): Promise<number> {
+export async function floorRead(chunks: AsyncIterable<Uint8Array>, zstd: boolean): Promise<number> {
   const decoder = new TextDecoder('utf-8', { fatal: true });
   let pending: Uint8Array = new Uint8Array(0);
   let lines = 0;

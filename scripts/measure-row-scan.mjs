@@ -35,7 +35,7 @@ const ENTRY = `export { scanRow } from './src/store/json-scan.ts'; export { Chun
 export { dshType } from './src/store/classify.ts'; export { collect } from './src/store/pipeline.ts'; export { LogCollector } from './src/store/collect.ts';
 export { readsProjected, surfaceEntry } from './src/store/surface-read.ts'; export { foldSurface } from './src/surface.ts';
 export { createSessionReferences } from './src/index.ts'; export { createObjectStoreSessionQuery } from './src/store/index.ts';
-export { loadLibZstd } from './src/store/libzstd.ts'; export { ZstdStream } from './src/store/zstd.ts';`;
+export { floorRead } from './bench/store-real.ts';`;
 /** Without the module's bytes: compiling fails, so every scan is the JavaScript one. */
 const noWasm = {
   name: 'no-wasm',
@@ -48,7 +48,7 @@ mkdirSync(cache, { recursive: true });
 const dir = mkdtempSync(join(cache, 'row-scan-'));
 async function bundle(name, plugins) {
   const outfile = join(dir, `${name}.mjs`);
-  await build({ stdin: { contents: ENTRY, resolveDir: ROOT, loader: 'ts' }, bundle: true, platform: 'neutral', format: 'esm', outfile, plugins, logLevel: 'warning' });
+  await build({ stdin: { contents: ENTRY, resolveDir: ROOT, loader: 'ts' }, bundle: true, platform: 'node', format: 'esm', outfile, plugins, logLevel: 'warning', external: ['@deepseek-ai/*', 'miniflare', 'ws', 'esbuild', 'playwright'] });
   return import(pathToFileURL(outfile).href);
 }
 let wasm, js;
@@ -112,47 +112,8 @@ for (let from = 0; from < log.length; ) {
   from = to;
 }
 
-/** The parse floor of bench/store-real.ts. */
-async function floor(bytes, zstd) {
-  const decoder = new TextDecoder('utf-8', { fatal: true });
-  let pending = new Uint8Array(0);
-  const concat = (a, b) => {
-    const out = new Uint8Array(a.length + b.length);
-    out.set(a);
-    out.set(b, a.length);
-    return out;
-  };
-  const parseRun = (run) => {
-    const text = decoder.decode(run);
-    for (let start = 0; start < text.length; ) {
-      let end = text.indexOf('\n', start);
-      if (end === -1) end = text.length;
-      JSON.parse(text.slice(start, end));
-      start = end + 1;
-    }
-  };
-  const onData = (data) => {
-    const last = data.lastIndexOf(10);
-    if (last === -1) return void (pending = concat(pending, data));
-    const first = data.indexOf(10);
-    parseRun(concat(pending, data.subarray(0, first)));
-    for (let at = first + 1; at < last; ) {
-      let end = data.lastIndexOf(10, Math.min(last, at + 32 * 1024));
-      if (end <= at) end = data.indexOf(10, at);
-      parseRun(data.subarray(at, end));
-      at = end + 1;
-    }
-    pending = data.slice(last + 1);
-  };
-  const lib = zstd ? await wasm.loadLibZstd() : undefined;
-  const options = { verifyChecksums: true, mark: () => () => {}, maxInputBytes: Infinity, countSkipped: false, sliceBytes: Infinity };
-  const stream = lib ? new wasm.ZstdStream(lib, (data) => (onData(data), true), options) : undefined;
-  for await (const chunk of chunksOf(bytes)) {
-    if (stream) stream.push(chunk);
-    else onData(chunk);
-  }
-  stream?.end();
-}
+/** The parse floor of bench/store-real.ts (its own code). */
+const floor = (bytes, zstd) => wasm.floorRead(chunksOf(bytes), zstd);
 
 const surfaceRead = (lib, bytes) => () => lib.collect(chunksOf(bytes), new lib.LogCollector(lib.surfaceEntry, lib.foldSurface, undefined, lib.readsProjected));
 

@@ -106,15 +106,17 @@ export class ChunkScanner {
     const chunk = this.chunk!;
     const exports = instance();
     if (exports === null) return chunk.indexOf(0x0a, start);
-    for (;;) {
-      if (resident !== chunk || start < residentFrom || start >= residentTo) {
-        if (start >= chunk.length) return -1;
-        copyWindow(exports, chunk, start, Math.min(chunk.length, start + WINDOW));
-      }
+    if (start >= chunk.length) return -1;
+    if (resident !== chunk || start < residentFrom || start >= residentTo) copyWindow(exports, chunk, start, Math.min(chunk.length, start + WINDOW));
+    for (let from = start; ; ) {
       const to = DATA + residentTo - residentFrom;
-      const found = exports.newline(DATA + start - residentFrom, to);
+      const found = exports.newline(DATA + from - residentFrom, to);
       if (found < to) return found - DATA + residentFrom;
-      start = residentTo;
+      if (residentTo === chunk.length) return -1;
+      // The line goes on past the window: a window from the line's start, twice as long as what
+      // was searched (so the scan finds the line in it, and a long line costs a few copies).
+      from = residentTo;
+      copyWindow(exports, chunk, start, Math.min(chunk.length, start + Math.max(WINDOW, 2 * (residentTo - start))));
     }
   }
 
