@@ -13,7 +13,7 @@ import realV3 from '../samples/store/77-Dumen/session-904b047f-eb01-493f-b98a-39
 import realV2 from '../samples/store/ledger-service/session-91f4b0c6-2e7d-4a83-bd15-6c0e9a4f27d8/session.v2.jsonl?raw';
 import realV0 from '../samples/store/global/session-e5f1c2a0/session.jsonl?raw';
 import { scanRow, type ScannedRow } from '../src/store/json-scan.js';
-import { ChunkScanner, wasmScanRuns } from '../src/store/chunk-scanner.js';
+import { ChunkScanner, MAX_WASM_LINE_BYTES, wasmScanRuns } from '../src/store/chunk-scanner.js';
 import { concatBytes } from './fixtures/base64.js';
 
 const encoder = new TextEncoder();
@@ -169,11 +169,18 @@ describe('the WebAssembly row scan (SPEC §11.2.6)', () => {
     expect(wrong).toEqual([]);
   });
 
-  it('nesting deeper than the module takes goes to the JavaScript scan, which accepts it', () => {
+  it('nesting deeper than the module takes, and lines longer than it takes, go to the JavaScript scan, which accepts them', () => {
     const scanner = new ChunkScanner();
     const deep = encoder.encode(`{"type":"tool/result","data":${'['.repeat(5000)}${']'.repeat(5000)}}`);
-    expect(scanner.vouch(deep)).toBeUndefined();
-    expect(plain(scanner.scan(deep))).toEqual(plain(scanRow(deep)));
-    expect(scanRow(deep)).toBeDefined();
+    const long = encoder.encode(`{"type":"tool/result","seq":3,"data":"${'a'.repeat(MAX_WASM_LINE_BYTES)}"}`);
+    for (const line of [deep, long]) {
+      expect(scanner.vouch(line)).toBeUndefined();
+      expect(plain(scanner.scan(line))).toEqual(plain(scanRow(line)));
+      expect(scanRow(line)).toBeDefined();
+    }
+    // Just under the limit, the module takes it.
+    const under = long.subarray(0, MAX_WASM_LINE_BYTES - 2);
+    under.set(encoder.encode('"}'), under.length - 2);
+    expect(plain(scanner.vouch(under))).toEqual(RUNS ? plain(scanRow(under)) : undefined);
   });
 });
