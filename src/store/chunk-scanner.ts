@@ -64,24 +64,36 @@ export function wasmScanRuns(): boolean {
   return instance() !== null;
 }
 
-/** Copies `bytes` into memory at {@link DATA}, growing it as needed. */
-function copyIn(exports: ScanExports, bytes: Uint8Array): void {
+/**
+ * Copies `bytes` into memory at {@link DATA}, growing it as needed.
+ * @returns `false` when the memory cannot grow (the caller takes the JavaScript path).
+ */
+function copyIn(exports: ScanExports, bytes: Uint8Array): boolean {
   const { memory } = exports;
   const needed = DATA + bytes.length + SLACK;
-  if (memory.buffer.byteLength < needed) memory.grow(Math.ceil((needed - memory.buffer.byteLength) / 65536));
+  if (memory.buffer.byteLength < needed) {
+    try {
+      memory.grow(Math.ceil((needed - memory.buffer.byteLength) / 65536));
+    } catch {
+      resident = undefined;
+      return false;
+    }
+  }
   if (heap.buffer !== memory.buffer) {
     heap = new Uint8Array(memory.buffer);
     words = new Int32Array(memory.buffer, 0, 9);
   }
   heap.set(bytes, DATA);
+  return true;
 }
 
-/** Copies bytes `[from, to)` of `chunk` into memory: they are the resident window. */
-function copyWindow(exports: ScanExports, chunk: Uint8Array, from: number, to: number): void {
-  copyIn(exports, chunk.subarray(from, to));
+/** Copies bytes `[from, to)` of `chunk` into memory: they are the resident window (`false`: see {@link copyIn}). */
+function copyWindow(exports: ScanExports, chunk: Uint8Array, from: number, to: number): boolean {
+  if (!copyIn(exports, chunk.subarray(from, to))) return false;
   resident = chunk;
   residentFrom = from;
   residentTo = to;
+  return true;
 }
 
 /** The one result of a WebAssembly scan, reused: read it before the next scan. */
@@ -107,7 +119,9 @@ export class ChunkScanner {
     const exports = instance();
     if (exports === null) return chunk.indexOf(0x0a, start);
     if (start >= chunk.length) return -1;
-    if (resident !== chunk || start < residentFrom || start >= residentTo) copyWindow(exports, chunk, start, Math.min(chunk.length, start + WINDOW));
+    if (resident !== chunk || start < residentFrom || start >= residentTo) {
+      if (!copyWindow(exports, chunk, start, Math.min(chunk.length, start + WINDOW))) return chunk.indexOf(0x0a, start);
+    }
     for (let from = start; ; ) {
       const to = DATA + residentTo - residentFrom;
       const found = exports.newline(DATA + from - residentFrom, to);
@@ -116,7 +130,7 @@ export class ChunkScanner {
       // The line goes on past the window: a window from the line's start, twice as long as what
       // was searched (so the scan finds the line in it, and a long line costs a few copies).
       from = residentTo;
-      copyWindow(exports, chunk, start, Math.min(chunk.length, start + Math.max(WINDOW, 2 * (residentTo - start))));
+      if (!copyWindow(exports, chunk, start, Math.min(chunk.length, start + Math.max(WINDOW, 2 * (residentTo - start))))) return chunk.indexOf(0x0a, from);
     }
   }
 
@@ -138,7 +152,7 @@ export class ChunkScanner {
     const exports = bytes.length <= MAX_WASM_LINE_BYTES ? instance() : null;
     if (exports === null) return undefined;
     const start = this.place(exports, bytes);
-    if (exports.scan(start, start + bytes.length) !== 1) return undefined;
+    if (start < 0 || exports.scan(start, start + bytes.length) !== 1) return undefined;
     const { starts, ends } = SCANNED;
     for (let k = 0; k < TOP_LEVEL_KEYS.length; k++) {
       const at = words[k]!;
@@ -149,17 +163,16 @@ export class ChunkScanner {
     return SCANNED;
   }
 
-  /** Where `bytes` are in the module's memory: in the chunk's window (copied if need be), else copied alone. */
+  /** Where `bytes` are in the module's memory: in the chunk's window (copied if need be), else copied alone; -1 when they cannot be copied. */
   private place(exports: ScanExports, bytes: Uint8Array): number {
     const { chunk } = this;
     const offset = chunk === undefined || bytes.buffer !== chunk.buffer ? -1 : bytes.byteOffset - chunk.byteOffset;
     if (chunk === undefined || offset < 0 || offset + bytes.length > chunk.length) {
       resident = undefined;
-      copyIn(exports, bytes);
-      return DATA;
+      return copyIn(exports, bytes) ? DATA : -1;
     }
     if (resident !== chunk || offset < residentFrom || offset + bytes.length > residentTo) {
-      copyWindow(exports, chunk, offset, Math.min(chunk.length, offset + Math.max(WINDOW, bytes.length)));
+      if (!copyWindow(exports, chunk, offset, Math.min(chunk.length, offset + Math.max(WINDOW, bytes.length)))) return -1;
     }
     return DATA + offset - residentFrom;
   }
