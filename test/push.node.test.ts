@@ -6,7 +6,7 @@
  * push-edge.node.test.ts.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -241,6 +241,57 @@ describe('push: which logs', () => {
       ['p/a/session.v3.jsonl', 'one'],
       ['p/c/session.jsonl', 'two'],
     ]);
+  });
+});
+
+describe('push: one damaged log fails alone (issue 27)', () => {
+  const header = (id: string) => `${JSON.stringify({ type: 'session', version: 3, id, createdAt: 1 })}\n`;
+  /** The sample store's logs plus `extra` (path relative to the root → text), in a fresh directory. */
+  function storeWith(extra: Record<string, string>): string {
+    const root = mkdtempSync(join(tmpdir(), 'push-damaged-'));
+    cpSync(sampleStoreRoot(), root, { recursive: true });
+    for (const [path, text] of Object.entries(extra)) {
+      mkdirSync(join(root, path, '..'), { recursive: true });
+      writeFileSync(join(root, path), text);
+    }
+    return root;
+  }
+
+  it('uploads every other log and reports the malformed one in the summary and --json (exit 1)', async () => {
+    // The probe's store10: a first line that is empty, then a valid header.
+    const root = storeWith({ 'p/bad/session.v3.jsonl': `\n${header('bad-1')}`, 'p/good/session.v3.jsonl': header('good-1') });
+    const svc = await service();
+    const run = io();
+    expect(await main(['push', '--to', svc.url, '--store', root, '--json'], run.io)).toBe(1);
+    const summary = JSON.parse(run.stdout()) as PushSummary;
+    expect(summary).toMatchObject({ uploaded: 8, unchanged: 0, failed: 1, pending: 0 });
+    expect([...svc.objects.keys()].sort()).toEqual([...SAMPLE_KEYS, 'p/good/session.v3.jsonl'].sort());
+    const bad = summary.logs.find((log) => log.key === 'p/bad/session.v3.jsonl');
+    expect(bad).toMatchObject({ status: 'failed', size: 0, md5: '' });
+    expect(bad).not.toHaveProperty('sessionId');
+    expect(bad!.error).toMatch(/^SESSION_REFERENCE_INVALID_LOG: .*session\.v3\.jsonl.*line 1/);
+    expect(svc.puts.map((put) => put.key)).not.toContain('p/bad/session.v3.jsonl'); // refused locally: no upload
+
+    const text = io();
+    expect(await main(['push', '--to', svc.url, '--store', root], text.io)).toBe(1);
+    expect(text.stdout()).toMatch(new RegExp(`^uploaded 0, unchanged 8, failed 1 — ${svc.url}/\nfailed p/bad/session\.v3\.jsonl: SESSION_REFERENCE_INVALID_LOG: `));
+  });
+
+  it('chooses each directory\'s log by file name: a damaged newest log fails, the older one is not pushed in its place', async () => {
+    const root = storeWith({ 'p/s/session.v2.jsonl': header('older'), 'p/s/session.v3.jsonl.zstd': 'not a zstd frame\n' });
+    const svc = await service();
+    const summary = await pushStore({ to: svc.url, root, token: TOKEN });
+    expect(summary).toMatchObject({ uploaded: 7, failed: 1 });
+    expect(summary.logs.find((log) => log.status === 'failed')).toMatchObject({ key: 'p/s/session.v3.jsonl.zstd', error: expect.stringMatching(/^SESSION_REFERENCE_/) });
+    expect([...svc.objects.keys()]).not.toContain('p/s/session.v2.jsonl');
+  });
+
+  it('a store whose root cannot be listed still refuses the whole push', async () => {
+    const root = storeWith({});
+    const svc = await service();
+    const file = join(root, 'global', 'session-e5f1c2a0', 'session.jsonl');
+    await expect(pushStore({ to: svc.url, root: file, token: TOKEN })).rejects.toMatchObject({ code: 'SESSION_REFERENCE_READ_FAILED' });
+    expect(svc.puts).toEqual([]);
   });
 });
 
