@@ -6,7 +6,7 @@
  * push-edge.node.test.ts.
  */
 import { createHash } from 'node:crypto';
-import { cpSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, renameSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -272,6 +272,10 @@ describe('push: one damaged log fails alone (issue 27)', () => {
     expect(bad!.error).toMatch(/^SESSION_REFERENCE_INVALID_LOG: .*session\.v3\.jsonl.*line 1/);
     expect(svc.puts.map((put) => put.key)).not.toContain('p/bad/session.v3.jsonl'); // refused locally: no upload
 
+    const dry = io();
+    expect(await main(['push', '--to', svc.url, '--store', root, '--dry-run'], dry.io)).toBe(1);
+    expect(dry.stdout()).toMatch(/^would upload 0, unchanged 8, failed 1 \(dry run: nothing uploaded\)/);
+
     const text = io();
     expect(await main(['push', '--to', svc.url, '--store', root], text.io)).toBe(1);
     expect(text.stdout()).toMatch(new RegExp(`^uploaded 0, unchanged 8, failed 1 — ${svc.url}/\nfailed p/bad/session\.v3\.jsonl: SESSION_REFERENCE_INVALID_LOG: `));
@@ -284,6 +288,37 @@ describe('push: one damaged log fails alone (issue 27)', () => {
     expect(summary).toMatchObject({ uploaded: 7, failed: 1 });
     expect(summary.logs.find((log) => log.status === 'failed')).toMatchObject({ key: 'p/s/session.v3.jsonl.zstd', error: expect.stringMatching(/^SESSION_REFERENCE_/) });
     expect([...svc.objects.keys()]).not.toContain('p/s/session.v2.jsonl');
+  });
+
+  it('a project or session directory that cannot be listed is one failure each; the rest is pushed', async () => {
+    // Root-proof unreadable directories: paths past PATH_MAX (4096 bytes). The root's own path stays
+    // under it, so the store lists; the directories whose paths pass it cannot be read. Built from
+    // the inside out with renames of short paths, as no single call may name a path that long.
+    const tmp = mkdtempSync(join(tmpdir(), 'push-long-'));
+    const long = (c: string) => c.repeat(255);
+    mkdirSync(join(tmp, 'd', 'q', 's'), { recursive: true });
+    writeFileSync(join(tmp, 'd', 'q', 's', 'session.v3.jsonl'), header('readable-1'));
+    mkdirSync(join(tmp, 'd', long('P'), 's'), { recursive: true });
+    mkdirSync(join(tmp, 'd', 'p', long('S')), { recursive: true });
+    writeFileSync(join(tmp, 'd', 'p', long('S'), 'session.v3.jsonl'), header('unreadable-1'));
+    let chain = join(tmp, 'd');
+    for (let depth = 0; depth < 15; depth++) {
+      mkdirSync(join(tmp, 'up'));
+      renameSync(chain, join(tmp, 'up', long(String.fromCharCode(97 + depth))));
+      renameSync(join(tmp, 'up'), join(tmp, 'd'));
+    }
+    let root = join(tmp, 'd');
+    for (let depth = 14; depth >= 0; depth--) root = join(root, long(String.fromCharCode(97 + depth)));
+    expect(Buffer.byteLength(join(root, 'q', 's', 'session.v3.jsonl'))).toBeLessThan(4096);
+    expect(Buffer.byteLength(join(root, 'p', long('S')))).toBeGreaterThan(4096);
+    const svc = await service();
+    const summary = await pushStore({ to: svc.url, root, token: TOKEN });
+    expect(summary.logs.map(({ key, status, error }) => [key, status, error?.replace(/cannot read .*: /, 'cannot read …: ')])).toEqual([
+      [long('P'), 'failed', 'SESSION_REFERENCE_READ_FAILED: cannot read …: ENAMETOOLONG'],
+      [`p/${long('S')}`, 'failed', 'SESSION_REFERENCE_READ_FAILED: cannot read …: ENAMETOOLONG'],
+      ['q/s/session.v3.jsonl', 'uploaded', undefined],
+    ]);
+    expect([...svc.objects.keys()]).toEqual(['q/s/session.v3.jsonl']);
   });
 
   it('a store whose root cannot be listed still refuses the whole push', async () => {
