@@ -84,7 +84,8 @@ describe('push to the real service (SPEC §17.8)', () => {
     expect(await main(['push', '--to', url, '--store', root, '--json'], run.io)).toBe(1);
     const summary = JSON.parse(run.out.join('')) as PushSummary;
     expect(summary).toMatchObject({ uploaded: 1, unchanged: 0, failed: 2 });
-    expect(summary.logs.find((log) => log.key === 'broken/s/session.v3.jsonl')?.error).toMatch(/^SESSION_REFERENCE_INVALID_LOG: /);
+    // The service's 400 for a body that is not a dsh log (SPEC §17.4): failed, with the service's code.
+    expect(summary.logs.find((log) => log.key === 'broken/s/session.v3.jsonl')).toMatchObject({ status: 'failed', code: 'SESSION_REFERENCE_INVALID_LOG', error: expect.stringMatching(/^SESSION_REFERENCE_INVALID_LOG: /) });
     expect(summary.logs.find((log) => log.key === 'p/bad/session.v3.jsonl')).toMatchObject({ status: 'failed', error: expect.stringMatching(/^SESSION_REFERENCE_INVALID_LOG: .*line 1/) });
     expect(summary.logs.find((log) => log.key === 'fixtures/dumen-prefix/session.v3.jsonl')?.status).toBe('uploaded');
     const bucket = await mf.getR2Bucket('SESSIONS');

@@ -267,7 +267,7 @@ describe('push: one damaged log fails alone (issue 27)', () => {
     expect(summary).toMatchObject({ uploaded: 8, unchanged: 0, failed: 1, pending: 0 });
     expect([...svc.objects.keys()].sort()).toEqual([...SAMPLE_KEYS, 'p/good/session.v3.jsonl'].sort());
     const bad = summary.logs.find((log) => log.key === 'p/bad/session.v3.jsonl');
-    expect(bad).toMatchObject({ status: 'failed', size: 0, md5: '' });
+    expect(bad).toMatchObject({ status: 'failed', size: 0, md5: '', code: 'SESSION_REFERENCE_INVALID_LOG' });
     expect(bad).not.toHaveProperty('sessionId');
     expect(bad!.error).toMatch(/^SESSION_REFERENCE_INVALID_LOG: .*session\.v3\.jsonl.*line 1/);
     expect(svc.puts.map((put) => put.key)).not.toContain('p/bad/session.v3.jsonl'); // refused locally: no upload

@@ -72,8 +72,10 @@ export interface PushedLog {
   md5: string;
   /** `pending`: `--dry-run` would upload it. */
   status: 'uploaded' | 'unchanged' | 'failed' | 'pending';
-  /** Why it failed: `CODE: message` (the code and message of the service's refusal, or of the local read). */
+  /** Why it failed: `CODE: message` (the service's refusal, or what the local read found). */
   error?: string;
+  /** The stable code of `error` (`SESSION_REFERENCE_INVALID_LOG`, `SESSION_REFERENCE_READ_FAILED`, …), for scripts reading `--json`. */
+  code?: string;
 }
 
 /** What {@link pushStore} did. */
@@ -120,16 +122,16 @@ function isLoopback(hostname: string): boolean {
 
 /**
  * Pushes the store at `root` to the service at `to` (SPEC §17.8): lists the chosen log of every
- * session directory (SPEC §12.1, {@link listSessionLogs}: by file name, one directory at a time,
- * the header checked locally so a malformed log costs no upload), pages through the service's `GET /sessions`, and uploads with `PUT
- * /sessions/{key}` each log whose MD5 and size differ from the service's row of that key, at most
+ * session directory (SPEC §12.1, `listSessionLogs`: by file name, one directory at a time, the
+ * header checked locally so a malformed log costs no upload), pages through the service's `GET
+ * /sessions`, and uploads with `PUT /sessions/{key}` each log whose MD5 and size differ from the service's row of that key, at most
  * {@link PUSH_CONCURRENCY} at a time. A log is read from one open file descriptor: hashed, then
  * sent as the same bytes (its size at open, `Content-Length` set), so a log dsh appends to meanwhile
  * is pushed as it was. A request answered 429 or 5xx, or failing on the network, is retried with
  * backoff (or after its `Retry-After`); other refusals fail that log at once. One log's failure
  * never stops the others: a log whose header is malformed, a directory that cannot be listed, a
  * file that cannot be read and a refused upload are each a `failed` entry of the summary (`key`
- * the log's or the directory's relative path, `error` its `CODE: message`).
+ * the log's or the directory's relative path, `error` its `CODE: message`, `code` its code).
  * @throws SessionReferenceError when the store's root cannot be listed or `GET /sessions` fails
  * (after its retries): the whole push is refused, nothing uploaded.
  */
@@ -161,7 +163,7 @@ interface RemoteRow {
 /** One log: hashed, compared, uploaded when needed; every failure becomes its `error`. */
 async function pushLog(http: ServiceHttp, remote: ReadonlyMap<string, RemoteRow>, root: string, { path, sessionId, error }: SessionLogFile, dryRun: boolean): Promise<PushedLog> {
   const key = relative(root, path).split(sep).join('/');
-  if (error !== undefined) return { key, size: 0, md5: '', status: 'failed', error: `${error.code}: ${error.message}` };
+  if (error !== undefined) return { key, size: 0, md5: '', status: 'failed', error: `${error.code}: ${error.message}`, code: error.code };
   const log: PushedLog = { key, sessionId, size: 0, md5: '', status: 'failed' };
   let file: fsPromises.FileHandle | undefined;
   try {
@@ -185,6 +187,7 @@ async function pushLog(http: ServiceHttp, remote: ReadonlyMap<string, RemoteRow>
   } catch (error) {
     const reason = isInstance(error) ? error : fail('READ_FAILED', describeValue(error), error);
     log.error = `${reason.code}: ${reason.message}`;
+    log.code = reason.code;
   } finally {
     await file?.close();
   }
