@@ -10,6 +10,7 @@ import { cpSync, mkdirSync, mkdtempSync, renameSync, writeFileSync } from 'node:
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../src/node/main.js';
 import { pushStore, PUSH_TOKEN_VARIABLE, type PushSummary } from '../src/node/push.js';
@@ -319,6 +320,34 @@ describe('push: one damaged log fails alone (issue 27)', () => {
       ['q/s/session.v3.jsonl', 'uploaded', undefined],
     ]);
     expect([...svc.objects.keys()]).toEqual(['q/s/session.v3.jsonl']);
+  });
+
+  it('property: whatever mix of good, damaged and unfinished logs, exactly the good ones go up and each damaged one is named', async () => {
+    const damaged = { emptyFirstLine: (id: string) => `\n${header(id)}`, notJson: () => 'garbage\n', notAHeader: () => '{"type":"message"}\n', noId: () => '{"type":"session","version":3}\n', nul: () => '\0\0\0\n' };
+    const unfinished = { empty: () => '', torn: (id: string) => header(id).slice(0, 20) };
+    const kinds = ['good', ...Object.keys(damaged), ...Object.keys(unfinished)] as const;
+    const svc = await service();
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.constantFrom(...kinds), { minLength: 1, maxLength: 8 }), async (folders) => {
+        svc.objects.clear(); // every run starts from an empty service
+        const root = mkdtempSync(join(tmpdir(), 'push-mix-'));
+        const expected = { uploaded: [] as string[], failed: [] as string[] };
+        folders.forEach((kind, i) => {
+          const key = `p/s${i}/session.v3.jsonl`;
+          const id = `s${i}`;
+          const text = kind === 'good' ? header(id) : kind in damaged ? damaged[kind as keyof typeof damaged](id) : unfinished[kind as keyof typeof unfinished](id);
+          mkdirSync(join(root, 'p', `s${i}`), { recursive: true });
+          writeFileSync(join(root, key), text);
+          if (kind === 'good') expected.uploaded.push(key);
+          else if (kind in damaged) expected.failed.push(key);
+        });
+        const summary = await pushStore({ to: svc.url, root, token: TOKEN });
+        expect(summary.logs.filter((log) => log.status === 'uploaded').map((log) => log.key)).toEqual(expected.uploaded);
+        expect(summary.logs.filter((log) => log.status === 'failed').map((log) => [log.key, log.code])).toEqual(expected.failed.map((key) => [key, 'SESSION_REFERENCE_INVALID_LOG']));
+        expect(summary).toMatchObject({ uploaded: expected.uploaded.length, failed: expected.failed.length, unchanged: 0 });
+      }),
+      { numRuns: 25 },
+    );
   });
 
   it('a store whose root cannot be listed still refuses the whole push', async () => {
