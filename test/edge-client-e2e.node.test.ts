@@ -77,12 +77,19 @@ describe('push to the real service (SPEC §17.8)', () => {
     mkdirSync(join(root, 'broken', 's'), { recursive: true });
     const header = `${JSON.stringify({ type: 'session', version: 3, id: 'broken-1', createdAt: 1 })}\n`;
     writeFileSync(join(root, 'broken', 's', 'session.v3.jsonl'), `${header}not json\n{}\n`);
+    // Issue 27 (the probe's store10): a first line that is empty, then a header — refused locally, the rest still pushed.
+    mkdirSync(join(root, 'p', 'bad'), { recursive: true });
+    writeFileSync(join(root, 'p', 'bad', 'session.v3.jsonl'), `\n${header}`);
     const run = io({ [PUSH_TOKEN_VARIABLE]: await tokenFor('fixture-tenant') });
     expect(await main(['push', '--to', url, '--store', root, '--json'], run.io)).toBe(1);
     const summary = JSON.parse(run.out.join('')) as PushSummary;
-    expect(summary).toMatchObject({ uploaded: 1, failed: 1 });
-    expect(summary.logs.find((log) => log.key === 'broken/s/session.v3.jsonl')?.error).toMatch(/^SESSION_REFERENCE_INVALID_LOG: /);
+    expect(summary).toMatchObject({ uploaded: 1, unchanged: 0, failed: 2 });
+    // The service's 400 for a body that is not a dsh log (SPEC §17.4): failed, with the service's code.
+    expect(summary.logs.find((log) => log.key === 'broken/s/session.v3.jsonl')).toMatchObject({ status: 'failed', code: 'SESSION_REFERENCE_INVALID_LOG', error: expect.stringMatching(/^SESSION_REFERENCE_INVALID_LOG: /) });
+    expect(summary.logs.find((log) => log.key === 'p/bad/session.v3.jsonl')).toMatchObject({ status: 'failed', error: expect.stringMatching(/^SESSION_REFERENCE_INVALID_LOG: .*line 1/) });
     expect(summary.logs.find((log) => log.key === 'fixtures/dumen-prefix/session.v3.jsonl')?.status).toBe('uploaded');
+    const bucket = await mf.getR2Bucket('SESSIONS');
+    expect((await bucket.list({ prefix: 'tenants/fixture-tenant/' })).objects.map((object) => object.key)).toEqual(['tenants/fixture-tenant/fixtures/dumen-prefix/session.v3.jsonl']);
   });
 
   it('a token the service refuses: exit 1, UNAUTHENTICATED named, the token never shown', async () => {

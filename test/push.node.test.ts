@@ -6,10 +6,11 @@
  * push-edge.node.test.ts.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, renameSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../src/node/main.js';
 import { pushStore, PUSH_TOKEN_VARIABLE, type PushSummary } from '../src/node/push.js';
@@ -241,6 +242,120 @@ describe('push: which logs', () => {
       ['p/a/session.v3.jsonl', 'one'],
       ['p/c/session.jsonl', 'two'],
     ]);
+  });
+});
+
+describe('push: one damaged log fails alone (issue 27)', () => {
+  const header = (id: string) => `${JSON.stringify({ type: 'session', version: 3, id, createdAt: 1 })}\n`;
+  /** The sample store's logs plus `extra` (path relative to the root → text), in a fresh directory. */
+  function storeWith(extra: Record<string, string>): string {
+    const root = mkdtempSync(join(tmpdir(), 'push-damaged-'));
+    cpSync(sampleStoreRoot(), root, { recursive: true });
+    for (const [path, text] of Object.entries(extra)) {
+      mkdirSync(join(root, path, '..'), { recursive: true });
+      writeFileSync(join(root, path), text);
+    }
+    return root;
+  }
+
+  it('uploads every other log and reports the malformed one in the summary and --json (exit 1)', async () => {
+    // The probe's store10: a first line that is empty, then a valid header.
+    const root = storeWith({ 'p/bad/session.v3.jsonl': `\n${header('bad-1')}`, 'p/good/session.v3.jsonl': header('good-1') });
+    const svc = await service();
+    const run = io();
+    expect(await main(['push', '--to', svc.url, '--store', root, '--json'], run.io)).toBe(1);
+    const summary = JSON.parse(run.stdout()) as PushSummary;
+    expect(summary).toMatchObject({ uploaded: 8, unchanged: 0, failed: 1, pending: 0 });
+    expect([...svc.objects.keys()].sort()).toEqual([...SAMPLE_KEYS, 'p/good/session.v3.jsonl'].sort());
+    const bad = summary.logs.find((log) => log.key === 'p/bad/session.v3.jsonl');
+    expect(bad).toMatchObject({ status: 'failed', size: 0, md5: '', code: 'SESSION_REFERENCE_INVALID_LOG' });
+    expect(bad).not.toHaveProperty('sessionId');
+    expect(bad!.error).toMatch(/^SESSION_REFERENCE_INVALID_LOG: .*session\.v3\.jsonl.*line 1/);
+    expect(svc.puts.map((put) => put.key)).not.toContain('p/bad/session.v3.jsonl'); // refused locally: no upload
+
+    const dry = io();
+    expect(await main(['push', '--to', svc.url, '--store', root, '--dry-run'], dry.io)).toBe(1);
+    expect(dry.stdout()).toMatch(/^would upload 0, unchanged 8, failed 1 \(dry run: nothing uploaded\)/);
+
+    const text = io();
+    expect(await main(['push', '--to', svc.url, '--store', root], text.io)).toBe(1);
+    expect(text.stdout()).toMatch(new RegExp(`^uploaded 0, unchanged 8, failed 1 — ${svc.url}/\nfailed p/bad/session\.v3\.jsonl: SESSION_REFERENCE_INVALID_LOG: `));
+  });
+
+  it('chooses each directory\'s log by file name: a damaged newest log fails, the older one is not pushed in its place', async () => {
+    const root = storeWith({ 'p/s/session.v2.jsonl': header('older'), 'p/s/session.v3.jsonl.zstd': 'not a zstd frame\n' });
+    const svc = await service();
+    const summary = await pushStore({ to: svc.url, root, token: TOKEN });
+    expect(summary).toMatchObject({ uploaded: 7, failed: 1 });
+    expect(summary.logs.find((log) => log.status === 'failed')).toMatchObject({ key: 'p/s/session.v3.jsonl.zstd', error: expect.stringMatching(/^SESSION_REFERENCE_/) });
+    expect([...svc.objects.keys()]).not.toContain('p/s/session.v2.jsonl');
+  });
+
+  it('a project or session directory that cannot be listed is one failure each; the rest is pushed', async () => {
+    // Root-proof unreadable directories: paths past PATH_MAX (4096 bytes). The root's own path stays
+    // under it, so the store lists; the directories whose paths pass it cannot be read. Built from
+    // the inside out with renames of short paths, as no single call may name a path that long.
+    const tmp = mkdtempSync(join(tmpdir(), 'push-long-'));
+    const long = (c: string) => c.repeat(255);
+    mkdirSync(join(tmp, 'd', 'q', 's'), { recursive: true });
+    writeFileSync(join(tmp, 'd', 'q', 's', 'session.v3.jsonl'), header('readable-1'));
+    mkdirSync(join(tmp, 'd', long('P'), 's'), { recursive: true });
+    mkdirSync(join(tmp, 'd', 'p', long('S')), { recursive: true });
+    writeFileSync(join(tmp, 'd', 'p', long('S'), 'session.v3.jsonl'), header('unreadable-1'));
+    let chain = join(tmp, 'd');
+    for (let depth = 0; depth < 15; depth++) {
+      mkdirSync(join(tmp, 'up'));
+      renameSync(chain, join(tmp, 'up', long(String.fromCharCode(97 + depth))));
+      renameSync(join(tmp, 'up'), join(tmp, 'd'));
+    }
+    let root = join(tmp, 'd');
+    for (let depth = 14; depth >= 0; depth--) root = join(root, long(String.fromCharCode(97 + depth)));
+    expect(Buffer.byteLength(join(root, 'q', 's', 'session.v3.jsonl'))).toBeLessThan(4096);
+    expect(Buffer.byteLength(join(root, 'p', long('S')))).toBeGreaterThan(4096);
+    const svc = await service();
+    const summary = await pushStore({ to: svc.url, root, token: TOKEN });
+    expect(summary.logs.map(({ key, status, error }) => [key, status, error?.replace(/cannot read .*: /, 'cannot read …: ')])).toEqual([
+      [long('P'), 'failed', 'SESSION_REFERENCE_READ_FAILED: cannot read …: ENAMETOOLONG'],
+      [`p/${long('S')}`, 'failed', 'SESSION_REFERENCE_READ_FAILED: cannot read …: ENAMETOOLONG'],
+      ['q/s/session.v3.jsonl', 'uploaded', undefined],
+    ]);
+    expect([...svc.objects.keys()]).toEqual(['q/s/session.v3.jsonl']);
+  });
+
+  it('property: whatever mix of good, damaged and unfinished logs, exactly the good ones go up and each damaged one is named', async () => {
+    const damaged = { emptyFirstLine: (id: string) => `\n${header(id)}`, notJson: () => 'garbage\n', notAHeader: () => '{"type":"message"}\n', noId: () => '{"type":"session","version":3}\n', nul: () => '\0\0\0\n' };
+    const unfinished = { empty: () => '', torn: (id: string) => header(id).slice(0, 20) };
+    const kinds = ['good', ...Object.keys(damaged), ...Object.keys(unfinished)] as const;
+    const svc = await service();
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.constantFrom(...kinds), { minLength: 1, maxLength: 8 }), async (folders) => {
+        svc.objects.clear(); // every run starts from an empty service
+        const root = mkdtempSync(join(tmpdir(), 'push-mix-'));
+        const expected = { uploaded: [] as string[], failed: [] as string[] };
+        folders.forEach((kind, i) => {
+          const key = `p/s${i}/session.v3.jsonl`;
+          const id = `s${i}`;
+          const text = kind === 'good' ? header(id) : kind in damaged ? damaged[kind as keyof typeof damaged](id) : unfinished[kind as keyof typeof unfinished](id);
+          mkdirSync(join(root, 'p', `s${i}`), { recursive: true });
+          writeFileSync(join(root, key), text);
+          if (kind === 'good') expected.uploaded.push(key);
+          else if (kind in damaged) expected.failed.push(key);
+        });
+        const summary = await pushStore({ to: svc.url, root, token: TOKEN });
+        expect(summary.logs.filter((log) => log.status === 'uploaded').map((log) => log.key)).toEqual(expected.uploaded);
+        expect(summary.logs.filter((log) => log.status === 'failed').map((log) => [log.key, log.code])).toEqual(expected.failed.map((key) => [key, 'SESSION_REFERENCE_INVALID_LOG']));
+        expect(summary).toMatchObject({ uploaded: expected.uploaded.length, failed: expected.failed.length, unchanged: 0 });
+      }),
+      { numRuns: 25 },
+    );
+  });
+
+  it('a store whose root cannot be listed still refuses the whole push', async () => {
+    const root = storeWith({});
+    const svc = await service();
+    const file = join(root, 'global', 'session-e5f1c2a0', 'session.jsonl');
+    await expect(pushStore({ to: svc.url, root: file, token: TOKEN })).rejects.toMatchObject({ code: 'SESSION_REFERENCE_READ_FAILED' });
+    expect(svc.puts).toEqual([]);
   });
 });
 

@@ -11,7 +11,7 @@ import { Readable } from 'node:stream';
 import { refusalError } from '../edge/client.js';
 import { describeValue, fail, isInstance, type SessionReferenceError } from '../errors.js';
 import { mapLimited } from '../store/limit.js';
-import { listSessionLogs } from './store.js';
+import { listSessionLogs, type SessionLogFile } from './store.js';
 import { escapeControls } from './terminal.js';
 
 /** The environment variable `push` reads its token from (never a flag: flags show in process lists). */
@@ -64,15 +64,18 @@ export interface PushProgress {
 export interface PushedLog {
   /** The log's path relative to the store root, `/`-separated: its key in the service (SPEC §17.8). */
   key: string;
-  sessionId: string;
+  /** The id in the log's header; absent when the header could not be read (then `status` is `failed`). */
+  sessionId?: string;
   /** Bytes. */
   size: number;
   /** The MD5 of its bytes, lowercase hex (R2's etag of a single-part upload). */
   md5: string;
   /** `pending`: `--dry-run` would upload it. */
   status: 'uploaded' | 'unchanged' | 'failed' | 'pending';
-  /** Why it failed: `CODE: message`. */
+  /** Why it failed: `CODE: message` (the service's refusal, or what the local read found). */
   error?: string;
+  /** The stable code of `error` (`SESSION_REFERENCE_INVALID_LOG`, `SESSION_REFERENCE_READ_FAILED`, …), for scripts reading `--json`. */
+  code?: string;
 }
 
 /** What {@link pushStore} did. */
@@ -119,15 +122,18 @@ function isLoopback(hostname: string): boolean {
 
 /**
  * Pushes the store at `root` to the service at `to` (SPEC §17.8): lists the chosen log of every
- * session (SPEC §12.1), pages through the service's `GET /sessions`, and uploads with `PUT
- * /sessions/{key}` each log whose MD5 and size differ from the service's row of that key, at most
+ * session directory (SPEC §12.1, `listSessionLogs`: by file name, one directory at a time, the
+ * header checked locally so a malformed log costs no upload), pages through the service's `GET
+ * /sessions`, and uploads with `PUT /sessions/{key}` each log whose MD5 and size differ from the service's row of that key, at most
  * {@link PUSH_CONCURRENCY} at a time. A log is read from one open file descriptor: hashed, then
  * sent as the same bytes (its size at open, `Content-Length` set), so a log dsh appends to meanwhile
  * is pushed as it was. A request answered 429 or 5xx, or failing on the network, is retried with
  * backoff (or after its `Retry-After`); other refusals fail that log at once. One log's failure
- * never stops the others.
- * @throws SessionReferenceError when the store cannot be listed or `GET /sessions` fails (after
- * its retries): the whole push is refused, nothing uploaded.
+ * never stops the others: a log whose header is malformed, a directory that cannot be listed, a
+ * file that cannot be read and a refused upload are each a `failed` entry of the summary (`key`
+ * the log's or the directory's relative path, `error` its `CODE: message`, `code` its code).
+ * @throws SessionReferenceError when the store's root cannot be listed or `GET /sessions` fails
+ * (after its retries): the whole push is refused, nothing uploaded.
  */
 export async function pushStore(options: PushOptions): Promise<PushSummary> {
   const base = checkServiceUrl(options.to);
@@ -136,8 +142,8 @@ export async function pushStore(options: PushOptions): Promise<PushSummary> {
   const remote = await http.rows();
   const progress: PushProgress = { total: files.length, done: 0, uploaded: 0, unchanged: 0, failed: 0 };
   options.onProgress?.({ ...progress });
-  const logs = await mapLimited(files, PUSH_CONCURRENCY, options.signal, async ({ sessionId, path }) => {
-    const log = await pushLog(http, remote, options.root, sessionId, path, options.dryRun === true);
+  const logs = await mapLimited(files, PUSH_CONCURRENCY, options.signal, async (file) => {
+    const log = await pushLog(http, remote, options.root, file, options.dryRun === true);
     progress.done++;
     if (log.status !== 'pending') progress[log.status]++;
     options.onProgress?.({ ...progress });
@@ -155,8 +161,9 @@ interface RemoteRow {
 }
 
 /** One log: hashed, compared, uploaded when needed; every failure becomes its `error`. */
-async function pushLog(http: ServiceHttp, remote: ReadonlyMap<string, RemoteRow>, root: string, sessionId: string, path: string, dryRun: boolean): Promise<PushedLog> {
+async function pushLog(http: ServiceHttp, remote: ReadonlyMap<string, RemoteRow>, root: string, { path, sessionId, error }: SessionLogFile, dryRun: boolean): Promise<PushedLog> {
   const key = relative(root, path).split(sep).join('/');
+  if (error !== undefined) return { key, size: 0, md5: '', status: 'failed', error: `${error.code}: ${error.message}`, code: error.code };
   const log: PushedLog = { key, sessionId, size: 0, md5: '', status: 'failed' };
   let file: fsPromises.FileHandle | undefined;
   try {
@@ -180,6 +187,7 @@ async function pushLog(http: ServiceHttp, remote: ReadonlyMap<string, RemoteRow>
   } catch (error) {
     const reason = isInstance(error) ? error : fail('READ_FAILED', describeValue(error), error);
     log.error = `${reason.code}: ${reason.message}`;
+    log.code = reason.code;
   } finally {
     await file?.close();
   }

@@ -354,24 +354,62 @@ function newestFirst(a: IndexedSession, b: IndexedSession): number {
   return a.header.id < b.header.id ? -1 : a.header.id > b.header.id ? 1 : 0;
 }
 
-/** The log chosen for one session of the store (SPEC §12.1), as `push` uploads it (SPEC §17.8). */
-export interface SessionLogFile {
-  sessionId: string;
-  /** The log's absolute path. */
-  path: string;
-}
+/**
+ * The log chosen in one session directory of the store (SPEC §12.1), as `push` uploads it (SPEC
+ * §17.8): its session id, or the failure that kept it from being read — then `path` is the log,
+ * or the directory that could not be listed.
+ */
+export type SessionLogFile = { path: string; sessionId: string; error?: undefined } | { path: string; sessionId?: undefined; error: SessionReferenceError };
 
 /**
- * The log chosen for every session of the store at `root` (SPEC §12.1): what
- * {@link createDshStoreSessionQuery} reads for each id — the highest version in each session
- * directory, and of two directories with one id the one whose log path sorts first — sorted by
- * path. Headers are read as a listing reads them (the first line, at most 1 MiB decoded).
- * @throws SessionReferenceError as `listSessions` does (`SESSION_REFERENCE_READ_FAILED`, `SESSION_REFERENCE_CANCELLED`).
+ * The log chosen in every session directory of the store at `root` (SPEC §12.1), one directory at
+ * a time: the highest version by file name (`.zstd` or not), its header read as a listing reads it
+ * (the first line, at most 1 MiB decoded), and of two directories with one id the one whose log
+ * path sorts first; sorted by path. Unlike `listSessions`, a project or session directory that
+ * cannot be listed, or a log whose header is malformed, is an entry with its `error`
+ * (`SESSION_REFERENCE_READ_FAILED`, `SESSION_REFERENCE_INVALID_LOG`) and the others are still
+ * listed; a log without a complete header yet (empty, torn first line) is not a session and is
+ * left out, as `listSessions` leaves it out.
+ * @throws SessionReferenceError `SESSION_REFERENCE_READ_FAILED` when `root` itself cannot be
+ * listed; `SESSION_REFERENCE_CANCELLED` when `signal` aborts.
  */
 export async function listSessionLogs(root: string, signal?: AbortSignal): Promise<SessionLogFile[]> {
-  const found = await scanStore(resolve(root), new LogReads(checkReadOptions({}, 'INVALID_CONFIG'), statOf), signal);
+  const reads = new LogReads(checkReadOptions({}, 'INVALID_CONFIG'), statOf);
+  const files: SessionLogFile[] = [];
+  const sessionDirs: string[] = [];
+  const projects = await listDirectories(resolve(root), signal, true);
+  const listed = await mapLimited(projects, LIST_CONCURRENCY, signal, (project) => settled(project, () => listDirectories(project, signal, false)));
+  for (const entry of listed) {
+    if (Array.isArray(entry)) sessionDirs.push(...entry);
+    else files.push(entry);
+  }
+  const found = await mapLimited(sessionDirs, LIST_CONCURRENCY, signal, async (dir): Promise<SessionLogFile | undefined> => {
+    const log = await settled(dir, () => chooseLog(dir, signal));
+    if (log === undefined || 'error' in log) return log;
+    const read = await settled(log.path, () => reads.header(log, signal));
+    if (read === undefined || 'error' in read) return read;
+    return read.header === undefined ? undefined : { path: log.path, sessionId: read.header.id };
+  });
+  for (const file of found) if (file !== undefined) files.push(file);
+  files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const seen = new Set<string>();
-  return found.flatMap(({ header: { id }, path }) => (seen.has(id) || !seen.add(id) ? [] : [{ sessionId: id, path }]));
+  return files.filter(({ sessionId }) => {
+    if (sessionId === undefined) return true;
+    if (seen.has(sessionId)) return false;
+    seen.add(sessionId);
+    return true;
+  });
+}
+
+/** What `read` gives, or the failure entry of `path` (a cancellation still rejects). */
+async function settled<T>(path: string, read: () => Promise<T>): Promise<T | { path: string; error: SessionReferenceError }> {
+  try {
+    return await read();
+  } catch (error) {
+    const reason = error instanceof SessionReferenceError ? error : readFailed(error, path);
+    if (reason.code === 'SESSION_REFERENCE_CANCELLED') throw reason;
+    return { path, error: reason };
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
