@@ -117,10 +117,13 @@ export function forEachWord(text: string, visit: (start: number, end: number, fo
 function segmentChunk(chunk: string, offset: number, visit: (start: number, end: number, folded: string) => void): number {
   const known = chunk.length <= MEMO_CHUNK ? SEGMENTED.get(chunk) : undefined;
   if (known === undefined && chunk.length <= MEMO_CHUNK) {
+    // A copy of its own: a slice may keep the whole text it was cut from alive (V8's sliced
+    // strings), and so would the words cut from it, which the memo keeps.
+    const own = chunk.split('').join('');
     const words: (string | number)[] = [];
-    segmentPiece(chunk, 0, (start, end, folded) => words.push(start, end, folded));
+    segmentPiece(own, 0, (start, end, folded) => words.push(start, end, folded));
     if (SEGMENTED.size >= MEMO_CHUNKS) SEGMENTED.clear();
-    SEGMENTED.set(chunk, words);
+    SEGMENTED.set(own, words);
     visitAll(words, offset, visit);
     return chunk.length;
   }
