@@ -93,6 +93,21 @@ describe('forged indexes: no stored size believed without a bound (issue 28.1)',
     );
   });
 
+  it('items of a few dozen bytes are kept in a stored deflate block, longer ones compressed; both unpack as packed', () => {
+    fc.assert(
+      fc.property(fc.string({ minLength: 1, maxLength: 200 }), (text) => {
+        const items = [{ role: 'assistant' as const, text }];
+        const packed = packItems(items);
+        const json = new TextEncoder().encode(JSON.stringify([[1, text]]));
+        // A final stored block starts with the byte 1 (BFINAL, BTYPE 00), then LEN and NLEN: the JSON follows as is.
+        if (json.length < 128) expect([...packed.subarray(4, 9)]).toEqual([1, json.length & 0xff, json.length >> 8, ~json.length & 0xff, (~json.length >> 8) & 0xff]);
+        else expect(packed.length).toBeLessThan(4 + 5 + json.length);
+        expect(unpackItems(packed, MAX)).toEqual(items);
+      }),
+      { seed: 28_13, numRuns: 200 },
+    );
+  });
+
   it('an exported index with any session’s items forged (bombs, lies, other text) is rebuilt: the answer is a fresh build’s', async () => {
     const query = fakeQuery(SESSIONS);
     const fresh = createSessionReferences({ sessionQuery: query });

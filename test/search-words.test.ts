@@ -2,6 +2,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createSessionReferences } from '../src/index.js';
+import { encodeWord } from '../src/search/engine.js';
 import { foldWord, forEachWord, wordHead } from '../src/search/words.js';
 import { assistantMessage, fakeQuery, userMessage } from './sessions.js';
 
@@ -32,6 +33,38 @@ describe('search words (SPEC §16.3)', () => {
         const words: Array<[number, number, string]> = [];
         forEachWord(input, (start, end, folded) => words.push([start, end, folded]));
         expect(words).toEqual(reference(input));
+      }),
+      { seed: SEED, numRuns: 400 },
+    );
+  });
+
+  it('a chunk segmented before gives the same words from the memo, without the segmenter', () => {
+    fc.assert(
+      fc.property(text, (input) => {
+        const first: Array<[number, number, string]> = [];
+        forEachWord(input, (start, end, folded) => first.push([start, end, folded]));
+        const again: Array<[number, number, string]> = [];
+        // Every chunk of at most 32 code units is now known: only longer ones go to the segmenter again.
+        const segmented = forEachWord(input, (start, end, folded) => again.push([start, end, folded]));
+        expect(again).toEqual(first);
+        expect(again).toEqual(reference(input));
+        expect(segmented).toBeLessThanOrEqual(input.length);
+      }),
+      { seed: SEED, numRuns: 200 },
+    );
+    // A text of short non-ASCII chunks, once segmented, is not handed to the segmenter again (read
+    // twice first: the memo, emptied when full, may have been emptied halfway through the first).
+    const turkish = 'günü çözüm İstanbul dümen '.repeat(4);
+    forEachWord(turkish, () => undefined);
+    forEachWord(turkish, () => undefined);
+    expect(forEachWord(turkish, () => undefined)).toBe(0);
+  });
+
+  it('encodes a word for FTS5 as the regular expression of every ASCII character but [a-z0-9] does', () => {
+    const reference = (word: string) => word.replace(/[\0-/:-`{-\x7f]/g, (char) => String.fromCharCode(0xe000 + char.charCodeAt(0)));
+    fc.assert(
+      fc.property(fc.oneof(text, fc.string({ unit: 'binary', maxLength: 20 }), fc.stringMatching(/^[a-z0-9_.:']{0,12}$/)), (word) => {
+        expect(encodeWord(word)).toBe(reference(word));
       }),
       { seed: SEED, numRuns: 400 },
     );

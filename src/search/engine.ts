@@ -178,8 +178,15 @@ export const CWD = 4;
  * token of FTS5's `ascii` tokenizer (see the module doc).
  */
 export function encodeWord(word: string): string {
-  // eslint-disable-next-line no-control-regex
-  return word.replace(/[\0-/:-`{-\x7f]/g, (char) => String.fromCharCode(0xe000 + char.charCodeAt(0)));
+  // Most words are `[a-z0-9]` or not ASCII at all: a scan of their code units, no regular expression, returns them as they are.
+  for (let k = 0; k < word.length; k++) {
+    const code = word.charCodeAt(k);
+    if (code < 0x80 && !(code >= 0x61 && code <= 0x7a) && !(code >= 0x30 && code <= 0x39)) {
+      // eslint-disable-next-line no-control-regex
+      return word.replace(/[\0-/:-`{-\x7f]/g, (char) => String.fromCharCode(0xe000 + char.charCodeAt(0)));
+    }
+  }
+  return word;
 }
 
 /** `word` quoted as an FTS5 string (`"` doubled; encoded words hold none). */
@@ -212,7 +219,9 @@ async function tokensOf(texts: readonly string[], seen: Set<string>, signal: Abo
   };
   for (const text of texts) {
     for (const slice of slicesOf(text)) {
-      await root.pace(sliceWork(slice, forEachWord(slice, visit)));
+      // Most slices need no turn of the event loop: no promise awaited then.
+      const turn = root.pace(sliceWork(slice, forEachWord(slice, visit)));
+      if (turn !== undefined) await turn;
       root.throwIfAborted(signal);
     }
   }

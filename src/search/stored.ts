@@ -87,6 +87,14 @@ export function maxPackedJsonBytes(maxBytes: number): number {
 }
 
 /**
+ * JSON shorter than this (bytes) is kept in a stored block (level 0) rather than compressed: each
+ * call of fflate's level 1 allocates some 170 KB of tables (about 50 µs in Node 20 however short
+ * its input, against 3 µs for a stored block), and JSON this short would shrink by a few dozen
+ * bytes at most (a 120-byte session: 90 bytes at level 1, 125 stored).
+ */
+const STORED_BELOW = 128;
+
+/**
  * `items` as kept: the UTF-8 JSON of `[role, text]` pairs (`0` user, `1` assistant), compressed,
  * after its length (4 bytes, little-endian), so unpacking knows how much output to expect and
  * stops at it.
@@ -94,8 +102,9 @@ export function maxPackedJsonBytes(maxBytes: number): number {
 export function packItems(items: readonly IndexedItem[]): Uint8Array {
   const json = new TextEncoder().encode(JSON.stringify(items.map(({ role, text }) => [role === 'user' ? 0 : 1, text])));
   // Level 1: a third of level 6's time for a few percent more bytes (a 300 KB session: 8 ms, not 23,
-  // which would hold the event loop that long in one piece).
-  const compressed = deflateSync(json, { level: 1 });
+  // which would hold the event loop that long in one piece). Below STORED_BELOW bytes, level 0:
+  // deflate's stored block, still a raw deflate stream, without fflate's tables.
+  const compressed = deflateSync(json, { level: json.length < STORED_BELOW ? 0 : 1 });
   const packed = new Uint8Array(4 + compressed.length);
   new DataView(packed.buffer).setUint32(0, json.length, true);
   packed.set(compressed, 4);
