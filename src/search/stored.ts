@@ -10,6 +10,7 @@
  * @module
  */
 import { deflateSync, Inflate, inflateSync } from 'fflate';
+import { forEachSegment } from '../ascii-words.js';
 import { DamagedIndexError } from './damage.js';
 import { engineRoot as root } from './root.js';
 
@@ -67,8 +68,11 @@ function utf8Tail(text: string, maxBytes: number): string {
   // A word the cut split is left out: its end alone would be indexed and shown as a word. The
   // segmenter says where that end stops (text without spaces, Chinese or Thai, loses one word).
   if (start > 0 && WORD_CHAR.test(text[start - 1]!) && WORD_CHAR.test(text[start]!)) {
-    const [first] = new Intl.Segmenter(undefined, { granularity: 'word' }).segment(text.slice(start, start + 256));
-    start += first?.segment.length ?? 0;
+    let first = 0;
+    forEachSegment(text.slice(start, start + 256), (from, to) => {
+      if (from === 0) first = to;
+    });
+    start += first;
   }
   return text.slice(start);
 }

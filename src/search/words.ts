@@ -3,6 +3,7 @@
  * without locale and without diacritics.
  * @module
  */
+import { BOUNDARY, forEachAsciiSegment } from '../ascii-words.js';
 import { foldWord } from '../fold.js';
 
 /** The folding of SPEC §16.3, shared with the core's word matching (SPEC §15.10). */
@@ -25,17 +26,11 @@ export function wordHead(word: string): string {
 }
 
 /**
- * ASCII characters that are a word boundary on both sides under every rule of UAX #29 (word
- * break property Other, or CR/LF/Newline, or a space): everything but letters, digits, `_`, the
- * Mid* punctuation `. ' : , ;` and `"` (which joins Hebrew letters). Text is cut at their runs
- * first, so the segmenter only sees short chunks and a chunk of ASCII letters, digits and `_` is
- * one word without asking it (the fast path of SPEC §16.3; test/search-words.test.ts checks in
- * every runtime that it yields the segmenter's own words). Every other code unit, all of them
- * from U+0080 on, is part of a chunk.
+ * {@link ASCII_CLASS} of a boundary ({@link BOUNDARY}): text is cut at their runs first, so the
+ * segmenter only sees short chunks and a chunk of ASCII letters, digits and `_` is one word without
+ * asking it (the fast path of SPEC §16.3; test/search-words.test.ts checks it). Every other code
+ * unit, all of them from U+0080 on, is part of a chunk.
  */
-const BOUNDARY = /[\0-\x21\x23-\x26\x28-\x2b\x2d\x2f\x3c-\x40\x5b-\x5e\x60\x7b-\x7f]/;
-
-/** {@link ASCII_CLASS} of a boundary ({@link BOUNDARY}). */
 const CUT = 0;
 /** {@link ASCII_CLASS} of `[a-z0-9_]`: an ASCII word's own, lowercase. */
 const WORD = 1;
@@ -91,6 +86,7 @@ export function forEachWord(text: string, visit: (start: number, end: number, fo
     // A chunk: a run of code units other than boundaries. Is it an ASCII word, with capitals?
     const start = at;
     let ascii = true;
+    let mid = false;
     let upper = false;
     for (; at < length; at++) {
       code = text.charCodeAt(at);
@@ -99,18 +95,29 @@ export function forEachWord(text: string, visit: (start: number, end: number, fo
         const kind = ASCII_CLASS[code];
         if (kind === CUT) break;
         if (kind === UPPER) upper = true;
-        else if (kind === MID) ascii = false;
+        else if (kind === MID) mid = true;
       }
     }
     // One word by UAX #29 (WB8–WB13b) without the segmenter: `[A-Za-z0-9_]+`, but not `_` alone.
-    if (ascii && (at - start > 1 || text.charCodeAt(start) !== 95)) {
-      const head = wordHead(text.slice(start, at));
-      visit(start, at, upper ? head.toLowerCase() : head);
+    if (ascii && !mid) {
+      if (at - start > 1 || text.charCodeAt(start) !== 95) {
+        const head = wordHead(text.slice(start, at));
+        visit(start, at, upper ? head.toLowerCase() : head);
+      }
       continue;
     }
-    segmented += segmentChunk(text.slice(start, at), start, visit);
+    // ASCII with `. ' : , ;` or `"`: UAX #29's own rules, the same in every runtime (ascii-words.ts).
+    if (ascii) asciiWords(text, start, at, visit);
+    else segmented += segmentChunk(text.slice(start, at), start, visit);
   }
   return segmented;
+}
+
+/** The words of an ASCII chunk `text[start, end)` that holds Mid* punctuation, by UAX #29 ({@link forEachAsciiSegment}). */
+function asciiWords(text: string, start: number, end: number, visit: (start: number, end: number, folded: string) => void): void {
+  forEachAsciiSegment(text, start, end, (from, to, wordLike) => {
+    if (wordLike) visit(from, to, foldWord(wordHead(text.slice(from, to))));
+  });
 }
 
 /** The words of one chunk that the fast path does not take; returns the code units handed to the segmenter. */
@@ -276,5 +283,5 @@ function withinOneEdit(a: string, b: string): boolean {
  * splits words differently (another ICU) is rebuilt rather than trusted (SPEC §16.4).
  */
 export function segmenterSignature(): string {
-  return wordsOf("Ünïcode can't 3.14 a_b 校验和数据库迁移 東京タワー ภาษาไทย Türkçe İstanbul проверка").join(' ');
+  return wordsOf("Ünïcode can't 3.14 a_b e.g 校验和数据库迁移 東京タワー ภาษาไทย Türkçe İstanbul проверка").join(' ');
 }
