@@ -5,7 +5,7 @@
  * `session.v<N>.jsonl`, each optionally compressed as `<name>.zstd` (multi-frame zstd, SPEC §11.2).
  * @module
  */
-import { closeSync, constants, fstatSync, open, read as readFd, readdir, stat, statSync, type BigIntStats, type Dirent } from 'node:fs';
+import { closeSync, constants, fstatSync, open, read as readFd, readdir, stat, statSync, type Dirent, type Stats } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve, sep } from 'node:path';
 import { raceAbort, throwIfAborted } from '../abort.js';
@@ -469,22 +469,30 @@ function fsCall<T = void>(call: (done: (error: NodeJS.ErrnoException | null, val
   return new Promise((resolve, reject) => call((error, value) => (error ? reject(error) : resolve(value as T))));
 }
 
-function statOf(path: string): Promise<BigIntStats> {
-  return fsCall<BigIntStats>((done) => stat(path, { bigint: true }, done));
+function statOf(path: string): Promise<Stats> {
+  return fsCall<Stats>((done) => stat(path, done));
 }
 
 /** {@link statOf} done synchronously (see {@link CarriedDshStoreOptions.statSync}). */
-function statNow(path: string): Promise<BigIntStats> {
+function statNow(path: string): Promise<Stats> {
   try {
-    return Promise.resolve(statSync(path, { bigint: true }));
+    return Promise.resolve(statSync(path));
   } catch (error) {
     return Promise.reject(error as Error);
   }
 }
 
-/** A file's identity (device, inode, size, mtime) as one flat string: the caches hold thousands. */
-function identityOf(stats: BigIntStats): string {
-  return [stats.dev, stats.ino, stats.size, stats.mtimeNs].join(':');
+/**
+ * A file's identity (device, inode, size, mtime) as one flat string: the caches hold thousands.
+ * From `Stats` as numbers, not `bigint` ones: a `bigint` stat cost three times as much (Node 20
+ * makes its four `Date`s at once; 4,000 stats, a warm listing of 2,000 sessions: 58 ms against
+ * 19 ms of CPU). `mtimeMs` keeps the mtime to a quarter of a microsecond (a double of today's
+ * milliseconds), and a log that changes changes its size too; an inode past 2^53 (never on
+ * Linux's common file systems) would be rounded, which only two files of the same device, size
+ * and mtime could share.
+ */
+function identityOf(stats: Stats): string {
+  return `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeMs}`;
 }
 
 /**
@@ -492,7 +500,7 @@ function identityOf(stats: BigIntStats): string {
  * §12.1): `stat` only, so a FIFO, socket or device is never opened.
  * @returns `undefined` when `path` is gone or is not a regular file.
  */
-async function logIdentity(path: string, statPath: (path: string) => Promise<BigIntStats> = statOf): Promise<string | undefined> {
+async function logIdentity(path: string, statPath: (path: string) => Promise<Stats> = statOf): Promise<string | undefined> {
   try {
     const stats = await statPath(path);
     return stats.isFile() ? identityOf(stats) : undefined;
@@ -529,14 +537,14 @@ async function openLog(log: LogEntry): Promise<OpenLog | undefined> {
     if (isErrno(error, 'ENOENT')) return undefined;
     return rethrowRead(error, path);
   }
-  let stats: BigIntStats;
+  let stats: Stats;
   try {
-    stats = fstatSync(fd, { bigint: true });
+    stats = fstatSync(fd);
   } catch (error) {
     closeLog(fd);
     return rethrowRead(error, path);
   }
-  if (stats.isFile()) return { fd, identity: identityOf(stats), size: Number(stats.size) };
+  if (stats.isFile()) return { fd, identity: identityOf(stats), size: stats.size };
   closeLog(fd);
   return undefined;
 }
@@ -630,7 +638,7 @@ class LogReads {
    */
   constructor(
     private readonly options: Required<SessionLogReadOptions>,
-    private readonly statPath: (path: string) => Promise<BigIntStats>,
+    private readonly statPath: (path: string) => Promise<Stats>,
   ) {}
 
   /**
@@ -702,7 +710,7 @@ class LogReads {
    */
   async chooseLog(dir: string, signal: AbortSignal | undefined): Promise<LogEntry | undefined> {
     throwIfAborted(signal);
-    let stats: BigIntStats;
+    let stats: Stats;
     try {
       stats = await this.statPath(dir);
     } catch (error) {
@@ -712,7 +720,7 @@ class LogReads {
     const identity = identityOf(stats);
     const cached = this.chosen.get(dir);
     if (cached?.identity === identity) return cached.log;
-    const settled = stats.mtimeNs < BigInt(Date.now() - SETTLED_MS) * 1_000_000n;
+    const settled = stats.mtimeMs < Date.now() - SETTLED_MS;
     const log = await chooseLog(dir, signal);
     if (settled) this.chosen.set(dir, { identity, log });
     else this.chosen.delete(dir);
