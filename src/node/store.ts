@@ -11,10 +11,10 @@ import { join, resolve, sep } from 'node:path';
 import { raceAbort, throwIfAborted } from '../abort.js';
 import { copyCallerData, readCallerOptions } from '../caller-data.js';
 import { check, describeValue, fail, SessionReferenceError } from '../errors.js';
-import { PulledChunks, SizedSource, type ReadOptions, type ReadRequest } from '../store/pipeline.js';
-import { checkReadOptions, enter, readSessionHeader, readSessionTitle, type SessionLogReadOptions } from '../store/read.js';
+import type { ReadOptions, ReadRequest, SizedSource } from '../store/pipeline.js';
+import { checkBudget, checkReadOptions, enter, type SessionLogReadOptions } from '../store/read-checks.js';
 import { Limiter, mapLimited } from '../store/limit.js';
-import { checkBudget, firstThen, readSessionSurface, type SessionRead } from '../store/surface-read.js';
+import type { SessionRead } from '../store/surface-read.js';
 import { LruCache } from './lru.js';
 import type { SessionHeader, SessionQuery, SessionSurface, SessionTitleSnapshot } from '../types.js';
 
@@ -482,6 +482,20 @@ function statNow(path: string): Promise<Stats> {
   }
 }
 
+/** The store's read pipeline: what a read of a log runs, loaded by the first read. */
+type Pipeline = typeof import('../store/pipeline.js') & typeof import('../store/read.js') & typeof import('../store/surface-read.js');
+
+let pipelineLoad: Promise<Pipeline> | undefined;
+
+/**
+ * The read pipeline, loaded on the first read of a log: a listing whose headers are all cached (a
+ * warm CLI search, issue 30 item 3) reads no log and never loads it (~20 ms of CPU in Node 20).
+ */
+function loadPipeline(): Promise<Pipeline> {
+  pipelineLoad ??= Promise.all([import('../store/pipeline.js'), import('../store/read.js'), import('../store/surface-read.js')]).then(([a, b, c]) => ({ ...a, ...b, ...c }));
+  return pipelineLoad;
+}
+
 /**
  * A file's identity (device, inode, size, mtime) as one flat string: the caches hold thousands.
  * From `Stats` as numbers, not `bigint` ones: a `bigint` stat cost three times as much (Node 20
@@ -745,7 +759,7 @@ class LogReads {
 
   /** Reads the header of the log at `path` and caches it by the identity of the file read. */
   private readHeader(log: LogEntry, signal: AbortSignal | undefined): Promise<HeaderRead | undefined> {
-    return this.read(log, signal, () => HEADER_CHUNK, (source, _reopen, options) => readSessionHeader(source, options)).then((read) => {
+    return this.read(log, signal, () => HEADER_CHUNK, (source, _reopen, options, read) => read.readSessionHeader(source, options)).then((read) => {
       if (read === undefined) return undefined;
       const entry = { identity: read.identity, header: read.value };
       this.headers.set(log.path, entry);
@@ -757,7 +771,7 @@ class LogReads {
   async title(log: LogEntry, signal: AbortSignal | undefined): Promise<{ header: SessionHeader; title: string | undefined } | undefined> {
     const cached = await this.unchanged(this.titles, log.path);
     if (cached !== undefined) return cached;
-    const read = await this.whole.run(() => this.read(log, signal, wholeFirstChunk, (source, _reopen, options) => readSessionTitle(source, options)), signal);
+    const read = await this.whole.run(() => this.read(log, signal, wholeFirstChunk, (source, _reopen, options, read) => read.readSessionTitle(source, options)), signal);
     if (read === undefined) return undefined;
     this.titles.set(log.path, { identity: read.identity, ...read.value });
     return read.value;
@@ -765,7 +779,7 @@ class LogReads {
 
   /** The surface and title of the whole log at `path`, at `budget` bytes of reference when given (two passes may open the file twice). */
   async surface(log: LogEntry, signal: AbortSignal | undefined, budget?: number): Promise<SessionRead | undefined> {
-    const read = await this.whole.run(() => this.read(log, signal, wholeFirstChunk, (source, reopen, options) => readSessionSurface(firstThen(source, reopen), options, budget)), signal);
+    const read = await this.whole.run(() => this.read(log, signal, wholeFirstChunk, (source, reopen, options, read) => read.readSessionSurface(read.firstThen(source, reopen), options, budget)), signal);
     if (read === undefined) return undefined;
     const { header, title } = read.value;
     this.titles.set(log.path, { identity: read.identity, header, title });
@@ -794,9 +808,10 @@ class LogReads {
     log: LogEntry,
     signal: AbortSignal | undefined,
     first: (size: number) => number,
-    read: (source: SizedSource, reopen: () => Promise<SizedSource>, options: ReadOptions) => T | Promise<T>,
+    read: (source: SizedSource, reopen: () => Promise<SizedSource>, options: ReadOptions, pipeline: Pipeline) => T | Promise<T>,
   ): Promise<{ value: T; identity: string } | undefined> {
     throwIfAborted(signal);
+    const pipeline = await loadPipeline();
     const file = await openLog(log);
     if (file === undefined) return undefined;
     try {
@@ -804,9 +819,9 @@ class LogReads {
       const open = (): Promise<SizedSource> => {
         throwIfAborted(signal); // as the pipeline checks before each read
         const next = fileReads(file.fd, log.path, first(file.size), file.size);
-        return raceAbort(next(), signal).then((chunk) => new SizedSource(new PulledChunks(chunk, next), file.size));
+        return raceAbort(next(), signal).then((chunk) => new pipeline.SizedSource(new pipeline.PulledChunks(chunk, next), file.size));
       };
-      const result = read(await open(), open, { ...this.options, signal });
+      const result = read(await open(), open, { ...this.options, signal }, pipeline);
       const value = result instanceof Promise ? await result : result;
       return { value, identity: file.identity };
     } catch (error) {
