@@ -501,8 +501,8 @@ function loadPipeline(): Promise<Pipeline> {
  * From `Stats` as numbers, not `bigint` ones: a `bigint` stat cost three times as much (Node 20
  * makes its four `Date`s at once; 4,000 stats, a warm listing of 2,000 sessions: 58 ms against
  * 19 ms of CPU). `mtimeMs` keeps the mtime to a quarter of a microsecond (a double of today's
- * milliseconds), and a log that changes changes its size too; an inode past 2^53 (never on
- * Linux's common file systems) would be rounded, which only two files of the same device, size
+ * milliseconds), and a log that changes changes its size too; an inode past 2^53 (far beyond
+ * what common file systems allocate) would be rounded, which only two files of the same device, size
  * and mtime could share.
  */
 function identityOf(stats: Stats): string {
@@ -759,7 +759,7 @@ class LogReads {
 
   /** Reads the header of the log at `path` and caches it by the identity of the file read. */
   private readHeader(log: LogEntry, signal: AbortSignal | undefined): Promise<HeaderRead | undefined> {
-    return this.read(log, signal, () => HEADER_CHUNK, (source, _reopen, options, read) => read.readSessionHeader(source, options)).then((read) => {
+    return this.read(log, signal, () => HEADER_CHUNK, (source, _reopen, options, pipeline) => pipeline.readSessionHeader(source, options)).then((read) => {
       if (read === undefined) return undefined;
       const entry = { identity: read.identity, header: read.value };
       this.headers.set(log.path, entry);
@@ -771,7 +771,7 @@ class LogReads {
   async title(log: LogEntry, signal: AbortSignal | undefined): Promise<{ header: SessionHeader; title: string | undefined } | undefined> {
     const cached = await this.unchanged(this.titles, log.path);
     if (cached !== undefined) return cached;
-    const read = await this.whole.run(() => this.read(log, signal, wholeFirstChunk, (source, _reopen, options, read) => read.readSessionTitle(source, options)), signal);
+    const read = await this.whole.run(() => this.read(log, signal, wholeFirstChunk, (source, _reopen, options, pipeline) => pipeline.readSessionTitle(source, options)), signal);
     if (read === undefined) return undefined;
     this.titles.set(log.path, { identity: read.identity, ...read.value });
     return read.value;
@@ -779,7 +779,10 @@ class LogReads {
 
   /** The surface and title of the whole log at `path`, at `budget` bytes of reference when given (two passes may open the file twice). */
   async surface(log: LogEntry, signal: AbortSignal | undefined, budget?: number): Promise<SessionRead | undefined> {
-    const read = await this.whole.run(() => this.read(log, signal, wholeFirstChunk, (source, reopen, options, read) => read.readSessionSurface(read.firstThen(source, reopen), options, budget)), signal);
+    const read = await this.whole.run(
+      () => this.read(log, signal, wholeFirstChunk, (source, reopen, options, pipeline) => pipeline.readSessionSurface(pipeline.firstThen(source, reopen), options, budget)),
+      signal,
+    );
     if (read === undefined) return undefined;
     const { header, title } = read.value;
     this.titles.set(log.path, { identity: read.identity, header, title });
