@@ -11,13 +11,13 @@
  */
 import fc from 'fast-check';
 import { deflateSync } from 'fflate';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createSessionReferences, type SessionSearchHit } from '../src/index.js';
 import { DamagedIndexError } from '../src/search/damage.js';
 import { indexFromBytes, indexToBytes } from '../src/search/index-bytes.js';
 import * as kit from '../src/search/kit.js';
 import { useRoot } from '../src/search/root.js';
-import { maxPackedJsonBytes, packItems, unpackItems } from '../src/search/stored.js';
+import { loadDeflate, maxPackedJsonBytes, packItems, unpackItems } from '../src/search/stored.js';
 import { MAX_QUERY_LENGTH } from '../src/search/words.js';
 import { expectRejectCode } from './helpers.js';
 import { assistantMessage, fakeQuery, userMessage, type FakeSession } from './sessions.js';
@@ -61,6 +61,7 @@ async function forged(bytes: Uint8Array, change: (run: (sql: string, ...bindings
 }
 
 describe('forged indexes: no stored size believed without a bound (issue 28.1)', () => {
+  beforeAll(loadDeflate);
   const MAX = 4096;
 
   it('kept items unpack to at most what maxIndexBytes allows, or are damage — whatever they inflate to and claim', () => {

@@ -72,7 +72,7 @@
 import { DamagedIndexError } from './damage.js';
 import { engineRoot as root } from './root.js';
 import type { SqlHost, SqlValue } from './sql-host.js';
-import { keptItems, packItems, unpackItems, type IndexedSession } from './stored.js';
+import { keptItems, loadDeflate, packItems, unpackItems, type IndexedSession } from './stored.js';
 import { forEachWord, fuzzyDistance, matchesPart, segmenterSignature, slicesOf, sliceWork } from './words.js';
 
 export type { IndexedItem, IndexedSession } from './stored.js';
@@ -370,11 +370,12 @@ export class SessionSearchIndex {
    * The indexed session `id` with its items (unpacked within their bound), or `undefined`.
    * @throws DamagedIndexError for a row of another type than the engine writes or items past their bound.
    */
-  session(id: string): IndexedSession | undefined {
+  async session(id: string): Promise<IndexedSession | undefined> {
     // A title is a label (SPEC §6.6: at most 120 code points) as JSON: what is longer than any
     // label's JSON can be is damage, found without reading it whole.
     const row = this.sql.all('SELECT identity, seq, substr(title, 1, ?2), cwd, items FROM search_sessions WHERE id = ?1', toText(id), MAX_TITLE_TEXT + 1)[0];
     if (row === undefined) return undefined;
+    await loadDeflate();
     const [identity, seq, title, cwd, items] = row;
     if ((seq !== null && !Number.isSafeInteger(seq)) || !(items instanceof Uint8Array) || (typeof title === 'string' && title.length > MAX_TITLE_TEXT)) {
       throw new DamagedIndexError('a kept session is not what the engine writes');
@@ -398,6 +399,7 @@ export class SessionSearchIndex {
    * far less than many writes of one).
    */
   async put(sessions: readonly IndexedSession[], signal?: AbortSignal): Promise<void> {
+    await loadDeflate();
     const seen = new Set<string>();
     const prepared: Prepared[] = [];
     // A session given twice is put once, as given last.

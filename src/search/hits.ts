@@ -80,7 +80,7 @@ export async function findHits(
       if (hits.length >= limit) break;
       await root.pace(4);
       root.throwIfAborted(signal);
-      const session = index.session(listed.id);
+      const session = await index.session(listed.id);
       if (session === undefined) continue;
       const texts = textsOf(session);
       checkColumns(texts, parts, columns.get(session.id) ?? []);
