@@ -60,7 +60,9 @@
  *   by each character that follows the part's head in some word, visited by a skip scan: one
  *   B-tree seek per distinct character, about 1 ms for a whole part. Candidates pass
  *   `matchesPart`. Each part is one FTS5 query for its prefix and one for its one-edit words
- *   (ORed); sessions must match every part (AND, intersected here). Score: the sum over the
+ *   (ORed); sessions must match every part (AND: the parts joined in SQL, and the best scores
+ *   chosen there, {@link SessionSearchIndex.ranked}, so that a search of a word most sessions
+ *   hold hands JavaScript a window of `limit` rows, not every match). Score: the sum over the
  *   parts of −`bm25(words, 3, 1, 1)` (title weighted 3), one-edit matches weighted 0.45 as
  *   MiniSearch weighted them (BM25 is a sum over the query's terms, so the parts' scores add up
  *   to what one query of them all would give, less the weight). The design first given (range scans of `fts5vocab`, with a second FTS5
