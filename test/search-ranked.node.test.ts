@@ -19,7 +19,9 @@ useRoot(kit);
 // Few words, so scores tie often; `gamma`/`gamme`/`gammas` are one edit apart (fuzzy matches).
 const VOCABULARY = ['alpha', 'alphabet', 'beta', 'gamma', 'gamme', 'gammas', 'delta', 'deltas', 'zeta'];
 const CWDS = ['', '/srv/a', '/srv/b'];
-const QUERIES = ['alpha', 'alp', 'gamma', 'gamme', 'delta beta', 'beta gamma alpha', 'gammas', 'zet', 'alpha beta', 'srv'];
+// The last has 20 distinct parts: more than one statement ranks (16), the rest carried into it.
+const LONG = 'a al alp alph alpha alphab b be bet beta g ga gam gamm gamme d de del delt delta';
+const QUERIES = ['alpha', 'alp', 'gamma', 'gamme', 'delta beta', 'beta gamma alpha', 'gammas', 'zet', 'alpha beta', 'srv', LONG];
 
 /** The scores as the engine computed them before the ranking moved into SQLite: one FTS5 query per part, summed in JavaScript. */
 function oldScores(index: SessionSearchIndex, parts: string[], exclude: string): Map<string, number> {
@@ -115,6 +117,25 @@ describe('the top hits chosen inside SQLite (issue 27)', () => {
       ),
       { numRuns: 60 },
     );
+  });
+
+  it('ranks a query of more parts than one statement takes as the per-part sums did', async () => {
+    index.remove([...index.known().keys()]);
+    const sessions: IndexedSession[] = Array.from({ length: 12 }, (_, k) => ({
+      id: `long-${k}`,
+      identity: undefined,
+      seq: null,
+      title: k % 3 === 0 ? 'gamma' : '',
+      cwd: '',
+      items: [{ role: 'user' as const, text: `alphabet beta ${'delta '.repeat(k % 4 + 1)}${k % 2 ? 'gamma' : 'gammas'}` }],
+    }));
+    await index.put(sessions);
+    const parts = [...new Set((await queryWords(LONG, async () => {})).flat())];
+    expect(parts.length).toBe(20);
+    const found = await index.search(parts, 'long-0');
+    // `gamme` is one edit from `gamma`, two from `gammas`: the odd ones and those titled `gamma`, but not long-0 (the agent).
+    expect(found.map((r) => r.id).sort()).toEqual(['long-1', 'long-11', 'long-3', 'long-5', 'long-6', 'long-7', 'long-9']);
+    expect(new Map(found.map((r) => [r.id, r.score]))).toEqual(oldScores(index, parts, 'long-0'));
   });
 
   it('walks on, window after window, past matches the host does not list (the first windows hold none of the hits)', async () => {

@@ -152,23 +152,51 @@ const FUZZY_WEIGHT = 0.45;
 const RANK = 'bm25(search_words, 3, 1, 1)';
 
 /**
- * The score of one query part per matching row, `part(row, score)`: −BM25 of the part's prefix
- * expression (`?P`), and, with words one edit away (`?F`), minus {@link FUZZY_WEIGHT} times their
- * BM25 — computed as JavaScript computed it before the ranking moved into SQLite (the same IEEE
- * operations in the same order: `0 − prefix`, then `− weight × near`), so scores are unchanged.
+ * The score of one query part per matching row, `name(row, score)`: −BM25 of the part's prefix
+ * expression (`prefix`, SQL giving the FTS5 expression), and, with words one edit away (`near`),
+ * minus {@link FUZZY_WEIGHT} times their BM25 — computed as JavaScript computed it before the
+ * ranking moved into SQLite (the same IEEE operations in the same order: `0 − prefix`, then
+ * `− weight × near`), so scores are unchanged.
  */
-function partTable(name: string, prefix: number, near: number | undefined): string {
-  if (near === undefined) return `${name}(row, score) AS MATERIALIZED (SELECT rowid, 0 - ${RANK} FROM search_words WHERE search_words MATCH ?${prefix})`;
+function partTable(name: string, prefix: string, near: string | undefined): string {
+  if (near === undefined) return `${name}(row, score) AS MATERIALIZED (SELECT rowid, 0 - ${RANK} FROM search_words WHERE search_words MATCH ${prefix})`;
   return `${name}(row, score) AS MATERIALIZED (SELECT row, coalesce(0 - max(prefix), 0) - coalesce(${FUZZY_WEIGHT} * max(near), 0) FROM (
-    SELECT rowid AS row, ${RANK} AS prefix, NULL AS near FROM search_words WHERE search_words MATCH ?${prefix}
-    UNION ALL SELECT rowid, NULL, ${RANK} FROM search_words WHERE search_words MATCH ?${near}) GROUP BY row)`;
+    SELECT rowid AS row, ${RANK} AS prefix, NULL AS near FROM search_words WHERE search_words MATCH ${prefix}
+    UNION ALL SELECT rowid, NULL, ${RANK} FROM search_words WHERE search_words MATCH ${near}) GROUP BY row)`;
 }
 
 /**
- * A query's ranking in SQL: `ranked(row, score)`, the rows matching every part (AND: a join of
- * the parts' tables), the score their sum in the query's order (BM25 is a sum over the query's
- * terms), the agent's own session (`?1`, its id as kept) left out.
+ * Query parts ranked in one statement, at most: the rest are ranked before, their matches and
+ * partial scores carried into the next statement as JSON (SQLite joins at most 64 tables, and a
+ * Durable Object binds at most 100 values and 100 KB of SQL per statement).
  */
+const PARTS_PER_STATEMENT = 16;
+
+/**
+ * The ranking of some query parts in SQL: `ranked(row, score)`, the rows matching every part (AND:
+ * a join of the parts' tables, after the rows `?5` carries from the parts before, when not null),
+ * the score their sum in the query's order (BM25 is a sum over the query's terms), the agent's
+ * own session (`?1`, its id as kept) left out. `?4` is the JSON array of the parts' FTS5
+ * expressions (`expressions`: each part's prefix expression and, when it has some, its one-edit
+ * words), so a statement binds five values however many parts it ranks.
+ */
+function rankedTables(expressions: ReadonlyArray<readonly [string, string | undefined]>): string {
+  const tables = ['carried(row, score) AS MATERIALIZED (SELECT json_extract(value, \'$[0]\'), json_extract(value, \'$[1]\') FROM json_each(?5))'];
+  let at = 0;
+  const expression = () => `json_extract(?4, '$[${at++}]')`;
+  for (const [k, [, near]] of expressions.entries()) {
+    const prefix = expression();
+    tables.push(partTable(`part${k}`, prefix, near === undefined ? undefined : expression()));
+  }
+  const sum = ['CASE WHEN ?5 IS NULL THEN 0 ELSE carried.score END', ...expressions.map((_, k) => `part${k}.score`)];
+  // Without carried rows the first part's score is its own (0 + s is s, bit for bit, for every s but −0, which no BM25 gives).
+  const joins = expressions.slice(1).map((_, k) => ` JOIN part${k + 1} ON part${k + 1}.row = part0.row`).join('');
+  const from = `part0${joins} LEFT JOIN carried ON carried.row = part0.row WHERE (?5 IS NULL OR carried.row IS NOT NULL) AND part0.row NOT IN (SELECT row FROM search_sessions WHERE id = ?1)`;
+  tables.push(`ranked(row, score) AS MATERIALIZED (SELECT part0.row, ${sum.join(' + ')} FROM ${from})`);
+  return tables.join(',\n');
+}
+
+/** A query's ranking: its SQL tables ({@link rankedTables}) and what they bind from `?4` on. */
 interface Ranking {
   tables: string;
   bindings: SqlValue[];
@@ -520,7 +548,7 @@ export class SessionSearchIndex {
    * @throws DamagedIndexError when a matched row has no session.
    */
   async search(parts: readonly string[], exclude: string, signal?: AbortSignal): Promise<SearchResult[]> {
-    const ranking = await this.ranking(parts, signal);
+    const ranking = await this.ranking(parts, exclude, signal);
     // `?2` and `?3` (the window's) are bound unused, so that the parts' bindings keep their numbers.
     return ranking === undefined ? [] : this.resultsOf(`WITH ${ranking.tables} ${EVERY}`, [toText(exclude), null, null, ...ranking.bindings]);
   }
@@ -536,7 +564,7 @@ export class SessionSearchIndex {
    * @throws DamagedIndexError when a matched row has no session.
    */
   async *ranked(parts: readonly string[], exclude: string, first: number, signal?: AbortSignal): AsyncGenerator<SearchResult[], void, undefined> {
-    const ranking = await this.ranking(parts, signal);
+    const ranking = await this.ranking(parts, exclude, signal);
     if (ranking === undefined) return;
     const sql = `WITH ${ranking.tables}, ${WINDOW}`;
     let below: number | null = null;
@@ -554,28 +582,30 @@ export class SessionSearchIndex {
   /**
    * The SQL ranking of `parts` ({@link Ranking}); bindings from `?4` on (after those of
    * {@link WINDOW}). `undefined` for no parts. Each part's words one edit away are looked up here,
-   * once per search.
+   * once per search; parts past the first {@link PARTS_PER_STATEMENT} are ranked in statements
+   * before, whose matches the last one carries.
    */
-  private async ranking(parts: readonly string[], signal: AbortSignal | undefined): Promise<Ranking | undefined> {
-    const tables: string[] = [];
-    const bindings: SqlValue[] = [];
-    const at = () => bindings.length + 3;
+  private async ranking(parts: readonly string[], exclude: string, signal: AbortSignal | undefined): Promise<Ranking | undefined> {
+    const expressions: Array<[string, string | undefined]> = [];
     // A part given twice matches what it matched once (a query of one word repeated costs one).
     for (const part of new Set(parts)) {
       await root.pace(8);
       root.throwIfAborted(signal);
       const encoded = encodeWord(part);
       const near = fuzzyDistance(encoded) === 1 ? this.oneEditWords(encoded) : [];
-      bindings.push(`${quote(encoded)}*`);
-      const prefix = at();
-      if (near.length > 0) bindings.push(near.map(quote).join(' OR '));
-      tables.push(partTable(`part${tables.length}`, prefix, near.length > 0 ? at() : undefined));
+      expressions.push([`${quote(encoded)}*`, near.length > 0 ? near.map(quote).join(' OR ') : undefined]);
     }
-    if (tables.length === 0) return undefined;
-    const sum = tables.map((_, k) => `part${k}.score`).join(' + ');
-    const joins = tables.slice(1).map((_, k) => ` JOIN part${k + 1} ON part${k + 1}.row = part0.row`).join('');
-    tables.push(`ranked(row, score) AS MATERIALIZED (SELECT part0.row, ${sum} FROM part0${joins} WHERE part0.row NOT IN (SELECT row FROM search_sessions WHERE id = ?1))`);
-    return { tables: tables.join(',\n'), bindings };
+    if (expressions.length === 0) return undefined;
+    let carried: string | null = null;
+    for (let start = 0; ; start += PARTS_PER_STATEMENT) {
+      const chunk = expressions.slice(start, start + PARTS_PER_STATEMENT);
+      const tables = rankedTables(chunk);
+      const bindings: SqlValue[] = [JSON.stringify(chunk.flat().filter((expression) => expression !== undefined)), carried];
+      if (start + PARTS_PER_STATEMENT >= expressions.length) return { tables, bindings };
+      await root.pace(8);
+      root.throwIfAborted(signal);
+      carried = String(this.sql.all(`WITH ${tables} SELECT json_group_array(json_array(row, score)) FROM ranked`, toText(exclude), null, null, ...bindings)[0]![0]);
+    }
   }
 
   /**
