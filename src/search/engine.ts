@@ -168,7 +168,10 @@ function partTable(name: string, prefix: string, near: string | undefined): stri
 /**
  * Query parts ranked in one statement, at most: the rest are ranked before, their matches and
  * partial scores carried into the next statement as JSON (SQLite joins at most 64 tables, and a
- * Durable Object binds at most 100 values and 100 KB of SQL per statement).
+ * Durable Object binds at most 100 values and 100 KB of SQL per statement). SQLite 3.54's JSON
+ * writes a score exactly; a Durable Object's SQLite writes 15 significant digits, so there a
+ * carried score may differ from the exact sum in its last digit (as every part's score did when
+ * the parts were summed in JavaScript through JSON).
  */
 const PARTS_PER_STATEMENT = 16;
 
