@@ -168,7 +168,10 @@ export const BUDGETS = [
   // scan of word chunks, the memo of short segmented chunks (src/search/words.ts), encodeWord's
   // scan before its regular expression and the stored block for short items (src/search/stored.ts).
   // 80 KB with ASCII words by UAX #29's own rules in every runtime (src/ascii-words.ts, ~0.3 KB,
-  // shared with the core).
+  // shared with the core) and the best hits chosen inside SQLite (issue 27, ~0.55 KB gzipped: the
+  // ranking's SQL, the parts joined, windows of the best scores with their ties, at most 16 parts a
+  // statement with the earlier parts' matches carried, and the walk of windows). fflate is a lazy
+  // chunk of its own since a warm search without hits skips it (src/search/deflate.ts): ~76 KB.
   { name: 'search chunk (lazy, loaded by searchSessions)', entry: 'src/search/search.ts', budget: 80 * 1024 },
   // ./edge (SPEC §17.2): the whole Worker's JavaScript as wrangler uploads it — the routes, hono,
   // jose, the catalog Durable Object, the search engine (run on the Durable Object's SQLite) and
