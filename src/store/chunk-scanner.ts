@@ -68,8 +68,8 @@ export function wasmScanRuns(): boolean {
  * Copies `bytes` into memory at {@link DATA}, growing it as needed.
  * @returns `false` when the memory cannot grow (the caller takes the JavaScript path).
  */
-function copyIn(exports: ScanExports, bytes: Uint8Array): boolean {
-  const { memory } = exports;
+function copyIn(wasm: ScanExports, bytes: Uint8Array): boolean {
+  const { memory } = wasm;
   const needed = DATA + bytes.length + SLACK;
   if (memory.buffer.byteLength < needed) {
     try {
@@ -88,8 +88,8 @@ function copyIn(exports: ScanExports, bytes: Uint8Array): boolean {
 }
 
 /** Copies bytes `[from, to)` of `chunk` into memory: they are the resident window (`false`: see {@link copyIn}). */
-function copyWindow(exports: ScanExports, chunk: Uint8Array, from: number, to: number): boolean {
-  if (!copyIn(exports, chunk.subarray(from, to))) return false;
+function copyWindow(wasm: ScanExports, chunk: Uint8Array, from: number, to: number): boolean {
+  if (!copyIn(wasm, chunk.subarray(from, to))) return false;
   resident = chunk;
   residentFrom = from;
   residentTo = to;
@@ -116,21 +116,21 @@ export class ChunkScanner {
   /** The index of the first `\n` (0x0A) of the current chunk from `start` on, or -1. */
   newline(start: number): number {
     const chunk = this.chunk!;
-    const exports = instance();
-    if (exports === null) return chunk.indexOf(0x0a, start);
+    const wasm = instance();
+    if (wasm === null) return chunk.indexOf(0x0a, start);
     if (start >= chunk.length) return -1;
     if (resident !== chunk || start < residentFrom || start >= residentTo) {
-      if (!copyWindow(exports, chunk, start, Math.min(chunk.length, start + WINDOW))) return chunk.indexOf(0x0a, start);
+      if (!copyWindow(wasm, chunk, start, Math.min(chunk.length, start + WINDOW))) return chunk.indexOf(0x0a, start);
     }
     for (let from = start; ; ) {
       const to = DATA + residentTo - residentFrom;
-      const found = exports.newline(DATA + from - residentFrom, to);
+      const found = wasm.newline(DATA + from - residentFrom, to);
       if (found < to) return found - DATA + residentFrom;
       if (residentTo === chunk.length) return -1;
       // The line goes on past the window: a window from the line's start, twice as long as what
       // was searched (so the scan finds the line in it, and a long line costs a few copies).
       from = residentTo;
-      if (!copyWindow(exports, chunk, start, Math.min(chunk.length, start + Math.max(WINDOW, 2 * (residentTo - start))))) return chunk.indexOf(0x0a, from);
+      if (!copyWindow(wasm, chunk, start, Math.min(chunk.length, start + Math.max(WINDOW, 2 * (residentTo - start))))) return chunk.indexOf(0x0a, from);
     }
   }
 
@@ -149,10 +149,10 @@ export class ChunkScanner {
    * {@link MAX_WASM_LINE_BYTES}.
    */
   vouch(bytes: Uint8Array): ScannedRow | undefined {
-    const exports = bytes.length <= MAX_WASM_LINE_BYTES ? instance() : null;
-    if (exports === null) return undefined;
-    const start = this.place(exports, bytes);
-    if (start < 0 || exports.scan(start, start + bytes.length) !== 1) return undefined;
+    const wasm = bytes.length <= MAX_WASM_LINE_BYTES ? instance() : null;
+    if (wasm === null) return undefined;
+    const start = this.place(wasm, bytes);
+    if (start < 0 || wasm.scan(start, start + bytes.length) !== 1) return undefined;
     const { starts, ends } = SCANNED;
     for (let k = 0; k < TOP_LEVEL_KEYS.length; k++) {
       const at = words[k]!;
@@ -164,15 +164,15 @@ export class ChunkScanner {
   }
 
   /** Where `bytes` are in the module's memory: in the chunk's window (copied if need be), else copied alone; -1 when they cannot be copied. */
-  private place(exports: ScanExports, bytes: Uint8Array): number {
+  private place(wasm: ScanExports, bytes: Uint8Array): number {
     const { chunk } = this;
     const offset = chunk === undefined || bytes.buffer !== chunk.buffer ? -1 : bytes.byteOffset - chunk.byteOffset;
     if (chunk === undefined || offset < 0 || offset + bytes.length > chunk.length) {
       resident = undefined;
-      return copyIn(exports, bytes) ? DATA : -1;
+      return copyIn(wasm, bytes) ? DATA : -1;
     }
     if (resident !== chunk || offset < residentFrom || offset + bytes.length > residentTo) {
-      if (!copyWindow(exports, chunk, offset, Math.min(chunk.length, offset + Math.max(WINDOW, bytes.length)))) return -1;
+      if (!copyWindow(wasm, chunk, offset, Math.min(chunk.length, offset + Math.max(WINDOW, bytes.length)))) return -1;
     }
     return DATA + offset - residentFrom;
   }
