@@ -43,9 +43,10 @@ type SetImmediate = (callback: () => void) => unknown;
  * Safe wherever it is defined: every runtime that defines it runs the callback as a macrotask
  * after the I/O and the timers already due (Node and Bun: the check phase, after the poll phase,
  * with the timers phase at the top of every loop iteration; Deno 2: its Node-compatible event
- * loop, the same order; workerd with `nodejs_compat`: a zero-delay timer), and a callback queued
- * by a callback runs in the next iteration, never in the same one, so a loop yielding through it
- * still lets an abort timer, `AbortSignal.timeout` and I/O run at each turn.
+ * loop, the same order; workerd with `nodejs_compat`: its own, after which due timers run too),
+ * and a callback queued by a callback runs in the next iteration, never in the same one, so a
+ * loop yielding through it still lets an abort timer, `AbortSignal.timeout` and I/O run at each
+ * turn (test/store-strict.test.ts checks both in every runtime of the shared suite).
  */
 const immediate: SetImmediate | undefined = (() => {
   const candidate = (globalThis as { setImmediate?: unknown }).setImmediate;
@@ -54,19 +55,20 @@ const immediate: SetImmediate | undefined = (() => {
 
 /**
  * A macrotask turn, the cheapest one that still lets timers and I/O run first, per runtime:
- * - Node, Bun, Deno 2: `setImmediate`. `setTimeout(0)` is clamped to 1 ms there, so a turn cost
- *   about 1.1–1.2 ms of wall time in Node (nothing of CPU), 20–30 ms per 25 MiB read; a
- *   `setImmediate` turn costs microseconds and runs after the same timers and I/O.
- * - workerd: `setTimeout(0)` (or `setImmediate` where `nodejs_compat` defines it, which workerd
- *   runs as a zero-delay timer). The clock stands still while code runs, so a zero-delay timer
- *   is due at once and costs no clamp; what workerd must not get is a `MessageChannel` message,
- *   which it delivers ahead of timers, so a loop yielding through them never lets an abort timer
- *   run; nor `scheduler.yield()`, whose continuation runs ahead of other tasks for the same reason.
+ * - Node, Bun, Deno 2: `setImmediate`. `setTimeout(0)` is clamped to 1 ms there: a turn cost
+ *   1.1–1.2 ms of wall time in Node (no CPU), 11–30 ms per 25 MiB read of 10–24 turns; a
+ *   `setImmediate` turn costs about 0.02 ms and runs after the same timers and I/O.
+ * - workerd without `nodejs_compat`: `setTimeout(0)`. The clock stands still while code runs, so
+ *   a zero-delay timer is due at once and costs no clamp. With `nodejs_compat` (the test pool
+ *   runs `nodejs_compat_v2`) `globalThis.setImmediate` is defined and used; a 5 ms timer still
+ *   fires between its turns (checked by hand in Miniflare: after 88–411 turns). Never a
+ *   `MessageChannel` message: workerd delivers those ahead of timers, so a loop yielding through
+ *   them never lets an abort timer run; nor `scheduler.yield()`, whose continuation runs ahead of
+ *   other tasks for the same reason.
  * - Browsers: `setTimeout(0)`. They have no `setImmediate`; nested timeouts are clamped to 4 ms,
- *   which a turn every {@link PACE_MS} ms of work keeps to at most that much per turn. A
- *   `MessageChannel` would be cheaper in Chromium, but the same mechanism must not be the one
- *   workerd runs ahead of timers, and a browser gives a page's message tasks no promise of order
- *   against its timers either (HTML leaves the choice between task sources to the user agent).
+ *   at most 4 ms per {@link PACE_MS} ms of work. A `MessageChannel` would cost less in Chromium,
+ *   but HTML leaves the order between a page's message tasks and its timers to the user agent
+ *   (the reason it is refused in workerd), so it is not relied on for an abort timer here either.
  */
 function nextTurn(): Promise<void> {
   return new Promise((resolve) => (immediate === undefined ? setTimeout(resolve, 0) : immediate(resolve)));
