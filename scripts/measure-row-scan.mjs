@@ -11,9 +11,13 @@
 //   lines), once with the library as it is and once built without the module's bytes (so the
 //   JavaScript scan and `indexOf` run, as in workerd);
 // - `prepare` through the object store (plain, a stream of 1 MiB chunks), both builds;
+// - the surface reads and `prepare` once more with the library built to yield by `setTimeout(0)`
+//   as it did before src/pace.ts used the host's `setImmediate` (issue 30: wall time per turn);
 //
 // each against the parse floor of bench/store-real.ts: the same chunks (decoded by libzstd for
-// zstd), split on `\n`, decoded in runs and `JSON.parse`d line by line.
+// zstd), split on `\n`, decoded in runs and `JSON.parse`d line by line. Each row gives CPU time
+// and, beside it, wall time (best of the same runs): the wall time a turn of the event loop
+// costs shows only there.
 //
 // Usage: node scripts/measure-row-scan.mjs [MiB] [runs]   (defaults 25 and 7)
 import { spawnSync } from 'node:child_process';
@@ -43,6 +47,18 @@ const noWasm = {
     b.onLoad({ filter: /json-scan-wasm\.ts$/ }, () => ({ contents: `export const JSON_SCAN_WASM_BASE64URL = '';`, loader: 'ts' }));
   },
 };
+/** Yielding by `setTimeout(0)` only: src/pace.ts without the host's `setImmediate`. */
+const timeoutTurns = {
+  name: 'timeout-turns',
+  setup(b) {
+    b.onLoad({ filter: /src[\\/]pace\.ts$/ }, (args) => {
+      const text = readFileSync(args.path, 'utf8');
+      const detect = '(globalThis as { setImmediate?: unknown }).setImmediate';
+      if (!text.includes(detect)) throw new Error('src/pace.ts no longer detects setImmediate as this script expects');
+      return { contents: text.replace(detect, 'undefined'), loader: 'ts' };
+    });
+  },
+};
 const cache = join(ROOT, 'node_modules', '.cache');
 mkdirSync(cache, { recursive: true });
 const dir = mkdtempSync(join(cache, 'row-scan-'));
@@ -51,10 +67,17 @@ async function bundle(name, plugins) {
   await build({ stdin: { contents: ENTRY, resolveDir: ROOT, loader: 'ts' }, bundle: true, platform: 'node', format: 'esm', outfile, plugins, logLevel: 'warning', external: ['@deepseek-ai/*', 'miniflare', 'ws', 'esbuild', 'playwright'] });
   return import(pathToFileURL(outfile).href);
 }
-let wasm, js;
+// Turns of the event loop, counted: zero-delay timers and immediates (wrapped before the library
+// binds `setImmediate`, so its own turns are counted too).
+const turns = { immediate: 0, timeout: 0 };
+const { setImmediate: realImmediate, setTimeout: realTimeout } = globalThis;
+globalThis.setImmediate = (callback, ...rest) => (turns.immediate++, realImmediate(callback, ...rest));
+globalThis.setTimeout = (callback, delay, ...rest) => (delay ? 0 : turns.timeout++, realTimeout(callback, delay, ...rest));
+let wasm, js, timeout;
 try {
   wasm = await bundle('wasm', []);
   js = await bundle('js', [noWasm]);
+  timeout = await bundle('timeout', [timeoutTurns]);
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
@@ -156,20 +179,54 @@ const cases = {
   readWasm: surfaceRead(wasm, log),
   prepareJs: prepare(js),
   prepareWasm: prepare(wasm),
-  ...(zstdLog && { floorZstd: () => floor(zstdLog, true), readZstdJs: surfaceRead(js, zstdLog), readZstdWasm: surfaceRead(wasm, zstdLog) }),
+  readTimeout: surfaceRead(timeout, log),
+  prepareTimeout: prepare(timeout),
+  ...(zstdLog && {
+    floorZstd: () => floor(zstdLog, true),
+    readZstdJs: surfaceRead(js, zstdLog),
+    readZstdWasm: surfaceRead(wasm, zstdLog),
+    readZstdTimeout: surfaceRead(timeout, zstdLog),
+  }),
 };
 
-async function cpu(run) {
+/** CPU and wall milliseconds of one run. */
+async function time(run) {
   const before = process.cpuUsage();
+  const start = performance.now();
   await run();
+  const wall = performance.now() - start;
   const used = process.cpuUsage(before);
-  return (used.user + used.system) / 1000;
+  return { cpu: (used.user + used.system) / 1000, wall };
 }
 const best = Object.fromEntries(Object.keys(cases).map((name) => [name, Infinity]));
-for (let run = 0; run < runs; run++) for (const [name, fn] of Object.entries(cases)) best[name] = Math.min(best[name], await cpu(fn));
+const bestWall = Object.fromEntries(Object.keys(cases).map((name) => [name, Infinity]));
+for (let run = 0; run < runs; run++) {
+  for (const [name, fn] of Object.entries(cases)) {
+    const { cpu, wall } = await time(fn);
+    best[name] = Math.min(best[name], cpu);
+    bestWall[name] = Math.min(bestWall[name], wall);
+  }
+}
 
-const row = (name, ours, base) => console.log(`${name.padEnd(58)} ${String(Math.round(best[ours])).padStart(5)} / ${String(Math.round(best[base])).padStart(5)} ms  ${(best[ours] / best[base]).toFixed(2)}×`);
-console.log(`${(log.length / CHUNK).toFixed(1)} MiB plain, ${lines.length} lines${zstdLog ? `; ${(zstdLog.length / CHUNK).toFixed(1)} MiB in dsh's zstd frames` : ' (no zstd CLI: zstd rows left out)'}; CPU ms, best of ${runs}`);
+/** Turns one run of `name` takes, and the wall ms a turn costs each way (median of 200, interleaved). */
+async function turnsOf(name) {
+  const before = { ...turns };
+  await cases[name]();
+  return `${turns.immediate - before.immediate} by setImmediate, ${turns.timeout - before.timeout} by setTimeout(0)`;
+}
+const perTurn = { immediate: [], timeout: [] };
+for (let i = 0; i < 200; i++) {
+  for (const [kind, turn] of [['immediate', (resolve) => realImmediate(resolve)], ['timeout', (resolve) => realTimeout(resolve, 0)]]) {
+    const start = performance.now();
+    await new Promise(turn);
+    perTurn[kind].push(performance.now() - start);
+  }
+}
+const median = (values) => values.sort((a, b) => a - b)[values.length >> 1];
+
+const figures = (table, ours, base) => `${String(Math.round(table[ours])).padStart(5)} / ${String(Math.round(table[base])).padStart(5)} ms  ${(table[ours] / table[base]).toFixed(2)}×`;
+const row = (name, ours, base) => console.log(`${name.padEnd(64)} ${figures(best, ours, base)}   ${figures(bestWall, ours, base)}`);
+console.log(`${(log.length / CHUNK).toFixed(1)} MiB plain, ${lines.length} lines${zstdLog ? `; ${(zstdLog.length / CHUNK).toFixed(1)} MiB in dsh's zstd frames` : ' (no zstd CLI: zstd rows left out)'}; best of ${runs}: CPU ms, then wall ms`);
 row('scan of the skipped rows, JavaScript, vs floor', 'scanJs', 'floor');
 row('scan of the skipped rows, WebAssembly, vs floor', 'scanWasm', 'floor');
 row('scan, WebAssembly vs JavaScript', 'scanWasm', 'scanJs');
@@ -177,7 +234,13 @@ row('surface read, plain, JavaScript scan, vs floor', 'readJs', 'floor');
 row('surface read, plain, WebAssembly, vs floor', 'readWasm', 'floor');
 row('prepare, object store, plain, JavaScript scan, vs floor', 'prepareJs', 'floor');
 row('prepare, object store, plain, WebAssembly, vs floor', 'prepareWasm', 'floor');
+row('surface read, plain, WebAssembly, setTimeout turns, vs floor', 'readTimeout', 'floor');
+row('prepare, object store, plain, WebAssembly, setTimeout turns, vs floor', 'prepareTimeout', 'floor');
 if (zstdLog) {
   row('surface read, zstd, JavaScript scan, vs floor with libzstd', 'readZstdJs', 'floorZstd');
   row('surface read, zstd, WebAssembly, vs floor with libzstd', 'readZstdWasm', 'floorZstd');
+  row('surface read, zstd, WebAssembly, setTimeout turns, vs floor', 'readZstdTimeout', 'floorZstd');
 }
+console.log(`turns per read: surface read plain ${await turnsOf('readWasm')}; with setTimeout turns ${await turnsOf('readTimeout')}`);
+if (zstdLog) console.log(`turns per read: surface read zstd ${await turnsOf('readZstdWasm')}; with setTimeout turns ${await turnsOf('readZstdTimeout')}`);
+console.log(`wall ms per turn (median of 200, interleaved): setImmediate ${median(perTurn.immediate).toFixed(3)}, setTimeout(0) ${median(perTurn.timeout).toFixed(3)}`);

@@ -507,6 +507,14 @@ describe('always-ready sources cannot hang the call (SPEC §10.3)', () => {
     await expectRejectCode(readSessionLog(alwaysReady((i) => (i === 0 ? head : body)), { signal: controller.signal, maxLogBytes: 2 ** 50 }), 'SESSION_REFERENCE_CANCELLED');
   });
 
+  it('AbortSignal.timeout fires during an always-ready endless log of 64 KiB lines (the turn lets its timer run)', async () => {
+    const signal = AbortSignal.timeout(5);
+    const head = utf8(line(HEADER));
+    const body = utf8(line(message(1, 'x'.repeat(65_000))));
+    const error = await expectRejectCode(readSessionLog(alwaysReady((i) => (i === 0 ? head : body)), { signal, maxLogBytes: 2 ** 50 }), 'SESSION_REFERENCE_CANCELLED');
+    expect((error.cause as Error).name).toBe('TimeoutError');
+  });
+
   it('an abort timer runs while a bucket answers list() at once with a new cursor forever', async () => {
     const controller = new AbortController();
     abortSoon(controller);
