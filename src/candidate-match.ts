@@ -3,6 +3,7 @@
  * (SPEC §6.2, §6.7) or word matching for front ends (SPEC §15.10).
  * @module
  */
+import { forEachSegment } from './ascii-words.js';
 import { foldWord } from './fold.js';
 
 /**
@@ -22,7 +23,6 @@ export interface CandidateMatcher {
   matches(fields: readonly unknown[]): boolean;
 }
 
-let segmenter: Intl.Segmenter | undefined;
 
 /**
  * `query` made ready to match sessions by `rule`:
@@ -33,7 +33,8 @@ let segmenter: Intl.Segmenter | undefined;
  *   ({@link foldWord}: case without locale, NFKD diacritics removed); a word that folds to nothing
  *   is dropped, and so is a repeat. Every word must be a prefix of a word of some field (each word
  *   may match a different field), the field folded the same way and cut into words by
- *   `Intl.Segmenter` (granularity `'word'`, SPEC §16.3) — precisely: the word stands in the folded
+ *   `Intl.Segmenter` (granularity `'word'`, SPEC §16.3; ASCII by UAX #29's own rules in every
+ *   runtime, `forEachSegment` of ascii-words.ts) — precisely: the word stands in the folded
  *   field at a segment boundary, so a query word that spans several words (`ledger-ap`, `/srv/al`,
  *   `数据库迁`) matches where those words stand together, in that order (as search's adjacency,
  *   SPEC §16.2). A query with no word keeps every record.
@@ -78,7 +79,9 @@ function queryWords(query: string): string[] {
 /** Whether `word` stands in `text` at a word-segment boundary (both folded). */
 function startsAtBoundary(text: string, word: string): boolean {
   if (!text.includes(word)) return false;
-  segmenter ??= new Intl.Segmenter(undefined, { granularity: 'word' });
-  for (const { index } of segmenter.segment(text)) if (text.startsWith(word, index)) return true;
-  return false;
+  let found = false;
+  forEachSegment(text, (from) => {
+    found ||= text.startsWith(word, from);
+  });
+  return found;
 }

@@ -114,6 +114,11 @@ describe('candidateMatcher (SPEC §6.2, §15.10)', () => {
     ['\u0301', ['anything'], true], // a query word folding to nothing is dropped: no word left
     ['x \u0301', ['x'], true],
     ['led led', ['ledger'], true], // a repeated word asks nothing more
+    ['seeds', ['x', null, 'Dümen: seeds.py done'], true],
+    ['py', ['x', null, 'Dümen: seeds.py done'], false], // `seeds.py` is one word by UAX #29, in every runtime
+    ['e.g', ['see e.g. this'], true],
+    ['g', ['see e.g. this'], false],
+    ['ledger-ap', ['ledger-ap'], true], // a query word spanning words, where they stand together
   ])('%j against %j is %s', (query, fields, expected) => {
     expect(candidateMatcher('words', query).matches(fields)).toBe(expected);
   });

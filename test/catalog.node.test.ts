@@ -276,6 +276,27 @@ describe('SessionCatalog: candidates equal the core listCandidates (SPEC §6, §
   });
 });
 
+describe('SessionCatalog: rows read by /candidates stay bounded as the tenant grows (SPEC §17.7, issue 27)', () => {
+  it('a rare needle, a cwd one session in seven holds, an id one in nine to four holds and an empty query read about as many rows at 4,000 sessions as at 1,000', async () => {
+    const sizes = [1000, 4000];
+    for (const size of sizes) for (let start = 0; start < size; start += 1000) await worker.call(`rows${size}`, 'fill', start, 1000);
+    const queries = [{ as: 'bench-1', q: 'needle', limit: 10 }, { as: 'bench-1', q: '/work/site', limit: 50 }, { as: 'bench-1', q: 'bench-1', titles: true }, { as: 'bench-1' }];
+    for (const query of queries) {
+      const read: number[] = [];
+      for (const size of sizes) {
+        await worker.call(`rows${size}`, 'rowsRead');
+        const rows = await worker.call(`rows${size}`, 'candidates', query);
+        read.push(await worker.call(`rows${size}`, 'rowsRead'));
+        // The needle is in the same four sessions at every size.
+        expect(rows.length).toBe(query.q === 'needle' ? 4 : (query.limit ?? 50));
+      }
+      // At most 1.5 times as many at four times the sessions, and a constant times `limit` at both
+      // (the index's probe of 2·limit + 16, a walk of about limit / density rows, the rows returned).
+      expect({ query, read, ratio: read[1]! / read[0]! <= 1.5, bounded: Math.max(...read) <= 12 * (query.limit ?? 50) + 128 }).toEqual({ query, read, ratio: true, bounded: true });
+    }
+  });
+});
+
 describe('SessionCatalog: search on the Durable Object\'s SQLite (SPEC §16, §17.5)', () => {
   /** The core's searchSessions over the same logs, as the oracle. */
   async function coreSearch(logs: Array<Uint8Array | string>, as: string, q: string, limit: number) {

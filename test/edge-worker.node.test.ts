@@ -86,8 +86,9 @@ afterAll(async () => {
 });
 
 /** The built Worker in Miniflare, with `vars` as its `[vars]`. */
-function service(vars: Record<string, string> = { AUTH_JWT_SECRET: SECRET, AUTH_ISSUER: ISSUER, AUTH_AUDIENCE: AUDIENCE }): Miniflare {
+function service(vars: Record<string, string> = { AUTH_JWT_SECRET: SECRET, AUTH_ISSUER: ISSUER, AUTH_AUDIENCE: AUDIENCE }, persist?: string): Miniflare {
   const mf = new Miniflare({
+    ...(persist !== undefined && { defaultPersistRoot: persist }),
     modules: true,
     scriptPath: join(outDir, 'worker.js'),
     modulesRoot: outDir,
@@ -647,6 +648,41 @@ describe('settings checked before any route runs (issue 27)', () => {
         const body = (await response.json()) as ErrorBody;
         expect({ name, value, status: response.status, code: body.code }).toEqual({ name, value, status: 500, code: 'SESSION_REFERENCE_INVALID_CONFIG' });
         expect(body.message).toContain(name);
+      }
+    }
+  });
+});
+
+describe('queue and scheduled check the settings as fetch does (issue 27)', () => {
+  it('a misconfigured deploy writes no catalog row from a queue message or the Cron Trigger; the batch is retried and applies once the deploy is fixed', async () => {
+    const token = await hs256({ sub: 'acme' });
+    const base = { AUTH_JWT_SECRET: SECRET, AUTH_ISSUER: ISSUER, AUTH_AUDIENCE: AUDIENCE };
+    const key = 'tenants/acme/side/queued.jsonl';
+    const text = sessionLogText({ id: 'queued', createdAt: 1_970_000_000_000, title: 'Queued' });
+    for (const wrong of [{ MAX_LOG_BYTES: '1.5' }, { AUTH_MODE: 'none' }]) {
+      const persist = mkdtempSync(join(tmpdir(), 'dsh-edge-persist-'));
+      try {
+        const broken = service({ ...base, ...wrong }, persist);
+        const put = await (await broken.getR2Bucket('SESSIONS')).put(key, text);
+        const message = { id: 'm1', timestamp: new Date(), attempts: 1, body: { account: 'a', bucket: 'b', action: 'PutObject', object: { key, size: text.length, eTag: put?.etag }, eventTime: new Date().toISOString() } };
+        const worker = await broken.getWorker();
+        const queued = await worker.queue(QUEUE, [message]);
+        expect({ wrong, outcome: queued.outcome, acks: queued.explicitAcks }).toEqual({ wrong, outcome: 'exception', acks: [] });
+        expect((await worker.scheduled({ cron: '*/30 * * * *' })).outcome).toBe('exception');
+        const refused = await client(broken, token).call('/sessions');
+        expect(((await refused.json()) as ErrorBody).code).toBe('SESSION_REFERENCE_INVALID_CONFIG');
+        await broken.dispose();
+        miniflares.splice(miniflares.indexOf(broken), 1);
+        // The same state under a fixed deploy: the catalog holds nothing yet; the retried message then writes the row.
+        const fixed = service(base, persist);
+        const acme = client(fixed, token);
+        expect(((await (await acme.call('/sessions')).json()) as { rows: unknown[] }).rows).toEqual([]);
+        const retried = await (await fixed.getWorker()).queue(QUEUE, [{ ...message, attempts: 2 }]);
+        expect({ outcome: retried.outcome, acks: retried.explicitAcks }).toEqual({ outcome: 'ok', acks: ['m1'] });
+        const rows = (await (await acme.call('/sessions')).json()) as { rows: Array<{ sessionId: string }> };
+        expect(rows.rows.map((row) => row.sessionId)).toEqual(['queued']);
+      } finally {
+        rmSync(persist, { recursive: true, force: true });
       }
     }
   });

@@ -11,13 +11,13 @@
  */
 import fc from 'fast-check';
 import { deflateSync } from 'fflate';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createSessionReferences, type SessionSearchHit } from '../src/index.js';
 import { DamagedIndexError } from '../src/search/damage.js';
 import { indexFromBytes, indexToBytes } from '../src/search/index-bytes.js';
 import * as kit from '../src/search/kit.js';
 import { useRoot } from '../src/search/root.js';
-import { maxPackedJsonBytes, packItems, unpackItems } from '../src/search/stored.js';
+import { loadDeflate, maxPackedJsonBytes, packItems, unpackItems } from '../src/search/stored.js';
 import { MAX_QUERY_LENGTH } from '../src/search/words.js';
 import { expectRejectCode } from './helpers.js';
 import { assistantMessage, fakeQuery, userMessage, type FakeSession } from './sessions.js';
@@ -61,6 +61,7 @@ async function forged(bytes: Uint8Array, change: (run: (sql: string, ...bindings
 }
 
 describe('forged indexes: no stored size believed without a bound (issue 28.1)', () => {
+  beforeAll(loadDeflate);
   const MAX = 4096;
 
   it('kept items unpack to at most what maxIndexBytes allows, or are damage — whatever they inflate to and claim', () => {
@@ -90,6 +91,21 @@ describe('forged indexes: no stored size believed without a bound (issue 28.1)',
         else expect(() => unpackItems(packed, MAX)).toThrow(DamagedIndexError);
       }),
       { seed: 28_12, numRuns: 60 },
+    );
+  });
+
+  it('items of a few dozen bytes are kept in a stored deflate block, longer ones compressed; both unpack as packed', () => {
+    fc.assert(
+      fc.property(fc.string({ minLength: 1, maxLength: 200 }), (text) => {
+        const items = [{ role: 'assistant' as const, text }];
+        const packed = packItems(items);
+        const json = new TextEncoder().encode(JSON.stringify([[1, text]]));
+        // A final stored block starts with the byte 1 (BFINAL, BTYPE 00), then LEN and NLEN: the JSON follows as is.
+        if (json.length < 128) expect([...packed.subarray(4, 9)]).toEqual([1, json.length & 0xff, json.length >> 8, ~json.length & 0xff, (~json.length >> 8) & 0xff]);
+        else expect(packed.length).toBeLessThan(4 + 5 + json.length);
+        expect(unpackItems(packed, MAX)).toEqual(items);
+      }),
+      { seed: 28_13, numRuns: 200 },
     );
   });
 

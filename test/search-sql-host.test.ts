@@ -116,7 +116,7 @@ describe('the search engine on a SQL seam (SPEC §17.5)', () => {
       expect(host.all('SELECT key, etag FROM catalog')).toEqual([['a', 'x']]);
       // A session given twice in one put is put once, as given last.
       await other.index.put([SESSIONS[0]!, { ...SESSIONS[0]!, title: 'Renamed ledger' }]);
-      expect(other.index.session(SESSIONS[0]!.id)?.title).toBe('Renamed ledger');
+      expect((await other.index.session(SESSIONS[0]!.id))?.title).toBe('Renamed ledger');
       other.index.remove([SESSIONS[0]!.id]);
       // A write that fails inside the transaction leaves nothing of the put behind.
       const bad = { ...SESSIONS[0]!, seq: {} as never }; // a binding the storage refuses

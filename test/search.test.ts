@@ -442,9 +442,9 @@ describe('searchSessions after a second probe (issue 23 findings)', () => {
   it('an engine failure during a search rebuilds the index from the store once, never an error', async () => {
     const refs = createSessionReferences({ sessionQuery: fakeQuery(SESSIONS) });
     const expected = await refs.searchSessions(AGENT, 'freight');
-    const original = SessionSearchIndex.prototype.search;
+    const original = SessionSearchIndex.prototype.ranked;
     let failures = 0;
-    SessionSearchIndex.prototype.search = function (...args) {
+    SessionSearchIndex.prototype.ranked = function (...args) {
       if (failures++ === 0) throw Object.assign(new Error('SQLITE_CORRUPT_VTAB'), { resultCode: 267 });
       return original.apply(this, args);
     };
@@ -452,7 +452,7 @@ describe('searchSessions after a second probe (issue 23 findings)', () => {
       expect(await refs.searchSessions(AGENT, 'freight')).toEqual(expected);
       expect(failures).toBe(2);
     } finally {
-      SessionSearchIndex.prototype.search = original;
+      SessionSearchIndex.prototype.ranked = original;
     }
   });
 

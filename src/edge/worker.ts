@@ -5,7 +5,7 @@
  * @module
  */
 import { createEdgeApp, type EdgeOptions } from './app.js';
-import type { EdgeEnv } from './env.js';
+import { checkEnv, type EdgeEnv } from './env.js';
 import { applyNotifications } from './queue.js';
 import { reconcileAll } from './reconcile.js';
 
@@ -23,13 +23,25 @@ export interface EdgeWorker<E extends EdgeEnv = EdgeEnv> {
  * The edge service as a whole Worker (SPEC §17.2):
  * `export default createEdgeWorker();` beside `export { SessionCatalog } from 'dsh-session-reference/edge';`,
  * with bindings `SESSIONS` (R2) and `CATALOG` (the `SessionCatalog` namespace).
+ *
+ * Every handler checks the settings first, as `fetch` does (`checkEnv`, issue 27): with a
+ * malformed setting `fetch` answers 500 `SESSION_REFERENCE_INVALID_CONFIG`, and `queue` and
+ * `scheduled` throw that same error before any catalog is touched (deny by default: the queue
+ * then retries the whole batch, so notifications are applied once the deploy is fixed, and no
+ * catalog is written while it is wrong).
  * @param options `{ authenticate?, basePath? }` (see {@link EdgeOptions}).
  */
 export function createEdgeWorker<E extends EdgeEnv = EdgeEnv>(options: EdgeOptions<E> = {}): EdgeWorker<E> {
   const app = createEdgeApp<E>(options);
   return {
     fetch: (request, env, ctx) => app.fetch(request, env, ctx),
-    queue: (batch, env) => applyNotifications(batch, env),
-    scheduled: (_controller, env) => reconcileAll(env),
+    queue: async (batch, env) => {
+      checkEnv(env, options.authenticate === undefined);
+      await applyNotifications(batch, env);
+    },
+    scheduled: async (_controller, env) => {
+      checkEnv(env, options.authenticate === undefined);
+      await reconcileAll(env);
+    },
   };
 }

@@ -16,4 +16,4 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   throw error;
 });
 
-process.exitCode = await main(process.argv.slice(2), process);
+process.exitCode = await main(process.argv.slice(2), process, { ownsProcess: true });

@@ -28,6 +28,16 @@ export interface CliIO {
   stdin?: AsyncIterable<Uint8Array | string> | undefined;
 }
 
+/** How {@link main} may treat the process it runs in. */
+export interface CliOptions {
+  /**
+   * True when `main` is all the process does and it exits after (the executable, `cli.ts`):
+   * `main` may then set V8 flags, which hold for the whole process. Default `false` (a test or
+   * a host calling `main` keeps its flags). See {@link CliIO} for where it writes.
+   */
+  ownsProcess?: boolean | undefined;
+}
+
 /** The one-line synopsis printed with every usage error. */
 export const USAGE =
   'Usage: dsh-session-reference <candidates [QUERY] | search QUERY | prepare MESSAGE | encode ID | decode URI | parse TEXT | push --to URL> [--store DIR | --demo] [--as SESSION_ID] [--limit N] [--match-titles] [--no-cache] [--max-reference-bytes N] [--dry-run] [--json]';
@@ -124,7 +134,7 @@ const COMMAND_FLAGS: Record<string, { positionals: [min: number, max: number, na
  * @example
  * process.exitCode = await main(process.argv.slice(2), process);
  */
-export async function main(argv: readonly string[], io: CliIO): Promise<number> {
+export async function main(argv: readonly string[], io: CliIO, options: CliOptions = {}): Promise<number> {
   // Every output ends with exactly one added newline, so a value's own trailing newline survives.
   // What it prints is escaped where it is built (escapeControls, SPEC §12.2).
   const out = (text: string) => io.stdout.write(`${text}\n`);
@@ -136,7 +146,7 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
     }
     if (parsed.name === 'push') return await push(parsed.flags, io);
     if (parsed.name !== 'candidates' && parsed.args[0] === STDIN_ARGUMENT) parsed.args[0] = await readStdin(io);
-    await run(parsed, io, out);
+    await run(parsed, io, out, options);
     return 0;
   } catch (error) {
     if (error instanceof UsageError) {
@@ -241,7 +251,7 @@ function integerFlag(flag: string, value: string | undefined): number | undefine
   }
 }
 
-async function run(command: Command, io: CliIO, out: (text: string) => void): Promise<void> {
+async function run(command: Command, io: CliIO, out: (text: string) => void, options: CliOptions): Promise<void> {
   const { name, args, flags } = command;
   const json = flags.json === true;
   switch (name) {
@@ -271,7 +281,7 @@ async function run(command: Command, io: CliIO, out: (text: string) => void): Pr
     case 'candidates':
       return candidates(args[0], flags, io, out);
     case 'search':
-      return search(args[0]!, flags, io, out);
+      return search(args[0]!, flags, io, out, options);
     case 'prepare':
       return prepare(args[0]!, flags, io, out);
   }
@@ -388,10 +398,11 @@ async function prepare(text: string, flags: Flags, io: CliIO, out: (text: string
  * written again after the search when either changed. A cache refused, or one that cannot be
  * written, is a note on stderr, never a failure.
  */
-async function search(query: string, flags: Flags, io: CliIO, out: (text: string) => void): Promise<void> {
+async function search(query: string, flags: Flags, io: CliIO, out: (text: string) => void, options: CliOptions): Promise<void> {
   const limit = integerFlag('limit', flags.limit);
   const root = await storeRoot(flags, io);
   const cache = flags['no-cache'] ? undefined : await searchCache(root, io);
+  if (cache?.contents !== undefined && options.ownsProcess === true) await baselineWasmOnly();
   const [{ sessionQuery, agent, carried, reads }, { createSessionReferences }] = await Promise.all([
     openStore(root, flags, io, cache?.contents?.listing),
     import('../service.js'),
@@ -446,6 +457,18 @@ async function provideSqlite(): Promise<void> {
   const [{ readFile }, { provideSqliteWasm }] = await Promise.all([import('node:fs/promises'), import('../search/sqlite-provide.js')]);
   const bytes = await readFile(new URL('../search/sqlite3.wasm', import.meta.url)).catch(() => undefined);
   if (bytes !== undefined) provideSqliteWasm(await WebAssembly.compile(bytes));
+}
+
+/**
+ * Has V8 run WebAssembly compiled from now on with its baseline compiler alone (`--liftoff-only`),
+ * for a search that starts from a cached index: a few queries, then the process exits. V8
+ * otherwise recompiles SQLite's functions that turn hot with its optimizing compiler in background
+ * threads, and the process waits for those compilations at exit: on a warm search of 2,000
+ * sessions, 200 ms of CPU on Node 20 and 65 ms on Node 22 for code that never runs again (issue 30
+ * item 3; `scripts/cli-cpu.sh`). Process-wide, hence only when `main` owns the process.
+ */
+async function baselineWasmOnly(): Promise<void> {
+  (await import('node:v8')).setFlagsFromString('--liftoff-only');
 }
 
 /** One `note:` line on stderr, controls escaped. */

@@ -60,7 +60,9 @@
  *   by each character that follows the part's head in some word, visited by a skip scan: one
  *   B-tree seek per distinct character, about 1 ms for a whole part. Candidates pass
  *   `matchesPart`. Each part is one FTS5 query for its prefix and one for its one-edit words
- *   (ORed); sessions must match every part (AND, intersected here). Score: the sum over the
+ *   (ORed); sessions must match every part (AND: the parts joined in SQL, and the best scores
+ *   chosen there, {@link SessionSearchIndex.ranked}, so that a search of a word most sessions
+ *   hold hands JavaScript a window of `limit` rows, not every match). Score: the sum over the
  *   parts of −`bm25(words, 3, 1, 1)` (title weighted 3), one-edit matches weighted 0.45 as
  *   MiniSearch weighted them (BM25 is a sum over the query's terms, so the parts' scores add up
  *   to what one query of them all would give, less the weight). The design first given (range scans of `fts5vocab`, with a second FTS5
@@ -72,7 +74,7 @@
 import { DamagedIndexError } from './damage.js';
 import { engineRoot as root } from './root.js';
 import type { SqlHost, SqlValue } from './sql-host.js';
-import { keptItems, packItems, unpackItems, type IndexedSession } from './stored.js';
+import { keptItems, loadDeflate, packItems, unpackItems, type IndexedSession } from './stored.js';
 import { forEachWord, fuzzyDistance, matchesPart, segmenterSignature, slicesOf, sliceWork } from './words.js';
 
 export type { IndexedItem, IndexedSession } from './stored.js';
@@ -149,9 +151,75 @@ const FUZZY_WEIGHT = 0.45;
 /** Field weights of BM25, in column order (SPEC §16.3: the title above the conversation). */
 const RANK = 'bm25(search_words, 3, 1, 1)';
 
-/** Every row matching an FTS5 expression with its BM25 score, as one JSON array. */
-const PART_SCORES = `WITH ranked AS MATERIALIZED (SELECT rowid, ${RANK} AS rank FROM search_words WHERE search_words MATCH ?)
-SELECT json_group_array(json_array(rowid, rank)) FROM ranked`;
+/**
+ * The score of one query part per matching row, `name(row, score)`: −BM25 of the part's prefix
+ * expression (`prefix`, SQL giving the FTS5 expression), and, with words one edit away (`near`),
+ * minus {@link FUZZY_WEIGHT} times their BM25 — computed as JavaScript computed it before the
+ * ranking moved into SQLite (the same IEEE operations in the same order: `0 − prefix`, then
+ * `− weight × near`), so scores are unchanged.
+ */
+function partTable(name: string, prefix: string, near: string | undefined): string {
+  if (near === undefined) return `${name}(row, score) AS MATERIALIZED (SELECT rowid, 0 - ${RANK} FROM search_words WHERE search_words MATCH ${prefix})`;
+  return `${name}(row, score) AS MATERIALIZED (SELECT row, coalesce(0 - max(prefix), 0) - coalesce(${FUZZY_WEIGHT} * max(near), 0) FROM (
+    SELECT rowid AS row, ${RANK} AS prefix, NULL AS near FROM search_words WHERE search_words MATCH ${prefix}
+    UNION ALL SELECT rowid, NULL, ${RANK} FROM search_words WHERE search_words MATCH ${near}) GROUP BY row)`;
+}
+
+/**
+ * Query parts ranked in one statement, at most: the rest are ranked before, their matches and
+ * partial scores carried into the next statement as JSON (SQLite joins at most 64 tables, and a
+ * Durable Object binds at most 100 values and 100 KB of SQL per statement). SQLite 3.54's JSON
+ * writes a score exactly; a Durable Object's SQLite writes 15 significant digits, so there a
+ * carried score may differ from the exact sum in its last digit (as every part's score did when
+ * the parts were summed in JavaScript through JSON).
+ */
+const PARTS_PER_STATEMENT = 16;
+
+/**
+ * The ranking of some query parts in SQL: `ranked(row, score)`, the rows matching every part (AND:
+ * a join of the parts' tables, after the rows `?5` carries from the parts before, when not null),
+ * the score their sum in the query's order (BM25 is a sum over the query's terms), the agent's
+ * own session (`?1`, its id as kept) left out. `?4` is the JSON array of the parts' FTS5
+ * expressions (`expressions`: each part's prefix expression and, when it has some, its one-edit
+ * words), so a statement binds five values however many parts it ranks.
+ */
+function rankedTables(expressions: ReadonlyArray<readonly [string, string | undefined]>): string {
+  const tables = ['carried(row, score) AS MATERIALIZED (SELECT json_extract(value, \'$[0]\'), json_extract(value, \'$[1]\') FROM json_each(?5))'];
+  let at = 0;
+  const expression = () => `json_extract(?4, '$[${at++}]')`;
+  for (const [k, [, near]] of expressions.entries()) {
+    const prefix = expression();
+    tables.push(partTable(`part${k}`, prefix, near === undefined ? undefined : expression()));
+  }
+  const sum = ['CASE WHEN ?5 IS NULL THEN 0 ELSE carried.score END', ...expressions.map((_, k) => `part${k}.score`)];
+  // Without carried rows the first part's score is its own (0 + s is s, bit for bit, for every s but −0, which no BM25 gives).
+  const joins = expressions.slice(1).map((_, k) => ` JOIN part${k + 1} ON part${k + 1}.row = part0.row`).join('');
+  const from = `part0${joins} LEFT JOIN carried ON carried.row = part0.row WHERE (?5 IS NULL OR carried.row IS NOT NULL) AND part0.row NOT IN (SELECT row FROM search_sessions WHERE id = ?1)`;
+  tables.push(`ranked(row, score) AS MATERIALIZED (SELECT part0.row, ${sum.join(' + ')} FROM ${from})`);
+  return tables.join(',\n');
+}
+
+/** A query's ranking: its SQL tables ({@link rankedTables}) and what they bind from `?4` on. */
+interface Ranking {
+  tables: string;
+  bindings: SqlValue[];
+}
+
+/**
+ * A window of {@link Ranking}, best first: the `?2` best scores below `?3` (`null`: from the top),
+ * and every row tied with the last of them (so the host's tie-breaks, SPEC §16.2, see every tied
+ * row at once), each with its session's id as kept (`null` when the row has none: damage).
+ * SQLite keeps the `?2` best in a bounded sorter; only the window crosses into JavaScript.
+ */
+const WINDOW = `edge(score) AS (SELECT score FROM ranked WHERE ?3 IS NULL OR score < ?3 ORDER BY score DESC LIMIT 1 OFFSET ?2 - 1)
+SELECT ranked.row, search_sessions.id, ranked.score FROM ranked LEFT JOIN search_sessions ON search_sessions.row = ranked.row
+WHERE (?3 IS NULL OR ranked.score < ?3) AND ranked.score >= coalesce((SELECT score FROM edge), -9e999) ORDER BY ranked.score DESC`;
+
+/** Every row of {@link Ranking}, best first, with its session's id as kept. */
+const EVERY = `SELECT ranked.row, search_sessions.id, ranked.score FROM ranked LEFT JOIN search_sessions ON search_sessions.row = ranked.row ORDER BY ranked.score DESC`;
+
+/** The most rows one window asks for (a bound for SQLite's `OFFSET`; larger windows are walked on). */
+const MAX_WINDOW = 2 ** 30;
 
 /**
  * The rows of a JSON array that match an FTS5 expression, each with the columns it matched in
@@ -178,8 +246,15 @@ export const CWD = 4;
  * token of FTS5's `ascii` tokenizer (see the module doc).
  */
 export function encodeWord(word: string): string {
-  // eslint-disable-next-line no-control-regex
-  return word.replace(/[\0-/:-`{-\x7f]/g, (char) => String.fromCharCode(0xe000 + char.charCodeAt(0)));
+  // Most words are `[a-z0-9]` or not ASCII at all: a scan of their code units, no regular expression, returns them as they are.
+  for (let k = 0; k < word.length; k++) {
+    const code = word.charCodeAt(k);
+    if (code < 0x80 && !(code >= 0x61 && code <= 0x7a) && !(code >= 0x30 && code <= 0x39)) {
+      // eslint-disable-next-line no-control-regex
+      return word.replace(/[\0-/:-`{-\x7f]/g, (char) => String.fromCharCode(0xe000 + char.charCodeAt(0)));
+    }
+  }
+  return word;
 }
 
 /** `word` quoted as an FTS5 string (`"` doubled; encoded words hold none). */
@@ -212,7 +287,9 @@ async function tokensOf(texts: readonly string[], seen: Set<string>, signal: Abo
   };
   for (const text of texts) {
     for (const slice of slicesOf(text)) {
-      await root.pace(sliceWork(slice, forEachWord(slice, visit)));
+      // Most slices need no turn of the event loop: no promise awaited then.
+      const turn = root.pace(sliceWork(slice, forEachWord(slice, visit)));
+      if (turn !== undefined) await turn;
       root.throwIfAborted(signal);
     }
   }
@@ -361,11 +438,12 @@ export class SessionSearchIndex {
    * The indexed session `id` with its items (unpacked within their bound), or `undefined`.
    * @throws DamagedIndexError for a row of another type than the engine writes or items past their bound.
    */
-  session(id: string): IndexedSession | undefined {
+  async session(id: string): Promise<IndexedSession | undefined> {
     // A title is a label (SPEC §6.6: at most 120 code points) as JSON: what is longer than any
     // label's JSON can be is damage, found without reading it whole.
     const row = this.sql.all('SELECT identity, seq, substr(title, 1, ?2), cwd, items FROM search_sessions WHERE id = ?1', toText(id), MAX_TITLE_TEXT + 1)[0];
     if (row === undefined) return undefined;
+    await loadDeflate();
     const [identity, seq, title, cwd, items] = row;
     if ((seq !== null && !Number.isSafeInteger(seq)) || !(items instanceof Uint8Array) || (typeof title === 'string' && title.length > MAX_TITLE_TEXT)) {
       throw new DamagedIndexError('a kept session is not what the engine writes');
@@ -389,6 +467,7 @@ export class SessionSearchIndex {
    * far less than many writes of one).
    */
   async put(sessions: readonly IndexedSession[], signal?: AbortSignal): Promise<void> {
+    await loadDeflate();
     const seen = new Set<string>();
     const prepared: Prepared[] = [];
     // A session given twice is put once, as given last.
@@ -478,34 +557,81 @@ export class SessionSearchIndex {
   /**
    * Sessions holding every part of every query word (AND), each part matching a word by prefix
    * or, from 5 code points on, by one edit (SPEC §16.3), scored by BM25 with the title weighted;
-   * `exclude` is never a result. Unordered (the caller orders).
+   * `exclude` is never a result. Best score first (ties in no set order: the caller breaks them).
+   * Every match crosses into JavaScript: {@link ranked} walks the best ones only.
    * @throws DamagedIndexError when a matched row has no session.
    */
   async search(parts: readonly string[], exclude: string, signal?: AbortSignal): Promise<SearchResult[]> {
-    let scores: Map<number, number> | undefined;
+    const ranking = await this.ranking(parts, exclude, signal);
+    // `?2` and `?3` (the window's) are bound unused, so that the parts' bindings keep their numbers.
+    return ranking === undefined ? [] : this.resultsOf(`WITH ${ranking.tables} ${EVERY}`, [toText(exclude), null, null, ...ranking.bindings]);
+  }
+
+  /**
+   * The matches of {@link search}, best score first, in windows chosen inside SQLite (issue 27):
+   * the first holds the `first` best (at most {@link MAX_WINDOW}), each next one twice as many
+   * below the last score of the one before; a window also holds every match tied with its last,
+   * so a host that breaks ties its own way (SPEC §16.2: §6.3's groups, then listing order) sorts
+   * each window alone and gets the order of sorting every match. A caller that stops early reads
+   * O(what it shows) rows; SQLite still visits every posting of the query's words once per window
+   * (FTS5 has no ranked early exit), in C.
+   * @throws DamagedIndexError when a matched row has no session.
+   */
+  async *ranked(parts: readonly string[], exclude: string, first: number, signal?: AbortSignal): AsyncGenerator<SearchResult[], void, undefined> {
+    const ranking = await this.ranking(parts, exclude, signal);
+    if (ranking === undefined) return;
+    const sql = `WITH ${ranking.tables}, ${WINDOW}`;
+    let below: number | null = null;
+    for (let count = Math.min(Math.max(1, first), MAX_WINDOW); ; count = Math.min(count * 2, MAX_WINDOW)) {
+      await root.pace(8);
+      root.throwIfAborted(signal);
+      const window = this.resultsOf(sql, [toText(exclude), count, below, ...ranking.bindings]);
+      if (window.length === 0) return;
+      yield window;
+      if (window.length < count) return;
+      below = window[window.length - 1]!.score;
+    }
+  }
+
+  /**
+   * The SQL ranking of `parts` ({@link Ranking}); bindings from `?4` on (after those of
+   * {@link WINDOW}). `undefined` for no parts. Each part's words one edit away are looked up here,
+   * once per search; parts past the first {@link PARTS_PER_STATEMENT} are ranked in statements
+   * before, whose matches the last one carries.
+   */
+  private async ranking(parts: readonly string[], exclude: string, signal: AbortSignal | undefined): Promise<Ranking | undefined> {
+    const expressions: Array<[string, string | undefined]> = [];
     // A part given twice matches what it matched once (a query of one word repeated costs one).
     for (const part of new Set(parts)) {
       await root.pace(8);
       root.throwIfAborted(signal);
-      const found = this.partScores(encodeWord(part));
-      // AND: a session must match every part; its score is the sum of the parts' (BM25 is a sum over the query's terms).
-      for (const [row, score] of scores === undefined ? [] : found) {
-        const before = scores!.get(row);
-        if (before === undefined) found.delete(row);
-        else found.set(row, before + score);
-      }
-      scores = found;
-      if (scores.size === 0) break;
+      const encoded = encodeWord(part);
+      const near = fuzzyDistance(encoded) === 1 ? this.oneEditWords(encoded) : [];
+      expressions.push([`${quote(encoded)}*`, near.length > 0 ? near.map(quote).join(' OR ') : undefined]);
     }
-    const results: SearchResult[] = [];
-    if (scores === undefined || scores.size === 0) return results;
-    const ids = this.json<[number, string]>(`SELECT json_group_array(json_array(row, id)) FROM search_sessions WHERE row IN (${EACH})`, JSON.stringify([...scores.keys()]));
-    if (ids.length !== scores.size) throw new DamagedIndexError('a matched row of the words has no session');
-    for (const [row, text] of ids) {
-      const id = fromText(text);
-      if (id !== exclude) results.push({ id, score: scores.get(row)! });
+    if (expressions.length === 0) return undefined;
+    let carried: string | null = null;
+    for (let start = 0; ; start += PARTS_PER_STATEMENT) {
+      const chunk = expressions.slice(start, start + PARTS_PER_STATEMENT);
+      const tables = rankedTables(chunk);
+      const bindings: SqlValue[] = [JSON.stringify(chunk.flat().filter((expression) => expression !== undefined)), carried];
+      if (start + PARTS_PER_STATEMENT >= expressions.length) return { tables, bindings };
+      await root.pace(8);
+      root.throwIfAborted(signal);
+      carried = String(this.sql.all(`WITH ${tables} SELECT json_group_array(json_array(row, score)) FROM ranked`, toText(exclude), null, null, ...bindings)[0]![0]);
     }
-    return results;
+  }
+
+  /**
+   * The rows of a ranking query (`row, id, score`) as results.
+   * @throws DamagedIndexError when a row has no session or holds another type than the engine writes.
+   */
+  private resultsOf(sql: string, bindings: SqlValue[]): SearchResult[] {
+    return this.sql.all(sql, ...bindings).map(([, id, score]) => {
+      if (id === null) throw new DamagedIndexError('a matched row of the words has no session');
+      if (typeof score !== 'number') throw new DamagedIndexError('a score is not a number');
+      return { id: fromText(id!), score };
+    });
   }
 
   /**
@@ -529,24 +655,6 @@ export class SessionSearchIndex {
       }
     }
     return columns;
-  }
-
-  /**
-   * The sessions matching one encoded query part, with the part's BM25 score: what its prefix
-   * matches, plus {@link FUZZY_WEIGHT} times what its words one edit away match (so an exact
-   * word ranks above a typo's neighbours, as MiniSearch ranked them).
-   */
-  private partScores(part: string): Map<number, number> {
-    const scores = new Map<number, number>();
-    const add = (expression: string, weight: number) => {
-      for (const [row, rank] of this.json<[number, number]>(PART_SCORES, expression)) {
-        scores.set(row, (scores.get(row) ?? 0) - weight * rank);
-      }
-    };
-    add(`${quote(part)}*`, 1);
-    const near = fuzzyDistance(part) === 1 ? this.oneEditWords(part) : [];
-    if (near.length > 0) add(near.map(quote).join(' OR '), FUZZY_WEIGHT);
-    return scores;
   }
 
   /**

@@ -47,7 +47,10 @@ function folded(text: Text): string {
  * engine's AND matches among `listed` — the listing, or a function giving the listed sessions
  * among the matched ids — (others are skipped), a split word's parts next to each other
  * in the title, one item or the cwd, best score first, then §6.3's groups, then listing order; the
- * first `limit`, each with its snippets. Only the hits' items are unpacked.
+ * first `limit`, each with its snippets. The best matches are chosen inside SQLite, a window at a
+ * time (`SessionSearchIndex.ranked`: `limit` first, every tie of the last included), and only a
+ * window's sessions are listed, sorted and looked at: JavaScript touches O(`limit`) rows unless
+ * phrases or unlisted sessions skip most of them. Only the hits' items are unpacked.
  * @throws DamagedIndexError when a hit's kept title, items or cwd holds no word matching a part
  * that the index matched in it (the index's words disagree with its text: the caller rebuilds,
  * SPEC §16.4).
@@ -63,16 +66,35 @@ export async function findHits(
 ): Promise<SessionSearchHit[]> {
   const parts = [...new Set(words.flat())];
   const phrases = words.filter((word) => word.length > 1);
-  const matched = await index.search(parts, agentId, signal);
-  // A host with a catalog (the edge) lists only the matched sessions, not every session.
-  const byId = new Map((typeof listed === 'function' ? listed(matched.map((result) => result.id)) : listed).map((session) => [session.id, session]));
-  const results = matched
-    .map((result) => ({ result, listed: byId.get(result.id)! }))
-    .filter(({ listed }) => listed !== undefined)
-    .sort((a, b) => b.result.score - a.result.score || root.cwdGroup(ownCwd, a.listed.cwd) - root.cwdGroup(ownCwd, b.listed.cwd) || a.listed.order - b.listed.order);
+  // A host with a catalog (the edge) lists only a window's sessions, not every session.
+  const listing = typeof listed === 'function' ? undefined : new Map(listed.map((session) => [session.id, session]));
   const hits: SessionSearchHit[] = [];
-  // The hits' matched columns are looked up for a page of results at a time: those shown, plus
-  // those a phrase leaves out.
+  for await (const window of index.ranked(parts, agentId, limit, signal)) {
+    const byId = listing ?? new Map((listed as (ids: readonly string[]) => readonly ListedSession[])(window.map((result) => result.id)).map((session) => [session.id, session]));
+    const results = window
+      .map((result) => ({ result, listed: byId.get(result.id)! }))
+      .filter(({ listed }) => listed !== undefined)
+      .sort((a, b) => b.result.score - a.result.score || root.cwdGroup(ownCwd, a.listed.cwd) - root.cwdGroup(ownCwd, b.listed.cwd) || a.listed.order - b.listed.order);
+    await addHits(index, results, parts, phrases, limit, signal, hits);
+    if (hits.length >= limit) break;
+  }
+  return hits;
+}
+
+/**
+ * Adds to `hits`, until it holds `limit`, the hits among `results` (one window, in order) whose
+ * kept texts hold every phrase, with their snippets. The matched columns are looked up for a page
+ * of results at a time: those shown, plus those a phrase leaves out.
+ */
+async function addHits(
+  index: SessionSearchIndex,
+  results: ReadonlyArray<{ result: { id: string; score: number }; listed: ListedSession }>,
+  parts: readonly string[],
+  phrases: readonly string[][],
+  limit: number,
+  signal: AbortSignal | undefined,
+  hits: SessionSearchHit[],
+): Promise<void> {
   for (let page = 0; page < results.length && hits.length < limit; page += limit) {
     const shown = results.slice(page, page + limit);
     const columns = index.columnsMatched(shown.map(({ result }) => result.id), parts);
@@ -80,7 +102,7 @@ export async function findHits(
       if (hits.length >= limit) break;
       await root.pace(4);
       root.throwIfAborted(signal);
-      const session = index.session(listed.id);
+      const session = await index.session(listed.id);
       if (session === undefined) continue;
       const texts = textsOf(session);
       checkColumns(texts, parts, columns.get(session.id) ?? []);
@@ -98,7 +120,6 @@ export async function findHits(
       });
     }
   }
-  return hits;
 }
 
 /** The texts of a session that the index holds the words of: its title, its items, then its cwd. */

@@ -7,9 +7,14 @@
  * output is most of a log and is never indexed), so what is kept per session counts: one row of
  * SQLite (no JavaScript object per session) and text at about half its UTF-8 size. Items are
  * decompressed only for the sessions a search shows or checks for a phrase.
+ *
+ * fflate is loaded on first use ({@link loadDeflate}, `deflate.ts`), not with the search chunk: a
+ * search that shows no hit and writes nothing never needs it, and loading it costs ~20 ms of CPU
+ * in Node (a warm CLI search of 2,000 sessions, issue 30 item 3).
  * @module
  */
-import { deflateSync, Inflate, inflateSync } from 'fflate';
+import { forEachSegment } from '../ascii-words.js';
+import type * as Fflate from './deflate.js';
 import { DamagedIndexError } from './damage.js';
 import { engineRoot as root } from './root.js';
 
@@ -31,6 +36,22 @@ export interface IndexedSession {
   cwd: string;
   /** The newest items, at most `maxIndexBytes` UTF-8 bytes of text in all (SPEC §16.3). */
   items: IndexedItem[];
+}
+
+let fflate: typeof Fflate | undefined;
+
+/**
+ * Loads fflate for {@link packItems} and {@link unpackItems}, once per realm; await it before
+ * either (the engine does, in `put` and `session`).
+ */
+export async function loadDeflate(): Promise<void> {
+  fflate ??= await import('./deflate.js');
+}
+
+/** fflate, loaded. @throws Error when {@link loadDeflate} was not awaited first (a bug of the caller). */
+function deflate(): typeof Fflate {
+  if (fflate === undefined) throw new Error('stored.ts: await loadDeflate() before packing or unpacking kept items');
+  return fflate;
 }
 
 /**
@@ -67,8 +88,11 @@ function utf8Tail(text: string, maxBytes: number): string {
   // A word the cut split is left out: its end alone would be indexed and shown as a word. The
   // segmenter says where that end stops (text without spaces, Chinese or Thai, loses one word).
   if (start > 0 && WORD_CHAR.test(text[start - 1]!) && WORD_CHAR.test(text[start]!)) {
-    const [first] = new Intl.Segmenter(undefined, { granularity: 'word' }).segment(text.slice(start, start + 256));
-    start += first?.segment.length ?? 0;
+    let first = 0;
+    forEachSegment(text.slice(start, start + 256), (from, to) => {
+      if (from === 0) first = to;
+    });
+    start += first;
   }
   return text.slice(start);
 }
@@ -87,15 +111,24 @@ export function maxPackedJsonBytes(maxBytes: number): number {
 }
 
 /**
+ * JSON shorter than this (bytes) is kept in a stored block (level 0) rather than compressed: each
+ * call of fflate's level 1 allocates some 170 KB of tables (about 50 µs in Node 20 however short
+ * its input, against 3 µs for a stored block), and JSON this short would shrink by a few dozen
+ * bytes at most (a 120-byte session: 90 bytes at level 1, 125 stored).
+ */
+const STORED_BELOW = 128;
+
+/**
  * `items` as kept: the UTF-8 JSON of `[role, text]` pairs (`0` user, `1` assistant), compressed,
  * after its length (4 bytes, little-endian), so unpacking knows how much output to expect and
- * stops at it.
+ * stops at it. Needs {@link loadDeflate} awaited first.
  */
 export function packItems(items: readonly IndexedItem[]): Uint8Array {
   const json = new TextEncoder().encode(JSON.stringify(items.map(({ role, text }) => [role === 'user' ? 0 : 1, text])));
   // Level 1: a third of level 6's time for a few percent more bytes (a 300 KB session: 8 ms, not 23,
-  // which would hold the event loop that long in one piece).
-  const compressed = deflateSync(json, { level: 1 });
+  // which would hold the event loop that long in one piece). Below STORED_BELOW bytes, level 0:
+  // deflate's stored block, still a raw deflate stream, without fflate's tables.
+  const compressed = deflate().deflateSync(json, { level: json.length < STORED_BELOW ? 0 : 1 });
   const packed = new Uint8Array(4 + compressed.length);
   new DataView(packed.buffer).setUint32(0, json.length, true);
   packed.set(compressed, 4);
@@ -151,7 +184,7 @@ function boundedInflate(compressed: Uint8Array, size: number): Uint8Array {
   if (compressed.length <= INFLATE_SLICE) {
     let json: Uint8Array;
     try {
-      json = inflateSync(compressed, { out: new Uint8Array(size) });
+      json = deflate().inflateSync(compressed, { out: new Uint8Array(size) });
     } catch {
       throw new DamagedIndexError('kept items are not a deflate stream of the size they say');
     }
@@ -161,7 +194,7 @@ function boundedInflate(compressed: Uint8Array, size: number): Uint8Array {
   const out = new Uint8Array(size);
   let length = 0;
   let ended = false;
-  const inflater = new Inflate((chunk, final) => {
+  const inflater = new (deflate().Inflate)((chunk, final) => {
     if (length + chunk.length > size) throw new DamagedIndexError('kept items inflate past the size they say');
     out.set(chunk, length);
     length += chunk.length;

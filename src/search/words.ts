@@ -3,6 +3,7 @@
  * without locale and without diacritics.
  * @module
  */
+import { BOUNDARY, forEachAsciiSegment } from '../ascii-words.js';
 import { foldWord } from '../fold.js';
 
 /** The folding of SPEC §16.3, shared with the core's word matching (SPEC §15.10). */
@@ -25,17 +26,43 @@ export function wordHead(word: string): string {
 }
 
 /**
- * ASCII characters that are a word boundary on both sides under every rule of UAX #29 (word
- * break property Other, or CR/LF/Newline, or a space): everything but letters, digits, `_`, the
- * Mid* punctuation `. ' : , ;` and `"` (which joins Hebrew letters). Text is cut at their runs
- * first, so the segmenter only sees short chunks and a chunk of ASCII letters, digits and `_` is
- * one word without asking it (the fast path of SPEC §16.3; test/search-words.test.ts checks in
- * every runtime that it yields the segmenter's own words).
+ * {@link ASCII_CLASS} of a boundary ({@link BOUNDARY}): text is cut at their runs first, so the
+ * segmenter only sees short chunks and a chunk of ASCII letters, digits and `_` is one word without
+ * asking it (the fast path of SPEC §16.3; test/search-words.test.ts checks it). Every other code
+ * unit, all of them from U+0080 on, is part of a chunk.
  */
-const CHUNKS = /[^\0-\x21\x23-\x26\x28-\x2b\x2d\x2f\x3c-\x40\x5b-\x5e\x60\x7b-\x7f]+/g;
+const CUT = 0;
+/** {@link ASCII_CLASS} of `[a-z0-9_]`: an ASCII word's own, lowercase. */
+const WORD = 1;
+/** {@link ASCII_CLASS} of `[A-Z]`: an ASCII word's, lowercased when folded. */
+const UPPER = 2;
+/** {@link ASCII_CLASS} of the Mid* punctuation and `"`: inside a chunk, never inside an ASCII word. */
+const MID = 3;
 
-/** A chunk that is one word by UAX #29 (WB8–WB13b) without the segmenter. */
-const ASCII_WORD = /^(?:[A-Za-z0-9][A-Za-z0-9_]*|_[A-Za-z0-9_]+)$/;
+/**
+ * The class of each ASCII code unit (what the scan of {@link forEachWord} reads instead of running
+ * a regular expression per chunk: one table look-up per code unit, no match objects).
+ */
+const ASCII_CLASS = Uint8Array.from({ length: 128 }, (_, code) => {
+  const char = String.fromCharCode(code);
+  if (BOUNDARY.test(char)) return CUT;
+  if (/[A-Z]/.test(char)) return UPPER;
+  return /[a-z0-9_]/.test(char) ? WORD : MID;
+});
+
+/** Chunks of at most this many code units that went to the segmenter have their words kept in {@link SEGMENTED}. */
+const MEMO_CHUNK = 32;
+
+/** How many chunks {@link SEGMENTED} holds before it starts again empty (a few hundred KB at most). */
+const MEMO_CHUNKS = 2048;
+
+/**
+ * The words of short chunks the segmenter was handed (chunk → start, end, folded of each word, in
+ * chunk offsets): text repeats its words (Zipf's law), and a chunk's words depend on the chunk
+ * alone (each chunk is segmented by itself), so a chunk seen again is not segmented again. Bounded
+ * ({@link MEMO_CHUNKS}); emptied when full.
+ */
+const SEGMENTED = new Map<string, readonly (string | number)[]>();
 
 let segmenter: Intl.Segmenter | undefined;
 
@@ -44,25 +71,84 @@ let segmenter: Intl.Segmenter | undefined;
  * `folded` of a word longer than {@link MAX_WORD_LENGTH} is that of its {@link wordHead}), skipping
  * words that fold to nothing. Linear: the segmenter sees chunks of at most {@link PIECE} code
  * units. Returns how many code units the segmenter was handed (the costly part: about 2–3 µs each
- * for Chinese or Thai in V8, where an ASCII word costs a few nanoseconds per code unit).
+ * for Chinese or Thai in V8, where an ASCII word costs a few nanoseconds per code unit; a short
+ * chunk segmented before is not handed again).
  */
 export function forEachWord(text: string, visit: (start: number, end: number, folded: string) => void): number {
   let segmented = 0;
-  for (const match of text.matchAll(CHUNKS)) {
-    const chunk = match[0];
-    const at = match.index;
-    if (ASCII_WORD.test(chunk)) {
-      visit(at, at + chunk.length, wordHead(chunk).toLowerCase());
+  const length = text.length;
+  for (let at = 0; at < length; ) {
+    let code = text.charCodeAt(at);
+    if (code < 128 && ASCII_CLASS[code] === CUT) {
+      at++;
       continue;
     }
-    segmented += chunk.length;
-    for (let start = 0; start < chunk.length; ) {
-      const end = pieceEnd(chunk, start);
-      segmentPiece(chunk.slice(start, end), at + start, visit);
-      start = end;
+    // A chunk: a run of code units other than boundaries. Is it an ASCII word, with capitals?
+    const start = at;
+    let ascii = true;
+    let mid = false;
+    let upper = false;
+    for (; at < length; at++) {
+      code = text.charCodeAt(at);
+      if (code >= 128) ascii = false;
+      else {
+        const kind = ASCII_CLASS[code];
+        if (kind === CUT) break;
+        if (kind === UPPER) upper = true;
+        else if (kind === MID) mid = true;
+      }
     }
+    // One word by UAX #29 (WB8–WB13b) without the segmenter: `[A-Za-z0-9_]+`, but not `_` alone.
+    if (ascii && !mid) {
+      if (at - start > 1 || text.charCodeAt(start) !== 95) {
+        const head = wordHead(text.slice(start, at));
+        visit(start, at, upper ? head.toLowerCase() : head);
+      }
+      continue;
+    }
+    // ASCII with `. ' : , ;` or `"`: UAX #29's own rules, the same in every runtime (ascii-words.ts).
+    if (ascii) asciiWords(text, start, at, visit);
+    else segmented += segmentChunk(text.slice(start, at), start, visit);
   }
   return segmented;
+}
+
+/** The words of an ASCII chunk `text[start, end)` that holds Mid* punctuation, by UAX #29 ({@link forEachAsciiSegment}). */
+function asciiWords(text: string, start: number, end: number, visit: (start: number, end: number, folded: string) => void): void {
+  forEachAsciiSegment(text, start, end, (from, to, wordLike) => {
+    if (wordLike) visit(from, to, foldWord(wordHead(text.slice(from, to))));
+  });
+}
+
+/** The words of one chunk that the fast path does not take; returns the code units handed to the segmenter. */
+function segmentChunk(chunk: string, offset: number, visit: (start: number, end: number, folded: string) => void): number {
+  const known = chunk.length <= MEMO_CHUNK ? SEGMENTED.get(chunk) : undefined;
+  if (known === undefined && chunk.length <= MEMO_CHUNK) {
+    // A copy of its own: a slice may keep the whole text it was cut from alive (V8's sliced
+    // strings), and so would the words cut from it, which the memo keeps.
+    const own = chunk.split('').join('');
+    const words: (string | number)[] = [];
+    segmentPiece(own, 0, (start, end, folded) => words.push(start, end, folded));
+    if (SEGMENTED.size >= MEMO_CHUNKS) SEGMENTED.clear();
+    SEGMENTED.set(own, words);
+    visitAll(words, offset, visit);
+    return chunk.length;
+  }
+  if (known !== undefined) {
+    visitAll(known, offset, visit);
+    return 0;
+  }
+  for (let start = 0; start < chunk.length; ) {
+    const end = pieceEnd(chunk, start);
+    segmentPiece(chunk.slice(start, end), offset + start, visit);
+    start = end;
+  }
+  return chunk.length;
+}
+
+/** Visits the words of a chunk kept flat (start, end, folded of each) at `offset`. */
+function visitAll(words: readonly (string | number)[], offset: number, visit: (start: number, end: number, folded: string) => void): void {
+  for (let k = 0; k < words.length; k += 3) visit(offset + (words[k] as number), offset + (words[k + 1] as number), words[k + 2] as string);
 }
 
 /**
@@ -197,5 +283,5 @@ function withinOneEdit(a: string, b: string): boolean {
  * splits words differently (another ICU) is rebuilt rather than trusted (SPEC §16.4).
  */
 export function segmenterSignature(): string {
-  return wordsOf("Ünïcode can't 3.14 a_b 校验和数据库迁移 東京タワー ภาษาไทย Türkçe İstanbul проверка").join(' ');
+  return wordsOf("Ünïcode can't 3.14 a_b e.g 校验和数据库迁移 東京タワー ภาษาไทย Türkçe İstanbul проверка").join(' ');
 }

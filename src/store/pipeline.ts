@@ -21,12 +21,12 @@ import { ChunkScanner } from './chunk-scanner.js';
 import { LineSplitter, splitTextLines } from './lines.js';
 import { chunkReader, PulledChunks, readFailure, SizedSource, sizeMismatch, type ChunkReader, type StoreSource } from './source.js';
 import { chunkWork, pace, PACE_WORK } from '../pace.js';
+import { DEFAULT_MAX_LOG_BYTES } from './read-checks.js';
 
 export { MAX_HEADER_BYTES, type ZstdCodec } from './decoder.js';
 export { asBytes, PulledChunks, SizedSource, sizeMismatch, type ReadRequest, type SessionLogChunk, type SessionLogSource, type StoreSource } from './source.js';
 
-/** Default `maxLogBytes`: 4 GiB of decoded log (SPEC §11.2.1). */
-export const DEFAULT_MAX_LOG_BYTES = 4 * 1024 ** 3;
+export { DEFAULT_MAX_LOG_BYTES } from './read-checks.js';
 
 /** Options of one read. */
 export interface ReadOptions {

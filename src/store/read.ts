@@ -3,37 +3,18 @@
  * title alone, or its header, each through the one pipeline (a surface read: `surface-read.ts`).
  * @module
  */
-import { checkSignal, throwIfAborted } from '../abort.js';
+import { checkSignal } from '../abort.js';
 import { copyCallerData, readCallerOptions } from '../caller-data.js';
-import { describeValue, fail, type ErrorCodeInput } from '../errors.js';
+import { describeValue, fail } from '../errors.js';
 import type { SessionEvent, SessionHeader } from '../types.js';
 import { LogCollector } from './collect.js';
 import type { SessionLog } from './log.js';
-import { collectLog, DEFAULT_MAX_LOG_BYTES, type ReadOptions, type SessionLogSource, type StoreSource } from './pipeline.js';
+import { collectLog, type ReadOptions, type SessionLogSource, type StoreSource } from './pipeline.js';
+import { checkReadOptions, type SessionLogReadOptions } from './read-checks.js';
+
+export { checkReadOptions, enter, type SessionLogReadOptions } from './read-checks.js';
 
 export type { SessionLogChunk, SessionLogSource } from './pipeline.js';
-
-/** Options of {@link readSessionLog} and of the stores' log reads. */
-export interface SessionLogReadOptions {
-  /**
-   * A read fails with `SESSION_REFERENCE_INVALID_LOG` once the decoded log passes this many bytes
-   * (SPEC §11.2.1). Positive safe integer; default 4 GiB.
-   */
-  maxLogBytes?: number | undefined;
-  /** Verify zstd frame content checksums (XXH64); default `true`. */
-  verifyChecksums?: boolean | undefined;
-}
-
-/**
- * The start of a store method: its `signal` checked (SPEC §10.2), and not aborted already.
- * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_ARGUMENT` for a value that is not a
- * signal, `SESSION_REFERENCE_CANCELLED` (cause `signal.reason`) for an aborted one.
- */
-export function enter(signal: unknown): AbortSignal | undefined {
-  const checked = checkSignal(signal);
-  throwIfAborted(checked);
-  return checked;
-}
 
 /**
  * The caller's list of session ids read once into a private copy (SPEC §10.4: a sparse array is
@@ -46,21 +27,6 @@ export function readSessionIds(sessionIds: unknown): string[] {
     throw fail('INVALID_ARGUMENT', `sessionIds must be an array of strings, got ${describeValue(ids)}`);
   }
   return ids;
-}
-
-/**
- * Checks read options (`maxLogBytes`, `verifyChecksums`) found among `options`.
- * @throws SessionReferenceError with `code` naming the bad key.
- */
-export function checkReadOptions(options: Record<string, unknown>, code: ErrorCodeInput): Required<SessionLogReadOptions> {
-  const { maxLogBytes = DEFAULT_MAX_LOG_BYTES, verifyChecksums = true } = options;
-  if (typeof maxLogBytes !== 'number' || !Number.isSafeInteger(maxLogBytes) || maxLogBytes < 1) {
-    throw fail(code, `maxLogBytes must be a positive safe integer (bytes), got ${describeValue(maxLogBytes)}`);
-  }
-  if (typeof verifyChecksums !== 'boolean') {
-    throw fail(code, `verifyChecksums must be a boolean, got ${describeValue(verifyChecksums)}`);
-  }
-  return { maxLogBytes, verifyChecksums };
 }
 
 /**

@@ -17,14 +17,15 @@
  * answered as `readSurface` answers; either way, a log is usually read once.
  * @module
  */
-import { isPositiveSafeInteger } from '../config.js';
-import { check, fail } from '../errors.js';
+import { fail } from '../errors.js';
 import { projectSurface } from '../projection.js';
 import { foldSurface, MESSAGE_BEARING_TYPES } from '../surface.js';
 import type { SessionEvent, SessionHeader } from '../types.js';
 import { utf8ByteLength } from '../utf8.js';
 import { isRecord } from './collect.js';
 import { collectLog, type ReadOptions, type StoreSource } from './pipeline.js';
+
+export { checkBudget } from './read-checks.js';
 
 /** What a store serves from one log read: its header, folded surface and title (SPEC §11.3, §8). */
 export interface SessionRead {
@@ -50,14 +51,6 @@ export function firstThen<S extends StoreSource>(source: S, reopen: () => S | Pr
     first = undefined;
     return opened;
   };
-}
-
-/**
- * Checks the budget of a `readRetainedSurface` call (UTF-8 bytes of one reference object).
- * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_ARGUMENT` unless a positive safe integer.
- */
-export function checkBudget(maxReferenceBytes: unknown): asserts maxReferenceBytes is number {
-  check(isPositiveSafeInteger(maxReferenceBytes), 'INVALID_ARGUMENT', 'maxReferenceBytes must be a positive safe integer (UTF-8 bytes)', maxReferenceBytes);
 }
 
 /** Event types whose data projection reads (SPEC §8.2); every other event is kept as a placeholder. */

@@ -6,14 +6,18 @@
  * what the answer needs, not the number of sessions:
  *
  * - no query: `ORDER BY created_at DESC, sid LIMIT n` on a partial index of the winners, per group;
- * - a query: when its index — the rows FTS5's trigram table finds for its longest needle of 3 or
- *   more characters — finds fewer rows than a walk would look at, only those are read and sorted;
- *   else each group's first rows are looked at in order (a query most sessions match is answered
- *   there), four times as many each time they hold too few matches, until the index finds fewer
- *   rows than the next walk would look at. A needle of 1 or 2 characters has no such index and is
- *   walked to `limit`. SQLite's own test (`instr` on the folded fields) narrows every read; the
- *   exact rule is checked again in JavaScript on what comes back (SQLite keeps a lone surrogate
- *   as U+FFFD).
+ * - a query: its index — the rows FTS5's trigram table finds for its longest needle of 3 or more
+ *   characters — is counted once, to {@link indexProbe}`(limit)` rows: when it finds fewer (a
+ *   rare needle), only those are read and sorted, in one statement for the three groups; else each group's first rows are looked at in
+ *   order (a query one session in ten matches, or most, is answered there, whatever the number of
+ *   sessions), four times as many each time they hold too few matches, the index counted again
+ *   before each longer walk and read instead once it finds fewer rows than that walk would look
+ *   at. A needle of 1 or 2 characters has no such index and is walked to `limit`. So a request
+ *   reads a constant times `limit` rows for a rare needle and for a query one session in a
+ *   constant number matches, at any size (issue 27: the index was counted to the walk's budget
+ *   first, and read, per group, which read a tenth of a small tenant's sessions six times over). SQLite's
+ *   own test (`instr` on the folded fields) narrows every read; the exact rule is checked again in
+ *   JavaScript on what comes back (SQLite keeps a lone surrogate as U+FFFD).
  * @module
  */
 import type { SqlStorage } from 'cloudflare:workers';
@@ -46,9 +50,23 @@ interface Group {
   index: 'catalog_by_cwd' | 'catalog_listing';
 }
 
-/** The rows a walk looks at before it turns to an index: enough for a query most sessions match. */
+/**
+ * The rows a walk looks at before it turns to an index: enough for a query one session in ten
+ * matches (about twice the rows it needs on average: with `8 · need`, a query one session in nine
+ * matches fell short about one time in three at 100,000 sessions, and paid a count and a walk four
+ * times as long). A walk stops at `need` matches, so a denser query reads fewer.
+ */
 export function walkBudget(need: number): number {
-  return 8 * need + 64;
+  return 16 * need + 64;
+}
+
+/**
+ * The rows the index is counted to before any walk: a needle it finds fewer times than this is
+ * answered from the index alone (reading about as many rows as `limit`); one it finds more often
+ * is walked first.
+ */
+export function indexProbe(limit: number): number {
+  return 2 * limit + 16;
 }
 
 /**
@@ -57,6 +75,7 @@ export function walkBudget(need: number): number {
  * its group first.
  */
 export function selectCandidates(sql: SqlStorage, ownSid: ArrayBuffer, ownCwd: string | null, limit: number, matcher: Matcher | undefined): ObjectRecord[] {
+  if (matcher?.index !== undefined && indexCount(sql, matcher.index, indexProbe(limit)) < indexProbe(limit)) return fromIndex(sql, ownSid, ownCwd, limit, matcher, matcher.index);
   const found: ObjectRecord[] = [];
   for (const group of groupsOf(ownCwd)) {
     const need = limit - found.length;
@@ -65,6 +84,27 @@ export function selectCandidates(sql: SqlStorage, ownSid: ArrayBuffer, ownCwd: s
     found.push(...(matcher === undefined ? ordered(sql, scope, need, undefined) : matching(sql, scope, need, matcher)));
   }
   return found;
+}
+
+/**
+ * The first `limit` winners in §6.3 order among the rows `index` finds (fewer than
+ * {@link indexProbe}`(limit)`): read in one statement and ordered there (group, then listing
+ * order), the exact rule applied to what comes back.
+ */
+function fromIndex(sql: SqlStorage, ownSid: ArrayBuffer, ownCwd: string | null, limit: number, matcher: Matcher, index: NonNullable<Matcher['index']>): ObjectRecord[] {
+  const own = ownCwd !== null && ownCwd.startsWith('"');
+  const rank = own ? 'CASE WHEN cwd = ? THEN 0 WHEN cwd IS NULL THEN 1 ELSE 2 END' : 'CASE WHEN cwd IS NULL THEN 0 ELSE 1 END';
+  return sql
+    .exec<ObjectRecord>(
+      `SELECT ${ROW_COLUMNS} FROM catalog_objects NOT INDEXED WHERE row IN (${index.sql}) AND wins = 1 AND sid <> ? AND (${matcher.sql}) ORDER BY ${rank}, created_at DESC, sid`,
+      ...index.binds,
+      ownSid,
+      ...matcher.binds,
+      ...(own ? [ownCwd] : []),
+    )
+    .toArray()
+    .filter((record) => matcher.test(record))
+    .slice(0, limit);
 }
 
 /** §6.3's groups: same cwd (only for a cwd that is a non-empty string), no cwd, other cwd. */
@@ -81,16 +121,16 @@ function indexCount(sql: SqlStorage, index: NonNullable<Matcher['index']>, cap: 
 
 /**
  * The first `need` rows of `group` that `matcher` keeps, in listing order, at a cost within a
- * constant factor of the cheaper of two ways (the doubling of a walk against an index): while the
- * index finds at least as many rows as a walk of `budget` rows would look at, the group's first
- * `budget` rows are walked (SQLite's test applied as they come, stopping at `need`), the budget
- * growing fourfold each time; once the index finds fewer, its rows are read and sorted instead.
+ * constant factor of the cheaper of two ways (the doubling of a walk against an index), once
+ * {@link selectCandidates} found the index too large to read at once: the group's first `budget`
+ * rows are walked (SQLite's test applied as they come, stopping at `need`), and while they hold
+ * too few matches the index is counted to the next budget, four times larger: it is read once it
+ * finds fewer rows than that walk would look at.
  */
 function matching(sql: SqlStorage, group: Group, need: number, matcher: Matcher): ObjectRecord[] {
   if (matcher.index === undefined) return ordered(sql, group, need, matcher);
   const indexed = { ...group, where: `${group.where} AND row IN (${matcher.index.sql})`, binds: [...group.binds, ...matcher.index.binds] };
   for (let budget = walkBudget(need); ; budget *= 4) {
-    if (indexCount(sql, matcher.index, budget) < budget) return ordered(sql, indexed, need, matcher, 'NOT INDEXED');
     // The walk reads the index alone (it holds the folded fields); whole rows are read for its matches only.
     const rows = sql
       .exec<ObjectRecord>(
@@ -107,6 +147,7 @@ function matching(sql: SqlStorage, group: Group, need: number, matcher: Matcher)
     if (rows.length === need) return ordered(sql, indexed, need, matcher, 'NOT INDEXED');
     const seen = sql.exec<{ n: number }>(`SELECT count(*) AS n FROM (SELECT 1 FROM catalog_objects INDEXED BY ${group.index} WHERE ${group.where} LIMIT ?)`, ...group.binds, budget).one().n;
     if (seen < budget) return walked;
+    if (indexCount(sql, matcher.index, 4 * budget) < 4 * budget) return ordered(sql, indexed, need, matcher, 'NOT INDEXED');
   }
 }
 
