@@ -13,8 +13,8 @@ import { decodeUtf8Strict, encodeUtf8Into } from './utf8.js';
 /** ASCII codes of the alphabet `A–Z a–z 0–9 - _`, by value. */
 const CODES = new TextEncoder().encode('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_');
 
-/** Value of each base64url character by char code, -1 for every other ASCII code (beyond: undefined). */
-const VALUES = new Int8Array(128).fill(-1);
+/** Value of each base64url character by char code, -1 for every other ASCII code (read through {@link valueOf}). */
+const VALUES = new Int32Array(128).fill(-1);
 CODES.forEach((code, value) => (VALUES[code] = value));
 
 /** Size of the shared scratch buffer; longer inputs get buffers of their own. */
@@ -53,34 +53,54 @@ export function base64urlOfJsonString(text: string): string {
 }
 
 /**
- * Value of the base64url character at `text[i]`: -1 when it is outside the alphabet, 0 past the
- * end (a short last group reads as completed with zero bits).
+ * Value of the base64url character whose char code is `code`, -1 for every other code: the table
+ * is read at `code & 127`, always in bounds (an out-of-bounds typed-array read would slow the
+ * whole loop down), and a code above 127 turns the value into -1 by its sign bit.
  */
-function valueAt(text: string, i: number): number {
-  // Never reads past the end (`charCodeAt` would give NaN there, which slows the whole loop down).
-  return i < text.length ? (VALUES[text.charCodeAt(i)] ?? -1) : 0;
+function valueOf(code: number): number {
+  return VALUES[code & 127]! | ((127 - code) >> 31);
 }
 
 /**
  * The bytes of canonical unpadded base64url `text.slice(from)`, or `undefined` when it has a
  * character outside the alphabet, a length ≡ 1 (mod 4), or non-zero trailing bits.
  *
+ * Full groups are decoded in one loop without bounds checks; a -1 (a character outside the
+ * alphabet) makes its group negative, which the OR of all groups remembers. A short last group
+ * (2 or 3 characters) reads as completed with zero bits.
+ *
  * The bytes are a view of a shared scratch buffer: valid until the next call.
  */
 export function decodeBase64url(text: string, from: number): Uint8Array | undefined {
   const n = text.length - from;
-  if (n % 4 === 1) return undefined;
+  const tail = n % 4;
+  if (tail === 1) return undefined;
   const bytes = bufferOf(n);
-  for (let i = from, length = 0; i < text.length; i += 4) {
-    const group = (valueAt(text, i) << 18) | (valueAt(text, i + 1) << 12) | (valueAt(text, i + 2) << 6) | valueAt(text, i + 3);
-    // A -1 (a character outside the alphabet) makes the group negative.
-    if (group < 0) return undefined;
+  const fullEnd = text.length - tail;
+  let length = 0;
+  let groups = 0;
+  for (let i = from; i < fullEnd; i += 4) {
+    const group =
+      (valueOf(text.charCodeAt(i)) << 18) |
+      (valueOf(text.charCodeAt(i + 1)) << 12) |
+      (valueOf(text.charCodeAt(i + 2)) << 6) |
+      valueOf(text.charCodeAt(i + 3));
+    groups |= group;
     bytes[length++] = group >> 16;
     bytes[length++] = group >> 8;
     bytes[length++] = group;
   }
-  const length = (3 * n) >> 2;
-  // Canonical: the trailing bits of a short last group, which went into the byte after the
-  // decoded ones, are zero.
-  return n % 4 && bytes[length] ? undefined : bytes.subarray(0, length);
+  if (tail) {
+    const group =
+      (valueOf(text.charCodeAt(fullEnd)) << 18) |
+      (valueOf(text.charCodeAt(fullEnd + 1)) << 12) |
+      (tail === 3 ? valueOf(text.charCodeAt(fullEnd + 2)) << 6 : 0);
+    groups |= group;
+    bytes[length] = group >> 16;
+    bytes[length + 1] = group >> 8;
+    // Canonical: the trailing bits of a short last group, which would go into the byte after the
+    // decoded ones, are zero.
+    if ((tail === 2 ? group & 0xffff : group & 0xff) !== 0) return undefined;
+  }
+  return groups < 0 ? undefined : bytes.subarray(0, (3 * n) >> 2);
 }

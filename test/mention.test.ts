@@ -73,6 +73,17 @@ describe('parseSessionReferenceText (SPEC §3.2, §3.3)', () => {
     ['@[unterminated', '@[unterminated', []],
     ['@[a](https://example.com)', '@[a](https://example.com)', []],
     ['trailing backslash @[a\\', 'trailing backslash @[a\\', []],
+    // A label with no `]` ahead runs to the end whatever its backslashes (not searched for then).
+    ['@[a\\\\b @[c\\', '@[a\\\\b @[c\\', []],
+    // Schemes that start no bare URI (found by `indexOf`, then passed over) before one that does.
+    [`xdsh-session:abc dsh-session: (dsh-session:) ${A}`, 'xdsh-session:abc dsh-session: (dsh-session:) @session-a', [{ sessionId: 'session-a', label: 'session-a' }]],
+    [`@[x](${A}) xdsh-session:abc ${A}`, '@x xdsh-session:abc @session-a', [
+      { sessionId: 'session-a', label: 'x' },
+      { sessionId: 'session-a', label: 'session-a' },
+    ]],
+    // An even run of backslashes before a `]` ends the label; an odd run escapes it, so the second
+    // label runs to the end and the URI inside it is bare.
+    [String.raw`@[a\\] @[b\](` + `${A})`, String.raw`@[a\\] @[b\](@session-a)`, [{ sessionId: 'session-a', label: 'session-a' }]],
   ])('parses %j', (input, text, references) => {
     expect(parse(input)).toEqual({ text, references });
   });

@@ -51,6 +51,15 @@ describe('decodeSessionReferenceUri (SPEC §2.4)', () => {
     ['raw lone surrogate bytes (CESU)', 'dsh-session:Iu2ggCI'],
     ['space inside payload', 'dsh-session:ImF iIg'],
     ['leading space', ' dsh-session:ImFiIg'],
+    // A char code above 127 whose low 7 bits are a base64url character, in a full group, in a
+    // short last group of 2 and of 3 characters (the decoder reads its table at `code & 127`).
+    ['U+00C9 (low bits "I") in a full group', 'dsh-session:\u00c9mFiY2Qi'],
+    ['U+00E9 (low bits "i") last in a full group', 'dsh-session:ImFiY2Q\u00e9'],
+    ['U+0149 (low bits "I") in a short group of 2', 'dsh-session:ImFi\u0149g'],
+    ['U+00E7 (low bits "g") last in a short group of 2', 'dsh-session:ImFiI\u00e7'],
+    ['U+00C9 (low bits "I") last in a short group of 3', 'dsh-session:ImFiYy\u00c9'],
+    ['U+FF49 (low bits "I") in a short group of 3', 'dsh-session:ImFiY\uff49I'],
+    ['non-zero trailing bits in a short group of 3', 'dsh-session:ImFiYyJ'],
     ['not a string', 42],
     ['null', null],
   ];
