@@ -856,6 +856,8 @@ describe('the second probe of issue 27', () => {
     const bucket = await mf.getR2Bucket('SESSIONS');
     const tenants = Array.from({ length: 45 }, (_, n) => `t${String(n).padStart(2, '0')}`);
     for (const tenant of tenants) await bucket.put(`tenants/${tenant}/x.jsonl`, log(`s-${tenant}`, 'hello'));
+    // A folder with an empty name is no tenant (and not the catalog that keeps the cron's place).
+    await bucket.put('tenants//x.jsonl', log('s-empty', 'hello'));
     const clients = await Promise.all(tenants.map(async (tenant) => client(mf, await hs256({ sub: tenant }))));
     const indexed = async () => {
       let count = 0;

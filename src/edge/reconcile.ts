@@ -48,7 +48,7 @@ export async function reconcileTenant(catalog: CatalogApi, prefix: string, env: 
 
 /**
  * The tenant of a folder `root` + encoded + `/`, or `undefined` when the folder is not the
- * tenant's canonical `encodeURIComponent` spelling: another spelling of the same tenant
+ * tenant's canonical `encodeURIComponent` spelling, or empty: another spelling of the same tenant
  * (`alice@x` beside `alice%40x`, `%2f` beside `%2F`) never feeds its catalog (SPEC §17.3), as the
  * routes and the queue ignore it.
  */
@@ -56,7 +56,8 @@ function canonicalTenant(root: string, folder: string): string | undefined {
   const encoded = folder.slice(root.length, -1);
   try {
     const tenant = decodeURIComponent(encoded);
-    return encodeURIComponent(tenant) === encoded ? tenant : undefined;
+    // `tenants//` names no tenant (a tenant is a non-empty string; `''` keeps the cron's place).
+    return tenant !== '' && encodeURIComponent(tenant) === encoded ? tenant : undefined;
   } catch {
     return undefined;
   }
