@@ -50,7 +50,8 @@ describe('sessionKey: the tenant-relative key of /sessions/{path}', () => {
           expect(segment).not.toBe('');
           expect(segment).not.toBe('.');
           expect(segment).not.toBe('..');
-          expect(segment).not.toMatch(/[\p{Cc}\p{Zl}\p{Zp}\\]/u);
+          expect(segment).not.toMatch(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Noncharacter_Code_Point}\\]/u);
+          expect(segment).not.toMatch(/^\s|\s$/u);
         }
         expect(new TextEncoder().encode(PREFIX + result).length).toBeLessThanOrEqual(MAX_KEY_BYTES);
         expect(`/${result}/`).not.toContain('/../');
@@ -62,7 +63,7 @@ describe('sessionKey: the tenant-relative key of /sessions/{path}', () => {
   it('gives back exactly the segments a client percent-encoded', () => {
     const segment = fc
       .string({ unit: 'grapheme', minLength: 1, maxLength: 20 })
-      .filter((text) => text !== '.' && text !== '..' && !/[\p{Cc}\p{Zl}\p{Zp}\p{Cs}\\/]/u.test(text));
+      .filter((text) => text !== '.' && text !== '..' && !/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Noncharacter_Code_Point}\\/]|^\s|\s$/u.test(text));
     fc.assert(
       fc.property(fc.array(segment, { minLength: 1, maxLength: 6 }), (segments) => {
         fc.pre(new TextEncoder().encode(PREFIX + segments.join('/')).length <= MAX_KEY_BYTES);
@@ -85,10 +86,30 @@ describe('sessionKey: the tenant-relative key of /sessions/{path}', () => {
     ['a%00b', /control character/],
     ['%FF', /not valid percent-encoded UTF-8/],
     ['x'.repeat(1100), /too long/],
+    // Printable characters only (issue 27): format characters, noncharacters, whitespace at either end.
+    ['a%E2%80%AEb', /segment 1 \("a%E2%80%AEb"\) holds .*format character/],
+    ['ok/a%E2%80%8Bb', /segment 2 \("a%E2%80%8Bb"\) holds/],
+    ['a%EF%BB%BFb', /format character/],
+    ['a%E2%81%A6b', /format character/],
+    ['a%EF%BF%BFb', /noncharacter/],
+    ['a%EF%B7%90b', /noncharacter/],
+    ['%F4%8F%BF%BF', /noncharacter/],
+    ['a%E2%80%A9b', /paragraph separator/],
+    ['%20', /segment 1 \("%20"\) starts or ends with whitespace/],
+    ['a%20', /starts or ends with whitespace/],
+    ['%09a', /control/],
+    ['a%E3%80%80', /starts or ends with whitespace/],
+    ['%C2%A0a', /starts or ends with whitespace/],
   ])('refuses %j', (encoded, message) => {
     const result = keyOrRefusal(encoded);
     expect(result).toBeInstanceOf(HttpError);
     expect((result as HttpError).message).toMatch(message);
+  });
+});
+
+describe('printable segments (issue 27)', () => {
+  it.each(['a%C2%A0b', 'a%20b', 'caf%C3%A9', '%F0%9F%9A%80', '%E4%BC%9A%E8%AF%9D'])('keeps %j (inner spaces and any printable letter or emoji)', (encoded) => {
+    expect(sessionKey(encoded, PREFIX)).toBe(decodeURIComponent(encoded));
   });
 });
 

@@ -8,7 +8,7 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer, request, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -86,7 +86,7 @@ afterAll(async () => {
 });
 
 /** The built Worker in Miniflare, with `vars` as its `[vars]`. */
-function service(vars: Record<string, string> = { AUTH_JWT_SECRET: SECRET, AUTH_ISSUER: ISSUER, AUTH_AUDIENCE: AUDIENCE }, persist?: string): Miniflare {
+function service(vars: Record<string, string> = { AUTH_JWT_SECRET: SECRET, AUTH_ISSUER: ISSUER, AUTH_AUDIENCE: AUDIENCE }, persist?: string, bucket = true): Miniflare {
   const mf = new Miniflare({
     ...(persist !== undefined && { defaultPersistRoot: persist }),
     modules: true,
@@ -95,7 +95,7 @@ function service(vars: Record<string, string> = { AUTH_JWT_SECRET: SECRET, AUTH_
     modulesRules: [{ type: 'CompiledWasm', include: ['**/*.wasm'] }],
     compatibilityDate: COMPATIBILITY_DATE,
     compatibilityFlags: ['enable_request_signal'],
-    r2Buckets: ['SESSIONS'],
+    r2Buckets: bucket ? ['SESSIONS'] : [],
     durableObjects: { CATALOG: { className: 'SessionCatalog', useSQLite: true } },
     queueConsumers: { [QUEUE]: { maxBatchSize: 100 } },
     bindings: vars,
@@ -421,8 +421,10 @@ describe('the service over real logs (SPEC §17.4–§17.6)', () => {
     });
     const chunked = await acme.call('/sessions/chunked.jsonl', { method: 'PUT', body: stream, duplex: 'half' } as RequestInit);
     expect(chunked.status).toBe(411);
-    const big = await acme.put('big.jsonl', new Uint8Array(4_000_001).fill(0x20));
-    expect(big.status).toBe(413);
+    // Over MAX_UPLOAD_BYTES: answered 413 from Content-Length before the body is read (issue 27), so
+    // it is sent by a client that reads the answer while it writes (see 'PUT answers 413 … stalls').
+    const big = await stalledPut(await mf.ready, 'big.jsonl', await hs256({ sub: 'acme' }), 4_000_001, ' '.repeat(65536));
+    expect({ status: big.status, code: big.body.code }).toEqual({ status: 413, code: 'REQUEST_TOO_LARGE' });
     expect((await bucket.list()).objects.length).toBe(before);
     const rows = (await (await acme.call('/sessions')).json()) as { rows: unknown[] };
     expect(rows.rows).toHaveLength(6);
@@ -749,5 +751,174 @@ describe('createEdgeApp: the routes mounted under a path prefix of an app with i
     expect(rows.map((row) => row.sessionId)).toEqual([DUMEN_ID]);
     expect((await api.call('/dsh/nowhere')).status).toBe(404);
     expect((await api.call('/candidates?as=x')).status).toBe(404);
+  });
+});
+
+/** A PUT over raw HTTP whose body sends `first` and then stalls: the answer must come without the rest. */
+function stalledPut(base: URL, path: string, token: string, length: number, first: string): Promise<{ status: number; body: ErrorBody }> {
+  return new Promise((resolve, reject) => {
+    const put = request(new URL(`/sessions/${path}`, base), { method: 'PUT', agent: false, headers: { authorization: `Bearer ${token}`, 'content-length': String(length) } }, (response) => {
+      let text = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => (text += chunk));
+      response.on('end', () => {
+        put.destroy();
+        resolve({ status: response.statusCode!, body: JSON.parse(text) as ErrorBody });
+      });
+    });
+    // Once answered, the connection is torn down under the still-open body: not a failure.
+    put.on('error', (error) => (put.destroyed ? undefined : reject(error)));
+    put.write(first);
+  });
+}
+
+describe('the second probe of issue 27', () => {
+  const base = { AUTH_JWT_SECRET: SECRET, AUTH_ISSUER: ISSUER, AUTH_AUDIENCE: AUDIENCE };
+  const log = (id: string, words: string) => sessionLogText({ id, createdAt: 1_980_000_000_000, title: `Title ${id}`, turns: [['user', words]] });
+
+  it('CANDIDATE_LIMIT is the default and the cap of /candidates and /search rows (a larger limit is served at the cap)', async () => {
+    const mf = service({ ...base, CANDIDATE_LIMIT: '3' });
+    const acme = client(mf, await hs256({ sub: 'acme' }));
+    for (let n = 0; n < 6; n++) expect((await acme.put(`s-${n}.jsonl`, log(`s-${n}`, 'a common word'))).status).toBe(200);
+    const rows = async (path: string) => ((await (await acme.call(path)).json()) as unknown[]).length;
+    expect(await rows('/candidates?as=s-0')).toBe(3);
+    expect(await rows('/candidates?as=s-0&q=s-')).toBe(3);
+    expect(await rows('/candidates?as=s-0&limit=55')).toBe(3);
+    expect(await rows('/candidates?as=s-0&limit=9007199254740991')).toBe(3);
+    expect(await rows('/candidates?as=s-0&limit=2')).toBe(2);
+    expect(await rows('/search?as=s-0&q=common')).toBe(3);
+    expect(await rows('/search?as=s-0&q=common&limit=100')).toBe(3);
+    expect(await rows('/search?as=s-0&q=common&limit=1')).toBe(1);
+    expect((await acme.call('/candidates?as=s-0&limit=0')).status).toBe(400);
+  });
+
+  it('a missing SESSIONS binding, or SESSIONS given in [vars], is 500 INVALID_CONFIG naming it on every route, in the queue and in the cron', async () => {
+    const token = await hs256({ sub: 'acme' });
+    for (const [what, vars] of [['no binding', base], ['a [vars] string', { ...base, SESSIONS: 'dsh-sessions' }]] as const) {
+      const mf = service(vars, undefined, false);
+      const broken = client(mf, token);
+      for (const request of [
+        broken.call('/sessions'),
+        broken.call('/candidates?as=x'),
+        broken.call('/search?as=x&q=y'),
+        broken.call('/prepare', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ as: 'x', text: 'hi' }) }),
+        broken.call('/reconcile', { method: 'POST' }),
+        broken.put('a.jsonl', TARGET),
+        broken.call('/sessions/a.jsonl', { method: 'DELETE' }),
+      ]) {
+        const response = await request;
+        const body = (await response.json()) as ErrorBody;
+        expect({ what, status: response.status, code: body.code }).toEqual({ what, status: 500, code: 'SESSION_REFERENCE_INVALID_CONFIG' });
+        expect(body.message).toContain('SESSIONS');
+      }
+      const worker = await mf.getWorker();
+      const message = { id: 'm1', timestamp: new Date(), attempts: 1, body: { account: 'a', bucket: 'b', action: 'PutObject', object: { key: 'tenants/acme/x.jsonl', size: 1, eTag: 'e' }, eventTime: new Date().toISOString() } };
+      const queued = await worker.queue(QUEUE, [message]);
+      expect({ what, outcome: queued.outcome, acks: queued.explicitAcks }).toEqual({ what, outcome: 'exception', acks: [] });
+      expect((await worker.scheduled({ cron: '*/30 * * * *' })).outcome).toBe('exception');
+    }
+  });
+
+  it('a malformed setting fails the cron and the queue (RECONCILE_PAGE_SIZE over 1000): nothing is written', async () => {
+    const mf = service({ ...base, RECONCILE_PAGE_SIZE: '5000' });
+    const bucket = await mf.getR2Bucket('SESSIONS');
+    const key = 'tenants/acme/side/paged.jsonl';
+    const put = await bucket.put(key, log('paged', 'hello'));
+    const worker = await mf.getWorker();
+    const message = { id: 'm1', timestamp: new Date(), attempts: 1, body: { account: 'a', bucket: 'b', action: 'PutObject', object: { key, size: put?.size, eTag: put?.etag }, eventTime: new Date().toISOString() } };
+    expect((await worker.queue(QUEUE, [message])).outcome).toBe('exception');
+    expect((await worker.scheduled({ cron: '*/30 * * * *' })).outcome).toBe('exception');
+    const response = await client(mf, await hs256({ sub: 'acme' })).call('/sessions');
+    const body = (await response.json()) as ErrorBody;
+    expect({ status: response.status, code: body.code }).toEqual({ status: 500, code: 'SESSION_REFERENCE_INVALID_CONFIG' });
+    expect(body.message).toContain('RECONCILE_PAGE_SIZE');
+  });
+
+  it('a delete notification of a key whose object is still in the bound bucket (another bucket, a replay) keeps its row', async () => {
+    const mf = service(base);
+    const acme = client(mf, await hs256({ sub: 'acme' }));
+    expect((await acme.put('k.jsonl', log('kept', 'zebracorn'))).status).toBe(200);
+    const worker = await mf.getWorker();
+    const note = (id: string, bucket: string) => ({ id, timestamp: new Date(), attempts: 1, body: { account: 'a', bucket, action: 'DeleteObject', object: { key: 'tenants/acme/k.jsonl' }, eventTime: new Date(Date.now() + 1000).toISOString() } });
+    const other = await worker.queue(QUEUE, [note('other', 'some-other-bucket'), note('lifecycle', 'mirror')]);
+    expect({ outcome: other.outcome, acks: [...other.explicitAcks].sort() }).toEqual({ outcome: 'ok', acks: ['lifecycle', 'other'] });
+    const listed = (await (await acme.call('/sessions')).json()) as { rows: Array<{ key: string }> };
+    expect(listed.rows.map((row) => row.key)).toEqual(['k.jsonl']);
+    expect((await acme.prepare('kept', 'hello')).status).toBe(200);
+    // Once the object is really gone, the same notification drops the row.
+    await (await mf.getR2Bucket('SESSIONS')).delete('tenants/acme/k.jsonl');
+    expect((await worker.queue(QUEUE, [note('real', 'dsh-sessions')])).outcome).toBe('ok');
+    expect(((await (await acme.call('/sessions')).json()) as { rows: unknown[] }).rows).toEqual([]);
+  });
+
+  it('the cron reconciles a bounded number of tenants per invocation and resumes with the next ones', async () => {
+    const mf = service(base);
+    const bucket = await mf.getR2Bucket('SESSIONS');
+    const tenants = Array.from({ length: 45 }, (_, n) => `t${String(n).padStart(2, '0')}`);
+    for (const tenant of tenants) await bucket.put(`tenants/${tenant}/x.jsonl`, log(`s-${tenant}`, 'hello'));
+    // A folder with an empty name is no tenant (and not the catalog that keeps the cron's place).
+    await bucket.put('tenants//x.jsonl', log('s-empty', 'hello'));
+    const clients = await Promise.all(tenants.map(async (tenant) => client(mf, await hs256({ sub: tenant }))));
+    const indexed = async () => {
+      let count = 0;
+      for (const tenant of clients) count += ((await (await tenant.call('/sessions')).json()) as { rows: unknown[] }).rows.length;
+      return count;
+    };
+    const worker = await mf.getWorker();
+    expect((await worker.scheduled({ cron: '*/30 * * * *' })).outcome).toBe('ok');
+    const first = await indexed();
+    // One tenant folder listing, one reconcile page per tenant, the place loaded and saved: 40 subrequests at most.
+    expect(first).toBe(40 - 2 - 1);
+    expect((await worker.scheduled({ cron: '*/30 * * * *' })).outcome).toBe('ok');
+    expect(await indexed()).toBe(45);
+    // A new round begins: an object added to the first tenant is found again.
+    await bucket.put('tenants/t00/y.jsonl', log('s-t00-new', 'hello'));
+    expect((await worker.scheduled({ cron: '*/30 * * * *' })).outcome).toBe('ok');
+    expect(await indexed()).toBe(46);
+  });
+
+  it('/prepare of a cited object that changed into a non-log drops its row: 502 INVALID_LOG without the tenant prefix, then the plain 404 of an unknown id', async () => {
+    const mf = service(base);
+    const acme = client(mf, await hs256({ sub: 'alice' }));
+    expect((await acme.put('g1.jsonl', log('s-g1', 'zebracorn secret plan one'))).status).toBe(200);
+    expect((await acme.put('own.jsonl', log('own', 'mine'))).status).toBe(200);
+    expect((await acme.put('v.jsonl', log('s-v', 'vanishing'))).status).toBe(200);
+    const bucket = await mf.getR2Bucket('SESSIONS');
+    await bucket.put('tenants/alice/g1.jsonl', 'garbage, not a log\n');
+    const cite = (id: string) => acme.prepare('own', `see ${formatSessionReferenceMention({ sessionId: id, label: id })}`);
+    const broken = await cite('s-g1');
+    expect({ status: broken.status, code: broken.body.code }).toEqual({ status: 502, code: 'SESSION_REFERENCE_INVALID_LOG' });
+    expect(broken.body.message).toMatch(/^the log "g1\.jsonl" is not a readable dsh log/);
+    expect(broken.body.message).not.toMatch(/tenants\/|sessionQuery/);
+    expect(await (await acme.call('/search?as=own&q=zebracorn')).json()).toEqual([]);
+    expect((await acme.candidates('as=own')).body.map((row) => row.sessionId)).toEqual(['s-v']);
+    const unknown = { code: 'SESSION_REFERENCE_NOT_FOUND', message: 'unknown session id "s-g1": no session of this tenant has it' };
+    expect(await cite('s-g1')).toEqual({ status: 404, body: unknown });
+    await bucket.delete('tenants/alice/v.jsonl');
+    expect(await cite('s-v')).toEqual({ status: 404, body: { ...unknown, message: 'unknown session id "s-v": no session of this tenant has it' } });
+  });
+
+  it('PUT answers 413 from Content-Length and 400 from a bad first line while the body stalls', async () => {
+    const mf = service({ ...base, MAX_UPLOAD_BYTES: '400000' });
+    const url = await mf.ready;
+    const token = await hs256({ sub: 'acme' });
+    const over = await stalledPut(url, 'big.jsonl', token, 209_715_200, 'x');
+    expect({ status: over.status, code: over.body.code }).toEqual({ status: 413, code: 'REQUEST_TOO_LARGE' });
+    const bad = await stalledPut(url, 'bad.jsonl', token, 300_000, '{"type":"garbage"}\n');
+    expect({ status: bad.status, code: bad.body.code }).toEqual({ status: 400, code: 'SESSION_REFERENCE_INVALID_LOG' });
+    expect(await (await mf.getR2Bucket('SESSIONS')).list({ prefix: 'tenants/' })).toMatchObject({ objects: [] });
+  });
+
+  it('refuses path segments with format characters, noncharacters or whitespace at an end (400 naming the segment); nothing is stored', async () => {
+    const mf = service(base);
+    const acme = client(mf, await hs256({ sub: 'acme' }));
+    for (const path of ['a%E2%80%AEb.jsonl', 'a%E2%80%8Bb.jsonl', 'a%EF%BF%BFb', '%20', 'dir/a%20']) {
+      const response = await acme.put(path, TARGET);
+      const body = (await response.json()) as ErrorBody;
+      expect({ path, status: response.status, code: body.code }).toEqual({ path, status: 400, code: 'SESSION_REFERENCE_INVALID_ARGUMENT' });
+      expect(body.message).toContain('path segment');
+    }
+    expect((await acme.put('a%C2%A0b.jsonl', TARGET)).status).toBe(200);
+    expect((await (await mf.getR2Bucket('SESSIONS')).list({ prefix: 'tenants/' })).objects.map((object) => object.key)).toEqual(['tenants/acme/a\u00a0b.jsonl']);
   });
 });

@@ -13,8 +13,8 @@ import { concat } from '../store/lines.js';
 import type { TargetAgent, UserMessage } from '../types.js';
 import { tenantOf, type Authenticate } from './auth.js';
 import { callCatalog, type CatalogApi } from './catalog-api.js';
-import { citedSessionQuery } from './cited.js';
-import { bucketOf, catalogOf, checkEnv, DEFAULT_MAX_UPLOAD_BYTES, logLimits, originsOf, serviceConfig, settingNumber, tenantPrefix, type EdgeEnv } from './env.js';
+import { citedSessionQuery, unknownSession } from './cited.js';
+import { bucketOf, candidateLimit, catalogOf, checkEnv, DEFAULT_MAX_UPLOAD_BYTES, logLimits, originsOf, serviceConfig, settingNumber, tenantPrefix, type EdgeEnv } from './env.js';
 import { errorResponse, HttpError, invalid, json } from './http.js';
 import { sessionKey } from './paths.js';
 import { reconcileTenant } from './reconcile.js';
@@ -128,6 +128,17 @@ function queryNumber(c: Context, name: string): number | undefined {
   return value === undefined ? undefined : parsePositiveInteger(value, name);
 }
 
+/**
+ * Rows of `/candidates` and `/search` (issue 27): `limit` (a positive integer, else 400), by
+ * default and at most `CANDIDATE_LIMIT` (SPEC §5 `candidateLimit`, default 50). A larger `limit`
+ * is served at the cap (the first rows of the same order), not refused: a front end written for
+ * the local service, where `limit` may exceed `candidateLimit`, keeps working against the edge.
+ */
+function rowLimit<E extends EdgeEnv>(c: EdgeContext<E>): number {
+  const cap = candidateLimit(c.env);
+  return Math.min(queryNumber(c, 'limit') ?? cap, cap);
+}
+
 function required(c: Context, name: string, what: string): string {
   const value = c.req.query(name);
   if (value === undefined) throw invalid(`the "${name}" query parameter must ${what}`);
@@ -137,12 +148,12 @@ function required(c: Context, name: string, what: string): string {
 async function candidates<E extends EdgeEnv>(c: EdgeContext<E>): Promise<Response> {
   const as = required(c, 'as', 'name the session the prompt is for');
   const q = c.req.query('q');
-  const limit = queryNumber(c, 'limit');
+  const limit = rowLimit(c);
   const titles = c.req.query('titles');
   if (titles !== undefined && titles !== '0' && titles !== '1') throw invalid(`titles must be 0 or 1, got ${JSON.stringify(titles)}`);
   const match = matchOf(c.req.query('match'));
   const { catalog } = tenantStore(c);
-  const query = { as, ...(q !== undefined && { q }), ...(limit !== undefined && { limit }), ...(titles === '1' && { titles: true }), ...(match !== undefined && { match }) };
+  const query = { as, ...(q !== undefined && { q }), limit, ...(titles === '1' && { titles: true }), ...(match !== undefined && { match }) };
   return json(await callCatalog(() => catalog.candidates(query)));
 }
 
@@ -155,9 +166,9 @@ function matchOf(match: string | undefined): 'substring' | 'words' | undefined {
 async function search<E extends EdgeEnv>(c: EdgeContext<E>): Promise<Response> {
   const as = required(c, 'as', 'name the session the prompt is for');
   const q = required(c, 'q', 'give the words to search for');
-  const limit = queryNumber(c, 'limit');
+  const limit = rowLimit(c);
   const { catalog } = tenantStore(c);
-  return json(await callCatalog(() => catalog.search({ as, q, ...(limit !== undefined && { limit }) })));
+  return json(await callCatalog(() => catalog.search({ as, q, limit })));
 }
 
 /** The request body, read as it streams in and refused once past {@link MAX_BODY_BYTES} (a body without a length too). */
@@ -234,7 +245,7 @@ async function prepare<E extends EdgeEnv>(c: EdgeContext<E>): Promise<Response> 
   if (own === undefined) throw new HttpError(404, 'SESSION_REFERENCE_NOT_FOUND', `no session with id ${JSON.stringify(as)}`);
   // A cited id the catalog does not know: the same plain 404 as /candidates (over the limit, prepare's own refusal comes first).
   const unknown = cited.size <= maxReferences ? ids.find((id, index) => located[index] === undefined) : undefined;
-  if (unknown !== undefined) throw new HttpError(404, 'SESSION_REFERENCE_NOT_FOUND', `unknown session id ${JSON.stringify(unknown)}: no session of this tenant has it`);
+  if (unknown !== undefined) throw unknownSession(unknown);
   const rows = new Map(located.flatMap((row) => (row === undefined ? [] : [[row.sessionId, row] as const])));
   const sessionQuery = citedSessionQuery({ bucket: bucketOf(c.env), catalog, prefix, ...logLimits(c.env) }, rows);
   const refs = createSessionReferences({ sessionQuery, config });

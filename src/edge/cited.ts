@@ -23,16 +23,20 @@ export interface CitedStore {
   maxLogBytes: number;
 }
 
-function notFound(sessionId: string) {
-  return fail('NOT_FOUND', `no session with id ${describeValue(sessionId)}`);
+/**
+ * A cited session no object holds any more: the very message of an id the catalog never knew
+ * (SPEC §17.3: another tenant's id, an unknown id and a vanished one answer alike).
+ */
+export function unknownSession(sessionId: string) {
+  return fail('NOT_FOUND', `unknown session id ${describeValue(sessionId)}: no session of this tenant has it`);
 }
 
-/** The body of `get`, or a `SESSION_REFERENCE_READ_FAILED` naming the key. */
-async function getObject(bucket: R2Bucket, key: string, onlyIf?: R2Conditional): Promise<R2ObjectBody | R2Object | null> {
+/** The body of `get` of `prefix + key`, or a `SESSION_REFERENCE_READ_FAILED` naming the tenant-relative `key`. */
+async function getObject(bucket: R2Bucket, prefix: string, key: string, onlyIf?: R2Conditional): Promise<R2ObjectBody | R2Object | null> {
   try {
-    return await bucket.get(key, onlyIf === undefined ? undefined : { onlyIf });
+    return await bucket.get(prefix + key, onlyIf === undefined ? undefined : { onlyIf });
   } catch (error) {
-    throw fail('READ_FAILED', `object ${describeValue(key)}: get failed: ${describeValue(error)}`, error);
+    throw fail('READ_FAILED', `the log ${describeValue(key)}: get failed: ${describeValue(error)}`, error);
   }
 }
 
@@ -40,14 +44,20 @@ function hasBody(object: R2ObjectBody | R2Object): object is R2ObjectBody {
   return 'body' in object && object.body !== undefined && object.body !== null;
 }
 
-/** Runs a read of `key`, naming it in the message of a log or read failure. */
-async function inObject<T>(key: string, read: () => Promise<T>): Promise<T> {
+/**
+ * Runs a read of the tenant-relative `key`, naming it (never the tenant's prefix) in the message
+ * of a log or read failure. An object that is no longer a readable dsh log loses its catalog row
+ * first (`drop`), as a queue notification or a reconcile pass would drop it (issue 27).
+ */
+async function inObject<T>(key: string, read: () => Promise<T>, drop: () => Promise<void>): Promise<T> {
   try {
     return await read();
   } catch (error) {
-    if (isInstance(error) && (error.code === 'SESSION_REFERENCE_INVALID_LOG' || error.code === 'SESSION_REFERENCE_READ_FAILED')) {
-      throw fail(error.code === 'SESSION_REFERENCE_INVALID_LOG' ? 'INVALID_LOG' : 'READ_FAILED', `object ${describeValue(key)}: ${error.message}`, error.cause);
+    if (isInstance(error) && error.code === 'SESSION_REFERENCE_INVALID_LOG') {
+      await drop();
+      throw fail('INVALID_LOG', `the log ${describeValue(key)} is not a readable dsh log (its row is dropped from the catalog): ${error.message}`, error.cause);
     }
+    if (isInstance(error) && error.code === 'SESSION_REFERENCE_READ_FAILED') throw fail('READ_FAILED', `the log ${describeValue(key)}: ${error.message}`, error.cause);
     throw error;
   }
 }
@@ -61,8 +71,7 @@ export function citedSessionQuery(store: CitedStore, rows: ReadonlyMap<string, C
 
   /** One object read at `budget`; `undefined` when the object no longer holds `sessionId`. */
   async function readRow(row: CatalogRow, sessionId: string, budget: number | undefined, options: ReadOptions): Promise<SessionRead | undefined> {
-    const key = prefix + row.key;
-    const object = await getObject(bucket, key);
+    const object = await getObject(bucket, prefix, row.key);
     if (object === null || !hasBody(object)) {
       await callCatalog(() => catalog.removeObject(row.key));
       return undefined;
@@ -70,11 +79,11 @@ export function citedSessionQuery(store: CitedStore, rows: ReadonlyMap<string, C
     const etag = object.etag;
     // A second pass (texts retention dropped, then needed) must read the very same object.
     const reopen = async () => {
-      const again = await getObject(bucket, key, { etagMatches: etag });
+      const again = await getObject(bucket, prefix, row.key, { etagMatches: etag });
       if (again === null || !hasBody(again)) throw fail('READ_FAILED', 'the log changed while it was being read');
       return new SizedSource(again.body, again.size);
     };
-    const read = await inObject(key, () => readSessionSurface(firstThen(new SizedSource(object.body, object.size), reopen), options, budget));
+    const read = await inObject(row.key, () => readSessionSurface(firstThen(new SizedSource(object.body, object.size), reopen), options, budget), () => callCatalog(() => catalog.removeObject(row.key)));
     if (etag !== row.etag || read.header.id !== sessionId) await callCatalog(() => catalog.indexObject(prefix, row.key, { maxLogBytes: store.maxLogBytes }));
     return read.header.id === sessionId ? read : undefined;
   }
@@ -82,15 +91,15 @@ export function citedSessionQuery(store: CitedStore, rows: ReadonlyMap<string, C
   async function read(sessionId: string, budget: number | undefined, signal: AbortSignal | undefined): Promise<SessionSurface> {
     const options: ReadOptions = { maxLogBytes: store.maxLogBytes, signal };
     let row = rows.get(sessionId);
-    if (row === undefined) throw notFound(sessionId);
+    if (row === undefined) throw unknownSession(sessionId);
     let found = await readRow(row, sessionId, budget, options);
     if (found === undefined) {
       // The catalog's row was stale (now dropped or refreshed): ask once more where the session is.
       const [again] = await callCatalog(() => catalog.locate([sessionId]));
-      if (again === undefined || (again.key === row.key && again.etag === row.etag)) throw notFound(sessionId);
+      if (again === undefined || (again.key === row.key && again.etag === row.etag)) throw unknownSession(sessionId);
       row = again;
       found = await readRow(row, sessionId, budget, options);
-      if (found === undefined) throw notFound(sessionId);
+      if (found === undefined) throw unknownSession(sessionId);
     }
     const surface: SessionSurface = { session: found.header, capturedThroughSeq: found.capturedThroughSeq, events: found.events };
     if (found.withheld) surface.withheld = found.withheld;

@@ -3,7 +3,7 @@
  * Worker, read once per request into plain values.
  * @module
  */
-import { parsePositiveInteger, resolveConfig, type SessionReferenceConfig } from '../config.js';
+import { DEFAULT_SESSION_REFERENCE_CONFIG, parsePositiveInteger, resolveConfig, type SessionReferenceConfig } from '../config.js';
 import { fail } from '../errors.js';
 import type { CatalogApi } from './catalog-api.js';
 
@@ -40,7 +40,7 @@ export interface EdgeEnv {
   MAX_REFERENCE_BYTES?: string | number;
   /** Distinct sessions one prompt may cite (SPEC §5). */
   MAX_REFERENCES?: string | number;
-  /** Default and maximum rows of `/candidates` (SPEC §5). */
+  /** Default and maximum rows of `/candidates` and `/search` (SPEC §5 `candidateLimit`, default 50): a larger `limit` is served at this many rows. */
   CANDIDATE_LIMIT?: string | number;
   /** Objects one reconcile page re-lists (default 1000, R2's page). */
   RECONCILE_PAGE_SIZE?: string | number;
@@ -103,8 +103,9 @@ const NUMERIC_SETTINGS = ['MAX_UPLOAD_BYTES', 'MAX_LOG_BYTES', 'MAX_REFERENCE_BY
 export const MIN_SECRET_BYTES = 32;
 
 /**
- * Checks every setting of `env` at once (issue 27, SPEC §17.3–§17.4), so that a malformed one
- * fails every route alike, not only the route that reads it: the numbers, `TENANT_PREFIX`,
+ * Checks every binding and setting of `env` at once (issue 27, SPEC §17.3–§17.4), so that a
+ * malformed one fails every route, the queue and the cron alike, not only the route that reads
+ * it: the bindings `SESSIONS` (an R2 bucket) and `CATALOG` (a Durable Object namespace), the numbers, `TENANT_PREFIX`,
  * `ALLOWED_ORIGINS` (each entry an exact origin such as `https://app.example.com`, or `null`),
  * and — when `auth` is true (no custom `authenticate`) — the authentication settings:
  * `AUTH_MODE = "none"` beside `AUTH_JWT_SECRET` or `AUTH_JWKS_URL` is refused (a deployment
@@ -113,6 +114,8 @@ export const MIN_SECRET_BYTES = 32;
  * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_CONFIG` (500) naming the `[vars]` name.
  */
 export function checkEnv(env: EdgeEnv, auth: boolean): void {
+  bucketOf(env);
+  checkCatalogBinding(env);
   for (const name of NUMERIC_SETTINGS) settingNumber(env, name);
   if (settingNumber(env, 'RECONCILE_PAGE_SIZE') !== undefined && settingNumber(env, 'RECONCILE_PAGE_SIZE')! > 1000) {
     throw fail('INVALID_CONFIG', `RECONCILE_PAGE_SIZE must be an integer in 1..1000, got ${String(env.RECONCILE_PAGE_SIZE)}`);
@@ -205,16 +208,34 @@ export function tenantOfKey(env: EdgeEnv, key: string): { tenant: string; prefix
 
 /** The tenant's catalog (one `SessionCatalog` object per tenant, SPEC §17.5). */
 export function catalogOf(env: EdgeEnv, tenant: string): CatalogApi {
-  if (typeof env.CATALOG !== 'object' || env.CATALOG === null) {
-    throw fail('INVALID_CONFIG', 'the Worker has no Durable Object namespace bound as CATALOG (class SessionCatalog)');
-  }
+  checkCatalogBinding(env);
   return env.CATALOG.get(env.CATALOG.idFromName(tenant)) as unknown as CatalogApi;
 }
 
-/** The R2 bucket, checked to be bound. */
+/** True when `value` is an object with every one of the named methods (a binding's shape). */
+function hasMethods(value: unknown, names: readonly string[]): boolean {
+  return typeof value === 'object' && value !== null && names.every((name) => typeof (value as Record<string, unknown>)[name] === 'function');
+}
+
+/** `CATALOG` is a Durable Object namespace (500 `SESSION_REFERENCE_INVALID_CONFIG` otherwise). */
+function checkCatalogBinding(env: EdgeEnv): void {
+  if (!hasMethods(env.CATALOG, ['get', 'idFromName'])) {
+    throw fail('INVALID_CONFIG', 'the Worker has no Durable Object namespace bound as CATALOG (class SessionCatalog)');
+  }
+}
+
+/**
+ * The R2 bucket, checked to be bound: a missing `SESSIONS`, or one given as a `[vars]` string, is
+ * 500 `SESSION_REFERENCE_INVALID_CONFIG` naming it (issue 27), never an empty catalog.
+ */
 export function bucketOf(env: EdgeEnv): R2Bucket {
-  if (typeof env.SESSIONS !== 'object' || env.SESSIONS === null) {
-    throw fail('INVALID_CONFIG', 'the Worker has no R2 bucket bound as SESSIONS');
+  if (!hasMethods(env.SESSIONS, ['get', 'head', 'put', 'list', 'delete'])) {
+    throw fail('INVALID_CONFIG', `the Worker has no R2 bucket bound as SESSIONS (got ${env.SESSIONS === undefined ? 'nothing' : `a ${typeof env.SESSIONS === 'string' ? 'string: put it under [[r2_buckets]], not [vars]' : typeof env.SESSIONS}`})`);
   }
   return env.SESSIONS;
+}
+
+/** The candidate limit of the service (SPEC §5 `candidateLimit`): `CANDIDATE_LIMIT`, else the library's default. */
+export function candidateLimit(env: EdgeEnv): number {
+  return settingNumber(env, 'CANDIDATE_LIMIT') ?? DEFAULT_SESSION_REFERENCE_CONFIG.candidateLimit;
 }

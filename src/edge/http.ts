@@ -46,7 +46,8 @@ export function invalid(message: string): SessionReferenceError {
 
 /**
  * The response for a failure. A read failure caused by an unknown session answers 404
- * `SESSION_REFERENCE_NOT_FOUND`, as an unknown id does; other wrapped library errors are reported as
+ * `SESSION_REFERENCE_NOT_FOUND` with the message of an unknown id, one caused by a log that is not
+ * readable 502 `SESSION_REFERENCE_INVALID_LOG` with the log's own message; other wrapped library errors are reported as
  * `cause`. Anything else is 500 `INTERNAL_ERROR` (logged; its message is not sent).
  */
 export function errorResponse(error: unknown): Response {
@@ -56,7 +57,9 @@ export function errorResponse(error: unknown): Response {
     return json({ code: 'INTERNAL_ERROR', message: 'internal error' }, 500);
   }
   const cause = isInstance(error.cause) ? error.cause : undefined;
-  if (cause?.code === 'SESSION_REFERENCE_NOT_FOUND') return json({ code: cause.code, message: error.message }, 404);
+  // A session the service's own reads found gone or broken (issue 27): its own code and message,
+  // not the core's wrapper (`sessionQuery.readSurface(…) failed: …`).
+  if (cause?.code === 'SESSION_REFERENCE_NOT_FOUND' || cause?.code === 'SESSION_REFERENCE_INVALID_LOG') return json({ code: cause.code, message: cause.message }, STATUS[cause.code]!);
   const body: Record<string, unknown> = { code: error.code, message: error.message };
   if (cause) body.cause = { code: cause.code, message: cause.message };
   return json(body, STATUS[error.code] ?? 500);

@@ -25,6 +25,7 @@ export {
   type CatalogCandidateQuery,
   type CatalogSearchQuery,
   type ReconcileResult,
+  type CronPlace,
   type R2EventNotification,
 } from './catalog/index.js';
 export type { EdgeVariables } from './app.js';

@@ -10,11 +10,16 @@ import { HttpError } from './http.js';
 export const MAX_KEY_BYTES = 1024;
 
 /**
- * Characters a segment may not hold: controls (C0, DEL, C1), line and paragraph separators,
- * surrogates (lone ones cannot be encoded anyway), the backslash (a path separator elsewhere) and
- * `/` itself (an encoded `%2F` would make one segment two).
+ * Characters a segment may not hold (SPEC §17.4 "printable characters", issue 27): controls (C0,
+ * DEL, C1), format characters (Cf: bidi overrides, zero-width spaces and joiners, the BOM — a key
+ * that renders reversed or like another key), line and paragraph separators, surrogates (lone ones
+ * cannot be encoded anyway), noncharacters (U+FFFE, U+FFFF, U+FDD0–U+FDEF, …), the backslash (a
+ * path separator elsewhere) and `/` itself (an encoded `%2F` would make one segment two).
  */
-const FORBIDDEN = /[\p{Cc}\p{Zl}\p{Zp}\p{Cs}\\/]/u;
+const FORBIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Noncharacter_Code_Point}\\/]/u;
+
+/** Whitespace at either end of a segment (`a `, ` `, `a\u3000`): a key that looks like another. */
+const EDGE_SPACE = /^\s|\s$/u;
 
 function badPath(message: string): HttpError {
   return new HttpError(400, 'SESSION_REFERENCE_INVALID_ARGUMENT', message);
@@ -29,15 +34,18 @@ function badPath(message: string): HttpError {
 export function sessionKey(encoded: string, prefix: string): string {
   if (encoded === '') throw badPath('the path after /sessions/ must name the log (one or more segments)');
   const segments = encoded.split('/').map((segment, index) => {
+    // The request's own (percent-encoded, so printable) spelling names the segment.
+    const which = `path segment ${index + 1} (${JSON.stringify(segment)})`;
     let decoded: string;
     try {
       decoded = decodeURIComponent(segment);
     } catch {
-      throw badPath(`path segment ${index + 1} is not valid percent-encoded UTF-8`);
+      throw badPath(`${which} is not valid percent-encoded UTF-8`);
     }
     if (decoded === '') throw badPath(`path segment ${index + 1} is empty`);
     if (decoded === '.' || decoded === '..') throw badPath(`path segment ${index + 1} is "${decoded}": a path never leaves the tenant's prefix`);
-    if (FORBIDDEN.test(decoded)) throw badPath(`path segment ${index + 1} holds a character that is not allowed (a control character, a separator, "\\" or an encoded "/")`);
+    if (FORBIDDEN.test(decoded)) throw badPath(`${which} holds a character that is not allowed (a control character, a format character, a line or paragraph separator, a noncharacter, "\\" or an encoded "/"): a segment is printable characters only`);
+    if (EDGE_SPACE.test(decoded)) throw badPath(`${which} starts or ends with whitespace`);
     return decoded;
   });
   const key = segments.join('/');

@@ -32,6 +32,8 @@ export async function applyNotifications(batch: MessageBatch<unknown>, env: Edge
       await callCatalog(() => catalogOf(env, owner.tenant).applyNotification(owner.prefix, message.body as R2EventNotification, logLimits(env)));
       message.ack();
     } catch (error) {
+      // A configuration error fails the batch as checkEnv does (issue 27): retried, nothing written.
+      if (isInstance(error) && error.code === 'SESSION_REFERENCE_INVALID_CONFIG') throw error;
       if (isInstance(error) && error.code === 'SESSION_REFERENCE_INVALID_ARGUMENT') {
         // A malformed notification: no retry can fix it.
         console.warn(`dsh-session-reference edge: notification for ${JSON.stringify(key)} dropped: ${error.message}`);

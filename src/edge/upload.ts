@@ -21,24 +21,12 @@ import { HttpError } from './http.js';
 export const PEEK_BYTES = MAX_HEADER_BYTES + 64 * 1024;
 
 /**
- * Bytes of a refused upload read and dropped before the answer, at most: a client that writes its
- * whole body before reading the answer (most HTTP clients) then sees the status instead of a
- * connection reset; past this, the rest is cancelled.
+ * Stops reading a refused body (issue 27): the answer goes out at once, whatever the client still
+ * has to send, and a stalled body holds nothing open. A client that reads the answer only after
+ * writing its whole body may see its connection closed instead (the CLI's `push` reads it).
  */
-export const DRAIN_BYTES = 8 * 1024 * 1024;
-
-/** Reads and drops up to {@link DRAIN_BYTES} of what is left of a refused body, then cancels the rest. */
-async function drain(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
-  try {
-    for (let read = 0; read < DRAIN_BYTES; ) {
-      const { done, value } = await reader.read();
-      if (done) return;
-      read += value.byteLength;
-    }
-    await reader.cancel();
-  } catch {
-    // The client went away: nothing to answer.
-  }
+async function cancel(body: ReadableStream<Uint8Array> | ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
+  await body.cancel().catch(() => {});
 }
 
 /** What a stored upload answers. */
@@ -73,17 +61,21 @@ async function peekHeader(reader: ReadableStreamDefaultReader<Uint8Array>, lengt
   const chunks: Uint8Array[] = [];
   let read = 0;
   // The header is looked for each time the bytes read have doubled (from 4 KiB), not at every
-  // chunk: a body sent in tiny chunks costs O(n log n), not O(n²).
+  // chunk: a body sent in tiny chunks costs O(n log n), not O(n²); and once as soon as a line
+  // break arrives, so that a bad first line is refused without waiting for more (issue 27).
   let next = 4096;
+  let lineEnded = false;
   for (;;) {
     const { done, value } = await reader.read();
+    const newline: boolean = !done && !lineEnded && value.includes(0x0a);
     if (!done) {
       chunks.push(value);
       read += value.byteLength;
     }
+    lineEnded ||= newline;
     const ended = done || read >= length;
-    if (!ended && read < next && read < PEEK_BYTES) continue;
-    next = read * 2;
+    if (!ended && !newline && read < next && read < PEEK_BYTES) continue;
+    next = Math.max(next, read * 2);
     const header = await headerOf(concat(chunks));
     if (header !== undefined) return { chunks, read };
     if (ended) throw invalidLog('the body holds no complete dsh header line (the first line, or the first zstd frame, must be {"type":"session",…})');
@@ -132,7 +124,7 @@ export async function storeLog(request: Request, bucket: R2Bucket, catalog: Cata
   try {
     length = declaredLength(request, maxBytes);
   } catch (error) {
-    if (body !== null) await drain(body.getReader());
+    if (body !== null) await cancel(body);
     throw error;
   }
   if (body === null) throw invalidLog('the body is empty: a dsh log starts with its header line');
@@ -141,7 +133,7 @@ export async function storeLog(request: Request, bucket: R2Bucket, catalog: Cata
   try {
     peeked = await peekHeader(reader, length);
   } catch (error) {
-    await drain(reader);
+    await cancel(reader);
     throw error;
   }
   if (peeked.read > length) throw new HttpError(400, 'SESSION_REFERENCE_INVALID_ARGUMENT', `the body is longer than its Content-Length (${length})`);

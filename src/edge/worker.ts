@@ -15,7 +15,10 @@ export interface EdgeWorker<E extends EdgeEnv = EdgeEnv> {
   fetch(request: Request, env: E, ctx: ExecutionContext): Response | Promise<Response>;
   /** Applies a batch of R2 event notifications to the tenants' catalogs (SPEC §17.6). */
   queue(batch: MessageBatch<unknown>, env: E, ctx: ExecutionContext): Promise<void>;
-  /** The Cron Trigger: reconciles every tenant's catalog with the bucket, resumably (SPEC §17.6). */
+  /**
+   * The Cron Trigger: reconciles the tenants' catalogs with the bucket, a bounded number of
+   * subrequests per invocation, each invocation resuming where the last stopped (SPEC §17.6).
+   */
   scheduled(controller: ScheduledController, env: E, ctx: ExecutionContext): Promise<void>;
 }
 

@@ -22,7 +22,7 @@ import { DEFAULT_RECONCILE_PAGE, Freshness } from './freshness.js';
 import { migrate } from './schema.js';
 import { CatalogSearch } from './search.js';
 import { CatalogTables, catalogRow, type ObjectRecord, ROW_COLUMNS } from './tables.js';
-import type { CatalogCandidateQuery, CatalogLimits, CatalogRow, CatalogRowsPage, CatalogSearchQuery, R2EventNotification, ReconcileResult } from './types.js';
+import type { CatalogCandidateQuery, CatalogLimits, CatalogRow, CatalogRowsPage, CatalogSearchQuery, CronPlace, R2EventNotification, ReconcileResult } from './types.js';
 
 /** The bindings the catalog reads. */
 export interface SessionCatalogEnv {
@@ -126,6 +126,27 @@ export class SessionCatalog extends DurableObject<SessionCatalogEnv> {
     );
     this.reconciling = run.catch(() => undefined);
     return run;
+  }
+
+  /**
+   * Where the Cron Trigger's round over the tenants stands (issue 27), or `undefined` to start a
+   * round. Only the catalog object named `''` keeps one (never a tenant's: a tenant is a
+   * non-empty string, SPEC §17.3), in its `catalog_meta`.
+   */
+  cronPlace(): Promise<CronPlace | undefined> {
+    return rpc(async () => {
+      const saved = this.ctx.storage.sql.exec<{ value: string }>(`SELECT value FROM catalog_meta WHERE name = 'cron'`).toArray()[0]?.value;
+      return saved === undefined ? undefined : (JSON.parse(saved) as CronPlace);
+    });
+  }
+
+  /** Saves the Cron Trigger's place for its next invocation (see {@link SessionCatalog.cronPlace}). */
+  saveCronPlace(place: CronPlace): Promise<void> {
+    return rpc(async () => {
+      const { cursor, after } = Object(place) as CronPlace;
+      check((cursor === undefined || typeof cursor === 'string') && (after === undefined || typeof after === 'string'), 'INVALID_ARGUMENT', 'a cron place is { cursor?: string, after?: string }', place);
+      this.ctx.storage.sql.exec(`INSERT OR REPLACE INTO catalog_meta(name, value) VALUES ('cron', ?)`, JSON.stringify({ cursor, after }));
+    });
   }
 
   /**

@@ -74,7 +74,9 @@ export class Freshness {
   /**
    * Applies one R2 event notification (SPEC §17.6) for objects under `prefix`: idempotent, in any
    * order. A create older than the key's row or its last delete, or of the etag the row has, is
-   * ignored; other creates read the object as it is now. A delete older than the row is ignored.
+   * ignored; other creates read the object as it is now. A delete older than the row is ignored;
+ * a delete of a key whose object still exists in the bound bucket (`head`) keeps its row, brought
+ * to the object as it is (the notification's `bucket` name is not trusted, issue 27).
    * An object that is not a dsh log loses its row and is remembered by etag (no retry can fix it).
    * Keys outside `prefix` and other actions are ignored.
    * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_ARGUMENT` for a notification without
@@ -89,6 +91,12 @@ export class Freshness {
     const row = this.tables.byKey(key);
     if (DELETES.has(action)) {
       if (row !== undefined && row.event_time > time) return undefined;
+      // The bound bucket decides, not the message (issue 27): a delete from another bucket feeding
+      // the same queue (a staging or mirror bucket with the same keys), or one older than a
+      // re-upload, leaves an object that still exists indexed as it is (one head; no get when its
+      // etag and upload time are the row's).
+      const current = await r2(`head(${describeValue(key)})`, () => this.bucket.head(prefix + key));
+      if (current !== null) return this.indexOrReject(prefix, key, limits, current);
       return { outcome: this.remove(key, time) ? 'changed' : 'same' };
     }
     if (!CREATES.has(action)) return undefined;

@@ -6,4 +6,4 @@
 export { SessionCatalog, DEFAULT_CANDIDATE_LIMIT, DEFAULT_ROWS_PAGE, MAX_ROWS_PAGE, type SessionCatalogEnv } from './catalog.js';
 export type { CatalogBucket, CatalogObjectBody, CatalogObjectInfo } from './bucket.js';
 export { DEFAULT_RECONCILE_PAGE, TOMBSTONE_MS } from './freshness.js';
-export type { CatalogCandidateQuery, CatalogLimits, CatalogRow, CatalogRowsPage, CatalogSearchQuery, R2EventNotification, ReconcileResult } from './types.js';
+export type { CatalogCandidateQuery, CatalogLimits, CatalogRow, CatalogRowsPage, CatalogSearchQuery, CronPlace, R2EventNotification, ReconcileResult } from './types.js';

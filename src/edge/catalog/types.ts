@@ -84,3 +84,13 @@ export interface R2EventNotification {
   eventTime: string;
   copySource?: { bucket: string; object: string };
 }
+
+/**
+ * Where the Cron Trigger's round over the tenants stands (issue 27): the R2 listing `cursor` of
+ * the page of tenant folders it is in (none: the first page), and the last tenant folder of that
+ * page it finished (`after`; none: none yet).
+ */
+export interface CronPlace {
+  cursor?: string;
+  after?: string;
+}
