@@ -62,7 +62,10 @@
  *   `matchesPart`. Each part is one FTS5 query for its prefix and one for its one-edit words
  *   (ORed); sessions must match every part (AND: the parts joined in SQL, and the best scores
  *   chosen there, {@link SessionSearchIndex.ranked}, so that a search of a word most sessions
- *   hold hands JavaScript a window of `limit` rows, not every match). Score: the sum over the
+ *   hold hands JavaScript a window of `limit` rows, not every match). A search ranks in tiers
+ *   of the {@link TIER_SIZE} most recently indexed matching sessions (issue 27; SPEC §16.3,
+ *   §16.7, §17.7): exact BM25 top-k is linear in the matches, so the set ranked first is bounded
+ *   (a rowid range FTS5 seeks) and older tiers follow only when a tier runs out of hits. Score: the sum over the
  *   parts of −`bm25(words, 3, 1, 1)` (title weighted 3), one-edit matches weighted 0.45 as
  *   MiniSearch weighted them (BM25 is a sum over the query's terms, so the parts' scores add up
  *   to what one query of them all would give, less the weight). The design first given (range scans of `fts5vocab`, with a second FTS5
