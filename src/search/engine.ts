@@ -257,19 +257,21 @@ export const TIER_SIZE = 1000;
 const MAX_WINDOW = 2 ** 30;
 
 /**
- * The rows of a JSON array that match an FTS5 expression, each with the columns it matched in
- * (bit 1 the title, 2 the text, 4 the cwd: BM25 with one column weighted is 0 exactly when no
- * phrase of the expression is in that column), as one JSON array. Computed for the rows a search
- * shows only: three more BM25s per row would double the cost of a query over every match (and a
- * `rowid IN` constraint makes FTS5 evaluate the whole expression once per row of the list), and
- * only from the lowest of those rows to the highest (`?3`, `?4`: a rowid range FTS5 seeks), so a
- * page of one tier of {@link SessionSearchIndex.ranked} walks that tier's postings, not every match.
+ * The rows of a JSON array (`?1`) that match an FTS5 expression, each with the columns it matched
+ * in (bit 1 the title, 2 the text, 4 the cwd), as one JSON array: `?4`, `?5`, `?6` are the
+ * expression under a column filter each (`{title} : (…)`, …), a row matching one in the columns
+ * it names. Only rows from the lowest of the list to the highest are visited (`?2`, `?3`: a rowid
+ * range FTS5 seeks, so a page of one tier of {@link SessionSearchIndex.ranked} walks that tier's
+ * postings, not every match); no BM25, whose statistics would count every row holding the words
+ * (issue 27), and no `rowid IN` constraint, which makes FTS5 evaluate the whole expression once per
+ * row of the list.
  */
-const COLUMNS = `WITH shown(row) AS MATERIALIZED (SELECT value FROM json_each(?2)),
-matched AS MATERIALIZED (
-  SELECT rowid, CASE WHEN rowid IN shown THEN (bm25(search_words, 1, 0, 0) != 0) + 2 * (bm25(search_words, 0, 1, 0) != 0) + 4 * (bm25(search_words, 0, 0, 1) != 0) END AS columns
-  FROM search_words WHERE search_words MATCH ?1 AND rowid >= ?3 AND rowid <= ?4)
-SELECT json_group_array(json_array(rowid, columns)) FROM matched WHERE columns IS NOT NULL`;
+const COLUMNS = `WITH shown(row) AS MATERIALIZED (SELECT value FROM json_each(?1)),
+matched(row, bit) AS MATERIALIZED (
+  SELECT rowid, 1 FROM search_words WHERE search_words MATCH ?4 AND rowid >= ?2 AND rowid <= ?3
+  UNION ALL SELECT rowid, 2 FROM search_words WHERE search_words MATCH ?5 AND rowid >= ?2 AND rowid <= ?3
+  UNION ALL SELECT rowid, 4 FROM search_words WHERE search_words MATCH ?6 AND rowid >= ?2 AND rowid <= ?3)
+SELECT json_group_array(json_array(row, columns)) FROM (SELECT row, sum(bit) AS columns FROM matched WHERE row IN shown GROUP BY row)`;
 
 /** The column bit of {@link SessionSearchIndex.columnsMatched} for the title. */
 export const TITLE = 1;
@@ -733,7 +735,7 @@ export class SessionSearchIndex {
       const encoded = encodeWord(part);
       const near = fuzzyDistance(encoded) === 1 ? this.oneEditWords(encoded) : [];
       const expression = [this.prefixExpression(encoded), ...near.map(quote)].join(' OR ');
-      for (const [row, matched] of this.json<[number, number]>(COLUMNS, expression, list, low, high)) {
+      for (const [row, matched] of this.json<[number, number]>(COLUMNS, list, low, high, ...['title', 'text', 'cwd'].map((column) => `{${column}} : (${expression})`))) {
         const id = byRow.get(row);
         if (id !== undefined) columns.get(id)![k] = matched;
       }
