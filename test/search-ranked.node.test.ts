@@ -2,11 +2,13 @@
  * The top hits chosen inside SQLite (issue 27): `findHits` walks the engine's ranking a window at
  * a time (`SessionSearchIndex.ranked`), and answers exactly as sorting every match did — the same
  * scores (the old per-part sums, recomputed here in JavaScript as the engine computed them before)
- * and the same order (score, §6.3's groups, listing order: SPEC §16.2), ties included.
+ * and the same order (score, §6.3's groups, listing order: SPEC §16.2), ties included; and, with
+ * more matches than a tier holds (`tierSize` lowered), in tiers of the most recently indexed
+ * matches, each ranked as a full sort of it.
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeWord, type SessionSearchIndex } from '../src/search/engine.js';
+import { encodeWord, TIER_SIZE, type SessionSearchIndex } from '../src/search/engine.js';
 import { findHits, type ListedSession } from '../src/search/hits.js';
 import { createIndex } from '../src/search/index-bytes.js';
 import * as kit from '../src/search/kit.js';
@@ -167,5 +169,75 @@ describe('the top hits chosen inside SQLite (issue 27)', () => {
     } finally {
       delete (index as Partial<SessionSearchIndex>).ranked;
     }
+  });
+  it('ranks in tiers of the most recently indexed matches: each tier as a full sort of it, tiers newest first, none missed or repeated', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(sessionArb, { maxLength: 30 }),
+        fc.array(fc.nat({ max: 29 }), { maxLength: 8 }),
+        fc.constantFrom(...QUERIES),
+        fc.integer({ min: 1, max: 7 }),
+        fc.integer({ min: 1, max: 6 }),
+        fc.constantFrom(...CWDS, undefined),
+        async (generated, replaced, query, tierSize, limit, ownCwd) => {
+          index.remove([...index.known().keys()]);
+          const sessionOf = (k: number, again: boolean): IndexedSession => ({
+            id: `s${k}`,
+            identity: `e${k}`,
+            seq: again ? 2 : 1,
+            title: generated[k]!.title?.join(' ') ?? '',
+            cwd: generated[k]!.cwd,
+            items: [{ role: 'user', text: generated[k]!.words.join(again ? ' zeta ' : ' ') }],
+          });
+          await index.put(generated.map((_, k) => sessionOf(k, false)));
+          // Sessions replaced later, one write each: each takes a row above every row held.
+          const order = generated.map((_, k) => `s${k}`);
+          for (const k of replaced.filter((k) => k < generated.length)) {
+            await index.put([sessionOf(k, true)]);
+            order.splice(order.indexOf(`s${k}`), 1);
+            order.push(`s${k}`);
+          }
+          const rows = new Map(index.sql.all('SELECT id, row FROM search_sessions').map(([id, row]) => [JSON.parse(id as string) as string, row as number]));
+          // Rowids grow with indexing order: "most recently indexed" is "added or replaced most recently".
+          expect([...rows.keys()].sort((a, b) => rows.get(a)! - rows.get(b)!)).toEqual(order);
+          const parts = [...new Set((await queryWords(query, async () => {})).flat())];
+          const agent = 's0';
+          // Every match of the whole query (the agent's too: tiers count it), newest first, cut into tiers.
+          const matches = (await index.search(parts, '')).map((r) => ({ ...r, row: rows.get(r.id)! })).sort((a, b) => b.row - a.row);
+          const tiers: Array<Array<{ id: string; score: number }>> = [];
+          for (let at = 0; at < matches.length; at += tierSize) tiers.push(matches.slice(at, at + tierSize).filter((r) => r.id !== agent));
+          index.tierSize = tierSize;
+          try {
+            const walked = [];
+            for await (const window of index.ranked(parts, agent, limit)) walked.push(...window);
+            // Each tier as a full sort of it (scores best first, the same sessions), the tiers in order.
+            let at = 0;
+            for (const tier of tiers) {
+              const got = walked.slice(at, at + tier.length);
+              at += tier.length;
+              expect(got.map((r) => r.id).sort()).toEqual(tier.map((r) => r.id).sort());
+              expect(got.map((r) => r.score)).toEqual(tier.map((r) => r.score).sort((a, b) => b - a));
+            }
+            expect(walked.length).toBe(at);
+            // The hits: each tier's in the order of sorting that tier (score, §6.3's groups, listing order), tiers in order.
+            const listing: ListedSession[] = generated.map((g, k) => ({ id: `s${k}`, createdAt: g.createdAt, cwd: g.cwd, order: k }));
+            const words = await queryWords(query, async () => {});
+            const all = await findHits(index, listing, words, agent, ownCwd, 1_000_000, undefined);
+            expect(await findHits(index, listing, words, agent, ownCwd, limit, undefined)).toEqual(all.slice(0, limit));
+            if (words.every((word) => word.length === 1)) {
+              const expected = tiers.flatMap((tier) =>
+                tier
+                  .map((r) => ({ ...r, listed: listing.find((session) => session.id === r.id)! }))
+                  .sort((a, b) => b.score - a.score || kit.cwdGroup(ownCwd, a.listed.cwd) - kit.cwdGroup(ownCwd, b.listed.cwd) || a.listed.order - b.listed.order),
+              );
+              expect(all.map((hit) => [hit.sessionId, hit.score])).toEqual(expected.map((r) => [r.id, r.score]));
+            }
+          } finally {
+            index.tierSize = TIER_SIZE;
+          }
+        },
+      ),
+      { numRuns: 60 },
+    );
   });
 });

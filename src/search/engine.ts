@@ -62,7 +62,10 @@
  *   `matchesPart`. Each part is one FTS5 query for its prefix and one for its one-edit words
  *   (ORed); sessions must match every part (AND: the parts joined in SQL, and the best scores
  *   chosen there, {@link SessionSearchIndex.ranked}, so that a search of a word most sessions
- *   hold hands JavaScript a window of `limit` rows, not every match). Score: the sum over the
+ *   hold hands JavaScript a window of `limit` rows, not every match). A search ranks in tiers
+ *   of the {@link TIER_SIZE} most recently indexed matching sessions (issue 27; SPEC §16.3,
+ *   §16.7, §17.7): exact BM25 top-k is linear in the matches, so the set ranked first is bounded
+ *   (a rowid range FTS5 seeks) and older tiers follow only when a tier runs out of hits. Score: the sum over the
  *   parts of −`bm25(words, 3, 1, 1)` (title weighted 3), one-edit matches weighted 0.45 as
  *   MiniSearch weighted them (BM25 is a sum over the query's terms, so the parts' scores add up
  *   to what one query of them all would give, less the weight). The design first given (range scans of `fts5vocab`, with a second FTS5
@@ -139,6 +142,14 @@ SELECT json_group_array(search_vocabulary.word) FROM spellings JOIN search_vocab
 const ONE_ROW_EACH = `SELECT (SELECT count(*) FROM search_sessions) = (SELECT count(*) FROM search_words_docsize)
   AND coalesce((SELECT max(id) FROM search_words_docsize), 0) <= coalesce((SELECT max(row) FROM search_sessions), 0)`;
 
+/**
+ * The first two words of `search_vocabulary` starting with `?1`, as a JSON array. The table holds
+ * every indexed word of 4 or more code points (and, until a compaction, words no session holds
+ * any more), so for a part of 4 or more one word found is the only word FTS5 holds with that
+ * prefix (a stale word makes two: the prefix is then queried as such).
+ */
+const PREFIXED = `SELECT json_group_array(word) FROM (SELECT word FROM search_vocabulary WHERE word >= ?1 AND word < ?1 || char(1114111) LIMIT 2)`;
+
 /** The words of a JSON array (a session's distinct words). */
 const EACH = 'SELECT value FROM json_each(?)';
 
@@ -152,6 +163,15 @@ const FUZZY_WEIGHT = 0.45;
 const RANK = 'bm25(search_words, 3, 1, 1)';
 
 /**
+ * The rows of one tier ({@link SessionSearchIndex.ranked}): rowids from `?6` (the floor) up to
+ * below `?7`. FTS5 takes both as a range of its doclists (its `xBestIndex` uses rowid bounds), so
+ * a statement ranks the tier's matches, not every match; BM25's statistics (the number of rows,
+ * each phrase's row count, the average length) stay those of the whole table, so a row scores
+ * the same in any tier.
+ */
+const IN_TIER = 'rowid >= ?6 AND rowid < ?7';
+
+/**
  * The score of one query part per matching row, `name(row, score)`: −BM25 of the part's prefix
  * expression (`prefix`, SQL giving the FTS5 expression), and, with words one edit away (`near`),
  * minus {@link FUZZY_WEIGHT} times their BM25 — computed as JavaScript computed it before the
@@ -159,10 +179,10 @@ const RANK = 'bm25(search_words, 3, 1, 1)';
  * `− weight × near`), so scores are unchanged.
  */
 function partTable(name: string, prefix: string, near: string | undefined): string {
-  if (near === undefined) return `${name}(row, score) AS MATERIALIZED (SELECT rowid, 0 - ${RANK} FROM search_words WHERE search_words MATCH ${prefix})`;
+  if (near === undefined) return `${name}(row, score) AS MATERIALIZED (SELECT rowid, 0 - ${RANK} FROM search_words WHERE search_words MATCH ${prefix} AND ${IN_TIER})`;
   return `${name}(row, score) AS MATERIALIZED (SELECT row, coalesce(0 - max(prefix), 0) - coalesce(${FUZZY_WEIGHT} * max(near), 0) FROM (
-    SELECT rowid AS row, ${RANK} AS prefix, NULL AS near FROM search_words WHERE search_words MATCH ${prefix}
-    UNION ALL SELECT rowid, NULL, ${RANK} FROM search_words WHERE search_words MATCH ${near}) GROUP BY row)`;
+    SELECT rowid AS row, ${RANK} AS prefix, NULL AS near FROM search_words WHERE search_words MATCH ${prefix} AND ${IN_TIER}
+    UNION ALL SELECT rowid, NULL, ${RANK} FROM search_words WHERE search_words MATCH ${near} AND ${IN_TIER}) GROUP BY row)`;
 }
 
 /**
@@ -181,7 +201,8 @@ const PARTS_PER_STATEMENT = 16;
  * the score their sum in the query's order (BM25 is a sum over the query's terms), the agent's
  * own session (`?1`, its id as kept) left out. `?4` is the JSON array of the parts' FTS5
  * expressions (`expressions`: each part's prefix expression and, when it has some, its one-edit
- * words), so a statement binds five values however many parts it ranks.
+ * words), `?6` and `?7` the tier's rowids ({@link IN_TIER}), so a statement binds seven values
+ * however many parts it ranks.
  */
 function rankedTables(expressions: ReadonlyArray<readonly [string, string | undefined]>): string {
   const tables = ['carried(row, score) AS MATERIALIZED (SELECT json_extract(value, \'$[0]\'), json_extract(value, \'$[1]\') FROM json_each(?5))'];
@@ -218,21 +239,39 @@ WHERE (?3 IS NULL OR ranked.score < ?3) AND ranked.score >= coalesce((SELECT sco
 /** Every row of {@link Ranking}, best first, with its session's id as kept. */
 const EVERY = `SELECT ranked.row, search_sessions.id, ranked.score FROM ranked LEFT JOIN search_sessions ON search_sessions.row = ranked.row ORDER BY ranked.score DESC`;
 
+/**
+ * The floor of a tier ({@link SessionSearchIndex.ranked}): the rowid of the `?3 + 1`-th highest
+ * row below `?2` matching `?1` (the whole query: its parts ANDed, each its prefix expression ORed
+ * with its one-edit words), or no row when fewer match. FTS5 walks the doclists in descending
+ * rowid order and stops at that row.
+ */
+const TIER_FLOOR = 'SELECT rowid FROM search_words WHERE search_words MATCH ?1 AND rowid < ?2 ORDER BY rowid DESC LIMIT 1 OFFSET ?3';
+
+/**
+ * The matching sessions ranked in one tier (issue 27): chosen from measurements (docs/performance.md,
+ * "The edge `/search` of a common word"; see {@link SessionSearchIndex.ranked}).
+ */
+export const TIER_SIZE = 1000;
+
 /** The most rows one window asks for (a bound for SQLite's `OFFSET`; larger windows are walked on). */
 const MAX_WINDOW = 2 ** 30;
 
 /**
- * The rows of a JSON array that match an FTS5 expression, each with the columns it matched in
- * (bit 1 the title, 2 the text, 4 the cwd: BM25 with one column weighted is 0 exactly when no
- * phrase of the expression is in that column), as one JSON array. Computed for the rows a search
- * shows only: three more BM25s per row would double the cost of a query over every match (and a
- * `rowid IN` constraint makes FTS5 evaluate the whole expression once per row of the list).
+ * The rows of a JSON array (`?1`) that match an FTS5 expression, each with the columns it matched
+ * in (bit 1 the title, 2 the text, 4 the cwd), as one JSON array: `?4`, `?5`, `?6` are the
+ * expression under a column filter each (`{title} : (…)`, …), a row matching one in the columns
+ * it names. Only rows from the lowest of the list to the highest are visited (`?2`, `?3`: a rowid
+ * range FTS5 seeks, so a page of one tier of {@link SessionSearchIndex.ranked} walks that tier's
+ * postings, not every match); no BM25, whose statistics would count every row holding the words
+ * (issue 27), and no `rowid IN` constraint, which makes FTS5 evaluate the whole expression once per
+ * row of the list.
  */
-const COLUMNS = `WITH shown(row) AS MATERIALIZED (SELECT value FROM json_each(?2)),
-matched AS MATERIALIZED (
-  SELECT rowid, CASE WHEN rowid IN shown THEN (bm25(search_words, 1, 0, 0) != 0) + 2 * (bm25(search_words, 0, 1, 0) != 0) + 4 * (bm25(search_words, 0, 0, 1) != 0) END AS columns
-  FROM search_words WHERE search_words MATCH ?1)
-SELECT json_group_array(json_array(rowid, columns)) FROM matched WHERE columns IS NOT NULL`;
+const COLUMNS = `WITH shown(row) AS MATERIALIZED (SELECT value FROM json_each(?1)),
+matched(row, bit) AS MATERIALIZED (
+  SELECT rowid, 1 FROM search_words WHERE search_words MATCH ?4 AND rowid >= ?2 AND rowid <= ?3
+  UNION ALL SELECT rowid, 2 FROM search_words WHERE search_words MATCH ?5 AND rowid >= ?2 AND rowid <= ?3
+  UNION ALL SELECT rowid, 4 FROM search_words WHERE search_words MATCH ?6 AND rowid >= ?2 AND rowid <= ?3)
+SELECT json_group_array(json_array(row, columns)) FROM (SELECT row, sum(bit) AS columns FROM matched WHERE row IN shown GROUP BY row)`;
 
 /** The column bit of {@link SessionSearchIndex.columnsMatched} for the title. */
 export const TITLE = 1;
@@ -353,6 +392,13 @@ interface Prepared {
 export class SessionSearchIndex {
   /** Sessions replaced or removed since the index was last compacted. */
   private deletions = 0;
+
+  /**
+   * Matching sessions per tier of {@link ranked}: {@link TIER_SIZE}. Internal, not an option:
+   * tests lower it to walk many tiers over few sessions.
+   * @internal
+   */
+  tierSize = TIER_SIZE;
 
   private constructor(
     /** UTF-8 bytes of conversation text kept per session (SPEC §16.3). */
@@ -558,28 +604,59 @@ export class SessionSearchIndex {
    * Sessions holding every part of every query word (AND), each part matching a word by prefix
    * or, from 5 code points on, by one edit (SPEC §16.3), scored by BM25 with the title weighted;
    * `exclude` is never a result. Best score first (ties in no set order: the caller breaks them).
-   * Every match crosses into JavaScript: {@link ranked} walks the best ones only.
+   * Every match crosses into JavaScript, ranked as one tier: {@link ranked} walks the best ones only.
    * @throws DamagedIndexError when a matched row has no session.
    */
   async search(parts: readonly string[], exclude: string, signal?: AbortSignal): Promise<SearchResult[]> {
-    const ranking = await this.ranking(parts, exclude, signal);
+    const expressions = await this.expressionsOf(parts, signal);
+    if (expressions.length === 0) return [];
+    const ranking = await this.rankingOf(expressions, exclude, [-Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER], signal);
     // `?2` and `?3` (the window's) are bound unused, so that the parts' bindings keep their numbers.
-    return ranking === undefined ? [] : this.resultsOf(`WITH ${ranking.tables} ${EVERY}`, [toText(exclude), null, null, ...ranking.bindings]);
+    return this.resultsOf(`WITH ${ranking.tables} ${EVERY}`, [toText(exclude), null, null, ...ranking.bindings]);
   }
 
   /**
-   * The matches of {@link search}, best score first, in windows chosen inside SQLite (issue 27):
-   * the first holds the `first` best (at most {@link MAX_WINDOW}), each next one twice as many
-   * below the last score of the one before; a window also holds every match tied with its last,
-   * so a host that breaks ties its own way (SPEC §16.2: §6.3's groups, then listing order) sorts
-   * each window alone and gets the order of sorting every match. A caller that stops early reads
-   * O(what it shows) rows; SQLite still visits every posting of the query's words once per window
-   * (FTS5 has no ranked early exit), in C.
+   * The matches of {@link search}, in tiers of the most recently indexed matching sessions (issue
+   * 27, SPEC §16.3, §16.7, §17.7), each tier best score first, in windows chosen inside SQLite.
+   *
+   * Tiers: exact BM25 top-k is linear in the matches of an FTS5 table (it has no ranked early
+   * exit), so the set ranked first is bounded. A tier's floor is the rowid of the
+   * {@link tierSize}-th newest match of the whole query below the tier before ({@link TIER_FLOOR}:
+   * FTS5 walks the doclists from the highest rowid and stops there); the tier is the matches from
+   * that floor up, every ranking statement bound to those rowids ({@link IN_TIER}, a range FTS5
+   * seeks). The next tier, the next {@link tierSize} older matches, follows only when the caller
+   * walks on (its first tier excluded or unlisted sessions before it kept enough hits); its hits
+   * come after every hit of the tier before, whatever their scores. A row's rowid grows with the
+   * order sessions were indexed: `put` gives each session, new or replaced, a row above every row
+   * held, so "most recently indexed" is "added or changed most recently". With at most
+   * {@link tierSize} matches there is one tier: the order of ranking every match. Scores do not
+   * depend on the tier (BM25's statistics are the whole table's).
+   *
+   * Windows, within a tier: the first holds the `first` best (at most {@link MAX_WINDOW}), each
+   * next one twice as many below the last score of the one before; a window also holds every match
+   * tied with its last, so a host that breaks ties its own way (SPEC §16.2: §6.3's groups, then
+   * listing order) sorts each window alone and gets the order of sorting the tier. A caller that
+   * stops early reads O(what it shows) rows, and SQLite visits O({@link tierSize}) postings per
+   * statement beyond what BM25's statistics read.
    * @throws DamagedIndexError when a matched row has no session.
    */
   async *ranked(parts: readonly string[], exclude: string, first: number, signal?: AbortSignal): AsyncGenerator<SearchResult[], void, undefined> {
-    const ranking = await this.ranking(parts, exclude, signal);
-    if (ranking === undefined) return;
+    const expressions = await this.expressionsOf(parts, signal);
+    if (expressions.length === 0) return;
+    const query = expressions.map(([prefix, near]) => `(${near === undefined ? prefix : `${prefix} OR ${near}`})`).join(' AND ');
+    for (let ceiling: number | null = Number.MAX_SAFE_INTEGER; ceiling !== null; ) {
+      await root.pace(8);
+      root.throwIfAborted(signal);
+      const found: SqlValue | undefined = this.sql.all(TIER_FLOOR, query, ceiling, Math.max(1, Math.floor(this.tierSize)) - 1)[0]?.[0];
+      if (found !== undefined && typeof found !== 'number') throw new DamagedIndexError('a rowid of the words is not a number');
+      const floor: number | null = found ?? null;
+      yield* this.windows(await this.rankingOf(expressions, exclude, [floor ?? -Number.MAX_SAFE_INTEGER, ceiling], signal), exclude, first, signal);
+      ceiling = floor;
+    }
+  }
+
+  /** The windows of one tier's ranking, best first ({@link ranked}). */
+  private async *windows(ranking: Ranking, exclude: string, first: number, signal: AbortSignal | undefined): AsyncGenerator<SearchResult[], void, undefined> {
     const sql = `WITH ${ranking.tables}, ${WINDOW}`;
     let below: number | null = null;
     for (let count = Math.min(Math.max(1, first), MAX_WINDOW); ; count = Math.min(count * 2, MAX_WINDOW)) {
@@ -594,12 +671,10 @@ export class SessionSearchIndex {
   }
 
   /**
-   * The SQL ranking of `parts` ({@link Ranking}); bindings from `?4` on (after those of
-   * {@link WINDOW}). `undefined` for no parts. Each part's words one edit away are looked up here,
-   * once per search; parts past the first {@link PARTS_PER_STATEMENT} are ranked in statements
-   * before, whose matches the last one carries.
+   * Each part's FTS5 expressions: its prefix expression and, when it has some, its words one edit
+   * away ORed (looked up here, once per search). A part given twice counts once.
    */
-  private async ranking(parts: readonly string[], exclude: string, signal: AbortSignal | undefined): Promise<Ranking | undefined> {
+  private async expressionsOf(parts: readonly string[], signal: AbortSignal | undefined): Promise<Array<[string, string | undefined]>> {
     const expressions: Array<[string, string | undefined]> = [];
     // A part given twice matches what it matched once (a query of one word repeated costs one).
     for (const part of new Set(parts)) {
@@ -607,14 +682,23 @@ export class SessionSearchIndex {
       root.throwIfAborted(signal);
       const encoded = encodeWord(part);
       const near = fuzzyDistance(encoded) === 1 ? this.oneEditWords(encoded) : [];
-      expressions.push([`${quote(encoded)}*`, near.length > 0 ? near.map(quote).join(' OR ') : undefined]);
+      expressions.push([this.prefixExpression(encoded), near.length > 0 ? near.map(quote).join(' OR ') : undefined]);
     }
-    if (expressions.length === 0) return undefined;
+    return expressions;
+  }
+
+  /**
+   * The SQL ranking of the rows `tier` (`[floor, ceiling)`, rowids) matching `expressions` (at
+   * least one; {@link Ranking}); bindings from `?4` on (after those of {@link WINDOW}). Parts
+   * past the first {@link PARTS_PER_STATEMENT} are ranked in statements before, whose matches the
+   * last one carries.
+   */
+  private async rankingOf(expressions: ReadonlyArray<readonly [string, string | undefined]>, exclude: string, tier: readonly [number, number], signal: AbortSignal | undefined): Promise<Ranking> {
     let carried: string | null = null;
     for (let start = 0; ; start += PARTS_PER_STATEMENT) {
       const chunk = expressions.slice(start, start + PARTS_PER_STATEMENT);
       const tables = rankedTables(chunk);
-      const bindings: SqlValue[] = [JSON.stringify(chunk.flat().filter((expression) => expression !== undefined)), carried];
+      const bindings: SqlValue[] = [JSON.stringify(chunk.flat().filter((expression) => expression !== undefined)), carried, ...tier];
       if (start + PARTS_PER_STATEMENT >= expressions.length) return { tables, bindings };
       await root.pace(8);
       root.throwIfAborted(signal);
@@ -645,16 +729,35 @@ export class SessionSearchIndex {
     const byRow = new Map(rows.map(([id, row]) => [row, fromText(id)]));
     const columns = new Map<string, number[]>([...byRow.values()].map((id) => [id, parts.map(() => 0)]));
     const list = JSON.stringify([...byRow.keys()]);
+    if (byRow.size === 0) return columns;
+    const [low, high] = [Math.min(...byRow.keys()), Math.max(...byRow.keys())];
     for (const [k, part] of parts.entries()) {
       const encoded = encodeWord(part);
       const near = fuzzyDistance(encoded) === 1 ? this.oneEditWords(encoded) : [];
-      const expression = [`${quote(encoded)}*`, ...near.map(quote)].join(' OR ');
-      for (const [row, matched] of this.json<[number, number]>(COLUMNS, expression, list)) {
+      const expression = [this.prefixExpression(encoded), ...near.map(quote)].join(' OR ');
+      for (const [row, matched] of this.json<[number, number]>(COLUMNS, list, low, high, ...['title', 'text', 'cwd'].map((column) => `{${column}} : (${expression})`))) {
         const id = byRow.get(row);
         if (id !== undefined) columns.get(id)![k] = matched;
       }
     }
     return columns;
+  }
+
+  /**
+   * The FTS5 expression of the words `part` (encoded) matches by prefix: `"part"*`, or, when the
+   * part has 4 or more code points and one indexed word only starts with it ({@link PREFIXED}),
+   * that word, `"word"`. Both match the same rows with the same hits, so BM25 scores them alike,
+   * bit for bit (one phrase, the same counts); but FTS5 answers a prefix by merging the whole
+   * doclist of every word it covers, at every use, where a word's doclist is seeked within a
+   * tier's rowids (issue 27: a word in most sessions costs that merge, about 12 ms per statement
+   * at 100,000 sessions).
+   */
+  private prefixExpression(part: string): string {
+    if (mayBeOneEditAway(part)) {
+      const words = this.json<string>(PREFIXED, part);
+      if (words.length === 1 && typeof words[0] === 'string') return quote(words[0]);
+    }
+    return `${quote(part)}*`;
   }
 
   /**

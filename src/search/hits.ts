@@ -47,8 +47,11 @@ function folded(text: Text): string {
  * engine's AND matches among `listed` — the listing, or a function giving the listed sessions
  * among the matched ids — (others are skipped), a split word's parts next to each other
  * in the title, one item or the cwd, best score first, then §6.3's groups, then listing order; the
- * first `limit`, each with its snippets. The best matches are chosen inside SQLite, a window at a
- * time (`SessionSearchIndex.ranked`: `limit` first, every tie of the last included), and only a
+ * first `limit`, each with its snippets. With more matches than a tier holds (`TIER_SIZE`, 1,000),
+ * that order holds within each tier of the most recently indexed matches, and a tier's hits come
+ * after every hit of the newer tiers (issue 27; SPEC §16.2, §16.7, §17.7). The best matches are
+ * chosen inside SQLite, a window at a time (`SessionSearchIndex.ranked`: `limit` first, every tie
+ * of the last included), and only a
  * window's sessions are listed, sorted and looked at: JavaScript touches O(`limit`) rows unless
  * phrases or unlisted sessions skip most of them. Only the hits' items are unpacked.
  * @throws DamagedIndexError when a hit's kept title, items or cwd holds no word matching a part
