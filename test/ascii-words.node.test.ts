@@ -9,8 +9,19 @@ import { forEachAsciiSegment } from '../src/ascii-words.js';
 
 const SEED = 2929;
 
+function node(text: string): Array<[string, boolean]> {
+  return [...new Intl.Segmenter('en', { granularity: 'word' }).segment(text)].map((s) => [s.segment, s.isWordLike === true]);
+}
+
+/**
+ * Whether this Node's ICU joins letters at a colon (MidLetter, UAX #29 WB6–WB7): ICU 76 (Node
+ * 22.12) splits `a:b`, ICU 78 (Node 20.20, 26) and the standard keep it whole, as the rules here do.
+ * Where this Node splits it, the colon is left out of the comparison (its vectors are below).
+ */
+const colonJoins = node('a:b').length === 1;
+
 /** Every ASCII class the rules tell apart, and some of the classes no rule joins. */
-const ASCII = fc.constantFrom(...'aZq7 0_.\':,;" \r\n\t-/#@\x00\x7f'.split(''));
+const ASCII = fc.constantFrom(...`aZq7 0_.'${colonJoins ? ':' : ''},;" \r\n\t-/#@\x00\x7f`.split(''));
 
 function ours(text: string): Array<[string, boolean]> {
   const out: Array<[string, boolean]> = [];
@@ -18,13 +29,15 @@ function ours(text: string): Array<[string, boolean]> {
   return out;
 }
 
-function node(text: string): Array<[string, boolean]> {
-  return [...new Intl.Segmenter('en', { granularity: 'word' }).segment(text)].map((s) => [s.segment, s.isWordLike === true]);
-}
-
 describe('ASCII word segments (UAX #29) against Node', () => {
   it('Node follows UAX #29 here', () => {
-    expect(node('seeds.py e.g a:b').filter(([, w]) => w).map(([s]) => s)).toEqual(['seeds.py', 'e.g', 'a:b']);
+    expect(node('seeds.py e.g').filter(([, w]) => w).map(([s]) => s)).toEqual(['seeds.py', 'e.g']);
+  });
+
+  it('a colon joins letters (MidLetter), not digits, whatever this Node’s ICU does', () => {
+    for (const [text, segments] of [['a:b', ['a:b']], ['1:2', ['1', ':', '2']], ['a:1', ['a', ':', '1']], ['a::b', ['a', ':', ':', 'b']]] as const) {
+      expect(ours(text).map(([segment]) => segment)).toEqual(segments);
+    }
   });
 
   it('the same segments and word-likeness as Node’s segmenter', () => {
