@@ -5,8 +5,8 @@
  * lets a timer, an I/O callback or an abort run; {@link pace} hands the event loop a macrotask
  * turn every {@link PACE_MS} milliseconds or every {@link PACE_WORK} units of work, whichever
  * comes first. The work count is what holds in workerd, whose clock stands still while code runs.
- * Web APIs only (`performance.now`, `setTimeout`; a host's `setImmediate` where it has one, found by
- * feature detection: see `nextTurn`).
+ * Web APIs only (`performance.now`, `setTimeout`); a host entry may hand in a cheaper turn
+ * ({@link useTurn}: the Node entry's `setImmediate`).
  * @module
  */
 
@@ -34,44 +34,39 @@ export function chunkWork(bytes: number): number {
   return 1 + (bytes >>> 12);
 }
 
-/** The host's `setImmediate`, when it has one (Node, Bun, Deno 2, workerd with `nodejs_compat`). */
-type SetImmediate = (callback: () => void) => unknown;
+/** Schedules `callback` as a macrotask (see {@link nextTurn}). */
+export type Turn = (callback: () => void) => unknown;
+
+/** `setTimeout(0)`: the Web API every runtime has (SPEC §1.1). */
+const timeoutTurn: Turn = (callback) => setTimeout(callback, 0);
+
+let turn: Turn = timeoutTurn;
 
 /**
- * Read once, by feature detection on `globalThis` (the core names no Node global: SPEC §1.1; a
- * runtime without the function, or a page whose polyfill is not a function, gets `setTimeout`).
- * Safe wherever it is defined: every runtime that defines it runs the callback as a macrotask
- * after the I/O and the timers already due (Node and Bun: the check phase, after the poll phase,
- * with the timers phase at the top of every loop iteration; Deno 2: its Node-compatible event
- * loop, the same order; workerd with `nodejs_compat`: its own, after which due timers run too),
- * and a callback queued by a callback runs in the next iteration, never in the same one, so a
- * loop yielding through it still lets an abort timer, `AbortSignal.timeout` and I/O run at each
- * turn (test/store-strict.test.ts checks both in every runtime of the shared suite).
+ * Hands the core a cheaper macrotask turn than `setTimeout(0)`: the Node entry gives Node's
+ * `setImmediate` (src/node/store.ts), so the core itself names no Node API (SPEC §1.1). It must run
+ * its callback after the I/O and the timers already due, and a callback queued from a callback in
+ * a later iteration, never the same one, so an abort timer and `AbortSignal.timeout` still run at
+ * each turn (Node's check phase does; test/store-strict.test.ts checks it). In Node `setTimeout(0)`
+ * is clamped to 1 ms: a turn cost 1.1–1.2 ms of wall time, 11–30 ms per 25 MiB read of 10–24
+ * turns; a `setImmediate` turn about 0.02 ms. Shared by every loop of the realm.
+ * @internal
  */
-const immediate: SetImmediate | undefined = (() => {
-  const candidate = (globalThis as { setImmediate?: unknown }).setImmediate;
-  return typeof candidate === 'function' ? (candidate.bind(globalThis) as SetImmediate) : undefined;
-})();
+export function useTurn(next: Turn): void {
+  turn = next;
+}
 
 /**
- * A macrotask turn, the cheapest one that still lets timers and I/O run first, per runtime:
- * - Node, Bun, Deno 2: `setImmediate`. `setTimeout(0)` is clamped to 1 ms there: a turn cost
- *   1.1–1.2 ms of wall time in Node (no CPU), 11–30 ms per 25 MiB read of 10–24 turns; a
- *   `setImmediate` turn costs about 0.02 ms and runs after the same timers and I/O.
- * - workerd without `nodejs_compat`: `setTimeout(0)`. The clock stands still while code runs, so
- *   a zero-delay timer is due at once and costs no clamp. With `nodejs_compat` (the test pool
- *   runs `nodejs_compat_v2`) `globalThis.setImmediate` is defined and used; a 5 ms timer still
- *   fires between its turns (checked by hand in Miniflare: after 88–411 turns). Never a
- *   `MessageChannel` message: workerd delivers those ahead of timers, so a loop yielding through
- *   them never lets an abort timer run; nor `scheduler.yield()`, whose continuation runs ahead of
- *   other tasks for the same reason.
- * - Browsers: `setTimeout(0)`. They have no `setImmediate`; nested timeouts are clamped to 4 ms,
- *   at most 4 ms per {@link PACE_MS} ms of work. A `MessageChannel` would cost less in Chromium,
- *   but HTML leaves the order between a page's message tasks and its timers to the user agent
- *   (the reason it is refused in workerd), so it is not relied on for an abort timer here either.
+ * A macrotask turn: by default `setTimeout(0)`, whose callback runs after timers already due and
+ * I/O, in every runtime (in workerd the clock stands still while code runs, so a zero-delay timer
+ * costs no clamp; browsers clamp nested timeouts to 4 ms, at most 4 ms per {@link PACE_MS} ms of
+ * work). Never a `MessageChannel` message: workerd delivers those ahead of timers, and HTML leaves
+ * the order of a page's message tasks and its timers to the user agent, so a loop yielding through
+ * them might never let an abort timer run; nor `scheduler.yield()`, whose continuation runs ahead
+ * of other tasks for the same reason. A host entry may hand in a cheaper one ({@link useTurn}).
  */
 function nextTurn(): Promise<void> {
-  return new Promise((resolve) => (immediate === undefined ? setTimeout(resolve, 0) : immediate(resolve)));
+  return new Promise((resolve) => turn(resolve));
 }
 
 /**

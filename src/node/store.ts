@@ -10,6 +10,7 @@ import { homedir } from 'node:os';
 import { join, resolve, sep } from 'node:path';
 import { raceAbort, throwIfAborted } from '../abort.js';
 import { copyCallerData, readCallerOptions } from '../caller-data.js';
+import { useTurn } from '../pace.js';
 import { check, describeValue, fail, SessionReferenceError } from '../errors.js';
 import type { ReadOptions, ReadRequest, SizedSource } from '../store/pipeline.js';
 import { checkBudget, checkReadOptions, enter, type SessionLogReadOptions } from '../store/read-checks.js';
@@ -226,6 +227,8 @@ export interface CarriedDshStoreOptions {
  */
 export function openDshStore(options: DshStoreOptions = {}, carried: CarriedDshStoreOptions = {}): CarriedDshStore {
   const checked = checkOptions(options);
+  // Reads yield through Node's check phase, not a 1 ms-clamped timer (src/pace.ts).
+  useTurn(setImmediate);
   const root = resolve(checked.root);
   const reads = new LogReads(checked.read, carried.statSync === true ? statNow : statOf);
   if (carried.listing !== undefined) reads.seed(root, carried.listing);
