@@ -44,14 +44,31 @@ interface Finding {
   problem: string;
 }
 
+/** The global object names a property of which is a global reference. */
+const GLOBAL_OBJECTS = ['globalThis', 'self', 'window', 'global'];
+
+/** `expression` without parentheses, type assertions (`as`, `satisfies`, `<T>`) or `!`: `(globalThis as X)` is `globalThis`. */
+function unwrapped(expression: ts.Expression): ts.Expression {
+  while (ts.isParenthesizedExpression(expression) || ts.isAsExpression(expression) || ts.isSatisfiesExpression(expression) || ts.isTypeAssertionExpression(expression) || ts.isNonNullExpression(expression)) {
+    expression = expression.expression;
+  }
+  return expression;
+}
+
+/** Whether `expression` is the global object, however wrapped. */
+function isGlobalObject(expression: ts.Expression): boolean {
+  const target = unwrapped(expression);
+  return ts.isIdentifier(target) && GLOBAL_OBJECTS.includes(target.text);
+}
+
 /** Is this identifier a property name or declaration name rather than a reference to a global? */
 function isNonReferencePosition(node: ts.Identifier): boolean {
   const parent = node.parent;
   if (parent === undefined) return false;
   if ((ts.isPropertyAccessExpression(parent) || ts.isQualifiedName(parent)) && parent.name === node) {
     // `x.process` is fine, but `globalThis.process` / `self.Buffer` is a global reference.
-    const target = ts.isPropertyAccessExpression(parent) ? parent.expression : parent.left;
-    return !(ts.isIdentifier(target) && ['globalThis', 'self', 'window', 'global'].includes(target.text));
+    if (ts.isPropertyAccessExpression(parent)) return !isGlobalObject(parent.expression);
+    return !(ts.isIdentifier(parent.left) && GLOBAL_OBJECTS.includes(parent.left.text));
   }
   if (
     (ts.isPropertyAssignment(parent) ||
@@ -99,8 +116,7 @@ function inspectSource(file: string, text: string): { findings: Finding[]; speci
       report(node, `references \`${node.text}\``);
     } else if (
       ts.isElementAccessExpression(node) &&
-      ts.isIdentifier(node.expression) &&
-      ['globalThis', 'self', 'window'].includes(node.expression.text) &&
+      isGlobalObject(node.expression) &&
       ts.isStringLiteralLike(node.argumentExpression) &&
       FORBIDDEN_GLOBALS.has(node.argumentExpression.text)
     ) {
@@ -182,6 +198,8 @@ describe('core uses Web APIs only (SPEC §1.1, §1.2)', () => {
       ['console.log(__dirname);', 'references `__dirname`'],
       ['const b = globalThis.Buffer;', 'references `Buffer`'],
       ['const b = globalThis["process"];', 'references `process`'],
+      ['const s = (globalThis as { setImmediate?: unknown }).setImmediate;', 'references `setImmediate`'],
+      ['const p = (<any>self)["process"];', 'references `process`'],
       ['let t: NodeJS.Timeout;', 'references `NodeJS`'],
       ['import x = require("y");', '`import = require()`'],
     ])('flags %s', (text, problem) => {
