@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { tenantOfKey, tenantPrefix, type EdgeEnv } from '../src/edge/env.js';
 import { HttpError } from '../src/edge/http.js';
-import { MAX_KEY_BYTES, sessionKey } from '../src/edge/paths.js';
+import { isSessionPath, MAX_KEY_BYTES, sessionKey } from '../src/edge/paths.js';
 
 const PREFIX = 'tenants/acme/';
 
@@ -104,6 +104,22 @@ describe('sessionKey: the tenant-relative key of /sessions/{path}', () => {
     const result = keyOrRefusal(encoded);
     expect(result).toBeInstanceOf(HttpError);
     expect((result as HttpError).message).toMatch(message);
+  });
+});
+
+describe('isSessionPath: the keys a {path} can name (the probe\'s F2)', () => {
+  it('holds for every key sessionKey gives, and for no key it refuses once decoded', () => {
+    fc.assert(
+      fc.property(hostilePath, (encoded) => {
+        const result = keyOrRefusal(encoded);
+        if (typeof result === 'string') expect(isSessionPath(result)).toBe(true);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it.each(['../alice/a.jsonl', 'a/../b', './a', 'a//b', 'a/', '/a', '', 'a/\u0000b', 'a\\b', ' a', 'a/b\u202e'])('refuses %j', (key) => {
+    expect(isSessionPath(key)).toBe(false);
   });
 });
 

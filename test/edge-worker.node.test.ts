@@ -205,6 +205,10 @@ describe('authentication (SPEC §17.3)', () => {
     await expectUnauthenticated(await client(mf, await hs256({ sub: 'acme' }, (jwt) => jwt.setAudience('other').setExpirationTime('5m'))).call('/candidates?as=x'), /"aud"/);
     await expectUnauthenticated(await client(mf, await hs256({ name: 'no sub' })).call('/candidates?as=x'), /tenant/);
     await expectUnauthenticated(await client(mf, await hs256({ sub: '' })).call('/candidates?as=x'), /tenant/);
+    // The probe's F1: a tenant with a lone surrogate has no UTF-8 form, so no R2 prefix: 401, not 500.
+    for (const sub of ['\ud800', 'a\udc00b']) {
+      await expectUnauthenticated(await client(mf, await hs256({ sub })).call('/sessions'), /well-formed Unicode/);
+    }
   });
 
   it('accepts an HS256 token and an ES256 token whose key is in the JWKS; refuses ES256 signed by another key', async () => {
@@ -535,6 +539,22 @@ describe('the service over real logs (SPEC §17.4–§17.6)', () => {
     const deleted = await worker.queue(QUEUE, [note('DeleteObject', new Date(Date.now() + 1000).toISOString())]);
     expect(deleted.retryMessages).toEqual([]);
     expect((await acme.candidates(`as=${TARGET_ID}`)).body.map((row) => row.sessionId)).not.toContain('from-the-side');
+  });
+
+  it('leaves out objects whose key no {path} can name: dot or empty segments (the probe\'s F2)', async () => {
+    const bucket = await mf.getR2Bucket('SESSIONS');
+    const worker = await mf.getWorker();
+    const keys = ['tenants/acme/../alice/dotted.jsonl', 'tenants/acme/side//empty.jsonl', 'tenants/acme/./here.jsonl'];
+    for (const [index, key] of keys.entries()) {
+      const put = await bucket.put(key, sessionLogText({ id: `unnamable-${index}`, createdAt: 1_940_000_000_000, title: 'Unnamable' }));
+      const body = { account: 'a', bucket: 'dsh-sessions', action: 'PutObject', object: { key, size: 1, eTag: put?.etag }, eventTime: new Date().toISOString() };
+      expect((await worker.queue(QUEUE, [{ id: `unnamable-${index}`, timestamp: new Date(), attempts: 1, body }])).retryMessages).toEqual([]);
+    }
+    expect(await (await acme.call('/reconcile', { method: 'POST' })).json()).toMatchObject({ done: true });
+    const rows = ((await (await acme.call('/sessions')).json()) as { rows: Array<{ key: string }> }).rows.map((row) => row.key);
+    expect(rows.filter((key) => key.split('/').some((segment) => segment === '' || segment === '.' || segment === '..'))).toEqual([]);
+    for (let index = 0; index < keys.length; index++) expect((await acme.candidates(`as=unnamable-${index}`)).status).toBe(404);
+    for (const key of keys) await bucket.delete(key);
   });
 
   it('POST /reconcile and the Cron Trigger repair the catalog from the bucket (added, changed, removed)', async () => {

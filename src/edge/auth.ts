@@ -66,7 +66,7 @@ export async function tenantOf<E extends EdgeEnv>(request: Request, env: E, auth
   const payload = await verify(token, env, secret, jwksUrl);
   const claim = nonEmpty(env.AUTH_TENANT_CLAIM) ?? 'sub';
   const tenant = payload[claim];
-  if (typeof tenant !== 'string' || tenant === '') throw unauthenticated(`the token has no tenant: its claim "${claim}" must be a non-empty string`, 'invalid_token');
+  if (!isTenant(tenant)) throw unauthenticated(`the token has no tenant: its claim "${claim}" must be a non-empty string of well-formed Unicode (no lone surrogate)`, 'invalid_token');
   return tenant;
 }
 
@@ -78,8 +78,19 @@ async function custom<E extends EdgeEnv>(request: Request, env: E, authenticate:
     console.warn('dsh-session-reference edge: options.authenticate threw; answering 401', error);
     throw unauthenticated('the request could not be authenticated');
   }
-  if (typeof tenant !== 'string' || tenant === '') throw unauthenticated('the request could not be authenticated');
+  if (!isTenant(tenant)) {
+    if (typeof tenant === 'string' && tenant !== '') console.warn('dsh-session-reference edge: options.authenticate returned a tenant with a lone surrogate; answering 401');
+    throw unauthenticated('the request could not be authenticated');
+  }
   return tenant;
+}
+
+/** A lone surrogate has no UTF-8 form: no R2 prefix could name its tenant. */
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/** True for a tenant (SPEC §17.3): a non-empty string that has a UTF-8 form. */
+function isTenant(value: unknown): value is string {
+  return typeof value === 'string' && value !== '' && !LONE_SURROGATE.test(value);
 }
 
 function nonEmpty(value: unknown): string | undefined {

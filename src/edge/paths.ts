@@ -21,6 +21,33 @@ const FORBIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Noncharacter_Code_Point}\\/
 /** Whitespace at either end of a segment (`a `, ` `, `a\u3000`): a key that looks like another. */
 const EDGE_SPACE = /^\s|\s$/u;
 
+/** What makes a decoded segment unfit, by kind; each completes "path segment N …". */
+const FAULTS = {
+  empty: () => 'is empty',
+  dot: (segment: string) => `is "${segment}": a path never leaves the tenant's prefix`,
+  forbidden: () =>
+    'holds a character that is not allowed (a control character, a format character, a line or paragraph separator, a noncharacter, "\\" or an encoded "/"): a segment is printable characters only',
+  space: () => 'starts or ends with whitespace',
+} satisfies Record<string, (segment: string) => string>;
+
+/** Why the decoded `segment` cannot be one of a `{path}`, or `undefined` when it can. */
+function segmentFault(segment: string): keyof typeof FAULTS | undefined {
+  if (segment === '') return 'empty';
+  if (segment === '.' || segment === '..') return 'dot';
+  if (FORBIDDEN.test(segment)) return 'forbidden';
+  if (EDGE_SPACE.test(segment)) return 'space';
+  return undefined;
+}
+
+/**
+ * True when the tenant-relative `key` is one a `{path}` can name (SPEC §17.4): every segment
+ * non-empty, not `.` or `..`, printable. Objects written beside the service (an R2 copy, a sync)
+ * under other keys are left out of the catalog: the API could neither cite nor delete them.
+ */
+export function isSessionPath(key: string): boolean {
+  return key.split('/').every((segment) => segmentFault(segment) === undefined);
+}
+
 function badPath(message: string): HttpError {
   return new HttpError(400, 'SESSION_REFERENCE_INVALID_ARGUMENT', message);
 }
@@ -42,10 +69,9 @@ export function sessionKey(encoded: string, prefix: string): string {
     } catch {
       throw badPath(`${which} is not valid percent-encoded UTF-8`);
     }
-    if (decoded === '') throw badPath(`path segment ${index + 1} is empty`);
-    if (decoded === '.' || decoded === '..') throw badPath(`path segment ${index + 1} is "${decoded}": a path never leaves the tenant's prefix`);
-    if (FORBIDDEN.test(decoded)) throw badPath(`${which} holds a character that is not allowed (a control character, a format character, a line or paragraph separator, a noncharacter, "\\" or an encoded "/"): a segment is printable characters only`);
-    if (EDGE_SPACE.test(decoded)) throw badPath(`${which} starts or ends with whitespace`);
+    const fault = segmentFault(decoded);
+    // An empty or dot segment is named by its number alone: its spelling says nothing more.
+    if (fault !== undefined) throw badPath(`${fault === 'empty' || fault === 'dot' ? `path segment ${index + 1}` : which} ${FAULTS[fault](decoded)}`);
     return decoded;
   });
   const key = segments.join('/');

@@ -7,6 +7,7 @@
 import type { SqlStorage } from 'cloudflare:workers';
 import { describeValue, fail, SessionReferenceError } from '../../errors.js';
 import { r2, readObject, type CatalogBucket, type CatalogObjectInfo, type ReadObject } from './bucket.js';
+import { isSessionPath } from '../paths.js';
 import { CatalogTables, type WriteOutcome } from './tables.js';
 import type { CatalogLimits, R2EventNotification, ReconcileResult } from './types.js';
 
@@ -78,7 +79,7 @@ export class Freshness {
  * a delete of a key whose object still exists in the bound bucket (`head`) keeps its row, brought
  * to the object as it is (the notification's `bucket` name is not trusted, issue 27).
    * An object that is not a dsh log loses its row and is remembered by etag (no retry can fix it).
-   * Keys outside `prefix` and other actions are ignored.
+   * Keys outside `prefix`, keys no `{path}` can name (see `isSessionPath`) and other actions are ignored.
    * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_ARGUMENT` for a notification without
    * a string `action`, `object.key` or a parseable `eventTime`; R2 read failures (the message is
    * retried).
@@ -87,6 +88,7 @@ export class Freshness {
     const { action, key: fullKey, eTag, time } = readNotification(note);
     if (!fullKey.startsWith(prefix)) return undefined;
     const key = fullKey.slice(prefix.length);
+    if (!isSessionPath(key)) return undefined;
     this.tables.pruneTombstones(Date.now() - TOMBSTONE_MS);
     const row = this.tables.byKey(key);
     if (DELETES.has(action)) {
@@ -108,7 +110,8 @@ export class Freshness {
 
   /**
    * One page of a reconcile pass over `prefix` (SPEC §17.6): the page after the kept cursor is
-   * listed; objects with a new etag are read, known ones marked as seen. After the last page, rows
+   * listed; objects with a new etag are read, known ones marked as seen, keys no `{path}` can name
+   * passed over. After the last page, rows
    * the pass did not see are removed — those uploaded before the pass began: a row written since
    * (a `PUT` through the service) may hold a key the listing had already passed — and the next
    * pass begins.
@@ -123,6 +126,7 @@ export class Freshness {
     for (const info of page.objects) {
       if (!info.key.startsWith(prefix)) continue;
       const key = info.key.slice(prefix.length);
+      if (!isSessionPath(key)) continue;
       if (this.sql.exec('UPDATE catalog_rejected SET mark = ? WHERE key = ? AND etag = ?', pass, key, info.etag).rowsWritten > 0) continue;
       const indexed = await this.indexOrReject(prefix, key, limits, info, pass);
       if (indexed.outcome === 'added') result.added++;
