@@ -897,6 +897,35 @@ describe('the second probe of issue 27', () => {
     expect(await indexed()).toBe(46);
   });
 
+  it('the cron repairs a tenant whose every object was deleted straight in R2, its notifications lost (the probe\'s F5)', async () => {
+    const mf = service(base);
+    const bucket = await mf.getR2Bucket('SESSIONS');
+    const gdpr = client(mf, await hs256({ sub: 'gdpr' }));
+    const kept = client(mf, await hs256({ sub: 'kept' }));
+    expect((await gdpr.put('a.jsonl', log('gone-a', 'my bank PIN is 4711 pineapple'))).status).toBe(200);
+    expect((await gdpr.put('b.jsonl', log('gone-b', 'pineapple again'))).status).toBe(200);
+    expect((await kept.put('k.jsonl', log('kept-k', 'pineapple kept'))).status).toBe(200);
+    // No cron ran yet: the catalogs registered their folders themselves when first written.
+    for (const key of ['tenants/gdpr/a.jsonl', 'tenants/gdpr/b.jsonl']) await bucket.delete(key);
+    expect((await bucket.list({ prefix: 'tenants/gdpr/' })).objects).toEqual([]);
+    const worker = await mf.getWorker();
+    expect((await worker.scheduled({ cron: '*/30 * * * *' })).outcome).toBe('ok');
+    expect(((await (await gdpr.call('/sessions')).json()) as { rows: unknown[] }).rows).toEqual([]);
+    expect((await gdpr.candidates('as=gone-a')).status).toBe(404);
+    // Nor is the deleted text searchable any more (a new log gives the search an agent session).
+    expect((await gdpr.put('fresh.jsonl', log('fresh', 'nothing here'))).status).toBe(200);
+    expect((await (await gdpr.call('/search?as=fresh&q=pineapple')).json()) as unknown[]).toEqual([]);
+    await bucket.delete('tenants/gdpr/fresh.jsonl');
+    // The other tenant's catalog is untouched, and a later round still visits the emptied one.
+    expect(((await (await kept.call('/sessions')).json()) as { rows: unknown[] }).rows).toHaveLength(1);
+    await bucket.put('tenants/gdpr/c.jsonl', log('back-c', 'back again'));
+    for (let run = 0; run < 2; run++) expect((await worker.scheduled({ cron: '*/30 * * * *' })).outcome).toBe('ok');
+    expect(((await (await gdpr.call('/sessions')).json()) as { rows: unknown[] }).rows).toHaveLength(1);
+    await bucket.delete('tenants/gdpr/c.jsonl');
+    for (let run = 0; run < 2; run++) expect((await worker.scheduled({ cron: '*/30 * * * *' })).outcome).toBe('ok');
+    expect(((await (await gdpr.call('/sessions')).json()) as { rows: unknown[] }).rows).toEqual([]);
+  });
+
   it('/prepare of a cited object that changed into a non-log drops its row: 502 INVALID_LOG without the tenant prefix, then the plain 404 of an unknown id', async () => {
     const mf = service(base);
     const acme = client(mf, await hs256({ sub: 'alice' }));

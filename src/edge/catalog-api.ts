@@ -11,7 +11,7 @@ import type { SessionCatalog } from './catalog/index.js';
  * The RPC methods of a tenant's `SessionCatalog` the Worker calls (the contract between the Worker
  * and the catalog, SPEC §17.5), as a Durable Object stub offers them.
  */
-export type CatalogApi = Pick<SessionCatalog, 'indexObject' | 'removeObject' | 'applyNotification' | 'reconcile' | 'candidates' | 'search' | 'locate' | 'rows' | 'cronPlace' | 'saveCronPlace'>;
+export type CatalogApi = Pick<SessionCatalog, 'indexObject' | 'removeObject' | 'applyNotification' | 'reconcile' | 'candidates' | 'search' | 'locate' | 'rows' | 'cronPlace' | 'saveCronPlace' | 'unseenFolders'>;
 
 const CODES = new Set<string>(SESSION_REFERENCE_ERROR_CODES);
 const CODED_MESSAGE = /^(SESSION_REFERENCE_[A-Z_]+): ([\s\S]*)$/;

@@ -18,6 +18,7 @@ import { decodeUtf8Strict } from '../../utf8.js';
 import { readObject, type CatalogBucket, type ReadObject } from './bucket.js';
 import { candidateOf, queryMatcher, selectCandidates } from './candidates.js';
 import { cwdOfColumn, idOf, sidOf, textOfColumn } from './encoding.js';
+import { CronFolders } from './cron-folders.js';
 import { DEFAULT_RECONCILE_PAGE, Freshness } from './freshness.js';
 import { migrate } from './schema.js';
 import { CatalogSearch } from './search.js';
@@ -28,6 +29,15 @@ import type { CatalogCandidateQuery, CatalogLimits, CatalogRow, CatalogRowsPage,
 export interface SessionCatalogEnv {
   /** The R2 bucket of the logs (an R2 bucket binding). */
   SESSIONS: CatalogBucket;
+  /** The namespace of the catalogs themselves (the Worker's `CATALOG` binding): a catalog registers its folder with the cron's. */
+  CATALOG: DurableObjectNamespace;
+}
+
+/** The name of the catalog object that keeps the Cron Trigger's state: `''` is never a tenant (SPEC §17.3: a non-empty string). */
+export const CRON_CATALOG = '';
+
+function cronCatalog(env: SessionCatalogEnv): Pick<SessionCatalog, 'registerFolder'> {
+  return env.CATALOG.get(env.CATALOG.idFromName(CRON_CATALOG)) as unknown as Pick<SessionCatalog, 'registerFolder'>;
 }
 
 /** `limit` of `candidates` when absent: the library's `candidateLimit` default (SPEC §5). */
@@ -47,6 +57,7 @@ export class SessionCatalog extends DurableObject<SessionCatalogEnv> {
   private readonly tables: CatalogTables;
   private readonly freshness: Freshness;
   private readonly index: CatalogSearch;
+  private readonly cron: CronFolders;
   /** The tenant's R2 prefix, as the last write call gave it (kept in `catalog_meta` for calls without one). */
   private prefix: string | undefined;
   /** Reconcile pages run one at a time (a cron and `POST /reconcile` may overlap). */
@@ -59,6 +70,7 @@ export class SessionCatalog extends DurableObject<SessionCatalogEnv> {
     this.tables = new CatalogTables(ctx.storage);
     this.freshness = new Freshness(ctx.storage.sql, this.tables, env.SESSIONS);
     this.index = new CatalogSearch(ctx.storage, dropped);
+    this.cron = new CronFolders(ctx.storage.sql);
     this.prefix = ctx.storage.sql.exec<{ value: string }>(`SELECT value FROM catalog_meta WHERE name = 'prefix'`).toArray()[0]?.value;
     // A search index made anew (first use, another format) over existing rows: every log is read again by the next reconcile pass.
     if (this.index.fresh) this.tables.forgetEtags();
@@ -76,7 +88,7 @@ export class SessionCatalog extends DurableObject<SessionCatalogEnv> {
     return rpc(async () => {
       checkText(prefix, 'prefix');
       checkText(key, 'key');
-      this.usePrefix(prefix);
+      await this.usePrefix(prefix);
       await this.freshness.index(prefix, key, limitsOf(options));
       await this.followSearch();
       const row = this.tables.byKey(key);
@@ -101,7 +113,7 @@ export class SessionCatalog extends DurableObject<SessionCatalogEnv> {
   applyNotification(prefix: string, note: R2EventNotification, options?: CatalogLimits): Promise<void> {
     return rpc(async () => {
       checkText(prefix, 'prefix');
-      this.usePrefix(prefix);
+      await this.usePrefix(prefix);
       await this.freshness.apply(prefix, note, limitsOf(options));
       await this.followSearch();
     });
@@ -118,7 +130,7 @@ export class SessionCatalog extends DurableObject<SessionCatalogEnv> {
         checkText(prefix, 'prefix');
         const pageSize = options?.pageSize ?? DEFAULT_RECONCILE_PAGE;
         check(isPositiveSafeInteger(pageSize) && pageSize <= 1000, 'INVALID_ARGUMENT', 'pageSize must be an integer from 1 to 1000', pageSize);
-        this.usePrefix(prefix);
+        await this.usePrefix(prefix);
         const result = await this.freshness.reconcile(prefix, pageSize, limitsOf(options));
         await this.followSearch();
         return result;
@@ -130,23 +142,28 @@ export class SessionCatalog extends DurableObject<SessionCatalogEnv> {
 
   /**
    * Where the Cron Trigger's round over the tenants stands (issue 27), or `undefined` to start a
-   * round. Only the catalog object named `''` keeps one (never a tenant's: a tenant is a
-   * non-empty string, SPEC §17.3), in its `catalog_meta`.
+   * round. Only the catalog object named `''` keeps one (see `cron-folders.ts`).
    */
   cronPlace(): Promise<CronPlace | undefined> {
-    return rpc(async () => {
-      const saved = this.ctx.storage.sql.exec<{ value: string }>(`SELECT value FROM catalog_meta WHERE name = 'cron'`).toArray()[0]?.value;
-      return saved === undefined ? undefined : (JSON.parse(saved) as CronPlace);
-    });
+    return rpc(async () => this.cron.place());
   }
 
-  /** Saves the Cron Trigger's place for its next invocation (see {@link SessionCatalog.cronPlace}). */
-  saveCronPlace(place: CronPlace): Promise<void> {
-    return rpc(async () => {
-      const { cursor, after } = Object(place) as CronPlace;
-      check((cursor === undefined || typeof cursor === 'string') && (after === undefined || typeof after === 'string'), 'INVALID_ARGUMENT', 'a cron place is { cursor?: string, after?: string }', place);
-      this.ctx.storage.sql.exec(`INSERT OR REPLACE INTO catalog_meta(name, value) VALUES ('cron', ?)`, JSON.stringify({ cursor, after }));
-    });
+  /**
+   * Saves the Cron Trigger's place for its next invocation, marks the tenant folders R2 listed
+   * (`seen`) as seen in this round, and starts the next round when `roundDone`.
+   */
+  saveCronPlace(place: CronPlace, seen: readonly string[] = [], roundDone = false): Promise<void> {
+    return rpc(async () => this.cron.save(place, seen, roundDone === true));
+  }
+
+  /** The known tenant folders after `after` that R2 did not list in this round (the cron's second part). */
+  unseenFolders(after?: string): Promise<string[]> {
+    return rpc(async () => this.cron.unseen(after));
+  }
+
+  /** Remembers a tenant folder a catalog is fed from, so that the cron visits it even when R2 no longer lists it. */
+  registerFolder(folder: string): Promise<void> {
+    return rpc(async () => this.cron.register(folder));
   }
 
   /**
@@ -264,9 +281,14 @@ export class SessionCatalog extends DurableObject<SessionCatalogEnv> {
     }
   }
 
-  /** Keeps `prefix` (and in `catalog_meta`) for calls that come without one. */
-  private usePrefix(prefix: string): void {
+  /**
+   * Keeps `prefix` (and in `catalog_meta`) for calls that come without one. A new prefix is first
+   * registered with the Cron Trigger's catalog (see `cron-folders.ts`), so that the cron repairs
+   * this catalog even after R2 stops listing its folder.
+   */
+  private async usePrefix(prefix: string): Promise<void> {
     if (prefix === this.prefix) return;
+    await cronCatalog(this.env).registerFolder(prefix);
     this.prefix = prefix;
     this.ctx.storage.sql.exec(`INSERT OR REPLACE INTO catalog_meta(name, value) VALUES ('prefix', ?)`, prefix);
   }

@@ -24,6 +24,8 @@
  * - `catalog_tombstones`: deleted keys with the delete's event time (a late create notification
  *   older than the delete is ignored); `catalog_rejected`: objects that are not dsh logs, by etag
  *   (a reconcile pass does not read them again); `catalog_meta`: the reconcile cursor and pass.
+ * - `catalog_cron_folders`: only in the catalog named `''`, the Cron Trigger's: every tenant folder
+ *   a catalog was fed from, with the round in which R2 last listed it (see `cron-folders.ts`).
  * @module
  */
 import type { SqlStorage } from 'cloudflare:workers';
@@ -65,10 +67,11 @@ const TABLES = [
   `CREATE TABLE IF NOT EXISTS catalog_tombstones(key TEXT PRIMARY KEY, event_time INTEGER NOT NULL) WITHOUT ROWID`,
   `CREATE INDEX IF NOT EXISTS catalog_tombstone_age ON catalog_tombstones(event_time)`,
   `CREATE TABLE IF NOT EXISTS catalog_rejected(key TEXT PRIMARY KEY, etag TEXT NOT NULL, mark INTEGER NOT NULL) WITHOUT ROWID`,
+  `CREATE TABLE IF NOT EXISTS catalog_cron_folders(folder TEXT PRIMARY KEY, round INTEGER NOT NULL) WITHOUT ROWID`,
 ];
 
 /** Every table of the catalog, for a rebuild. */
-const DROP = ['catalog_objects', 'catalog_trigrams', 'catalog_words', 'catalog_tombstones', 'catalog_rejected', 'catalog_meta'];
+const DROP = ['catalog_objects', 'catalog_trigrams', 'catalog_words', 'catalog_tombstones', 'catalog_rejected', 'catalog_cron_folders', 'catalog_meta'];
 
 /**
  * Creates the tables (idempotent). A catalog written by another schema version is dropped first:

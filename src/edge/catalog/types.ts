@@ -88,9 +88,11 @@ export interface R2EventNotification {
 /**
  * Where the Cron Trigger's round over the tenants stands (issue 27): the R2 listing `cursor` of
  * the page of tenant folders it is in (none: the first page), and the last tenant folder of that
- * page it finished (`after`; none: none yet).
+ * page it finished (`after`; none: none yet). With `known`, the listing is done and the round is
+ * visiting the known folders R2 no longer listed, `after` the last one finished.
  */
 export interface CronPlace {
   cursor?: string;
   after?: string;
+  known?: true;
 }
