@@ -141,8 +141,11 @@ describe('the edge client against the real service (SPEC §17.9)', () => {
     const refused = await expectRejectCode(createEdgeClient({ url, token: 'garbage' }).listCandidates(TARGET), 'SESSION_REFERENCE_INVALID_CONFIG');
     expect((refused.cause as EdgeResponseCause).status).toBe(401);
     expect((refused.cause as EdgeResponseCause).code).toBe('UNAUTHENTICATED');
-    // Another tenant's session answers as an unknown one.
+    // Another tenant's sessions are neither offered nor citable; its agent answers as an unknown one,
+    // which, as locally, is no error (the probe's F9: the session being typed in is not uploaded yet).
     const other = createEdgeClient({ url, getToken: () => tokenFor('globex') });
-    await expectRejectCode(other.listCandidates(TARGET), 'SESSION_REFERENCE_NOT_FOUND');
+    expect(await other.listCandidates(TARGET)).toEqual([]);
+    expect(await other.listCandidates({ id: 'never-uploaded', cwd: '/anywhere' })).toEqual([]);
+    await expectRejectCode(other.prepare({ id: 'never-uploaded' }, [], [{ sessionId: DUMEN_ID }]), 'SESSION_REFERENCE_NOT_FOUND');
   });
 });

@@ -49,9 +49,9 @@ function standIn(refs: SessionReferences, seen: Seen[]) {
     const url = new URL(input);
     const body = typeof init.body === 'string' ? (JSON.parse(init.body) as Record<string, unknown>) : undefined;
     seen.push({ url, method: init.method ?? 'GET', headers: new Headers(init.headers), body, signal: init.signal ?? undefined });
-    // As the Worker: the agent is the session `as` names, with the cwd its header holds.
+    // As the Worker: the agent is the session `as` names, with the cwd given, else the cwd its header holds.
     const id = url.searchParams.get('as') ?? (body?.as as string);
-    const cwd = sessions.find((session) => session.header.id === id)?.header.cwd;
+    const cwd = url.searchParams.get('cwd') ?? sessions.find((session) => session.header.id === id)?.header.cwd;
     const as = cwd ? { id, cwd } : { id };
     try {
       if (url.pathname === '/api/candidates') {
@@ -88,7 +88,7 @@ describe('edge client: the local service’s answers over the routes (SPEC §17.
     const seen: Seen[] = [];
     const client = createEdgeClient({ url: `${BASE}/`, matchTitles: true, candidateMatch: 'words', fetch: standIn(createSessionReferences({ sessionQuery: fakeQuery(sessions) }), seen) });
     await client.listCandidates(agent, 'schema');
-    expect(seen[0]!.url.href).toBe(`${BASE}/candidates?as=target&q=schema&titles=1&match=words`);
+    expect(seen[0]!.url.href).toBe(`${BASE}/candidates?as=target&cwd=%2Frepo&q=schema&titles=1&match=words`);
   });
 
   it('listCandidates is GET /candidates and gives the local rows', async () => {
@@ -98,10 +98,14 @@ describe('edge client: the local service’s answers over the routes (SPEC §17.
     const [first, second] = seen;
     expect(first!.method).toBe('GET');
     expect(first!.url.pathname).toBe('/api/candidates');
-    expect([...first!.url.searchParams]).toEqual([['as', 'target'], ['q', 'a'], ['limit', '5']]);
+    expect([...first!.url.searchParams]).toEqual([['as', 'target'], ['cwd', '/repo'], ['q', 'a'], ['limit', '5']]);
     expect(first!.headers.get('authorization')).toBe('Bearer tok.en-1');
     expect(first!.headers.get('accept')).toBe('application/json');
-    expect([...second!.url.searchParams]).toEqual([['as', 'target']]);
+    expect([...second!.url.searchParams]).toEqual([['as', 'target'], ['cwd', '/repo']]);
+    // The agent's cwd travels only when it is a non-empty string (the service then ranks by it, the probe's F9).
+    await client.listCandidates({ id: 'target' });
+    await client.listCandidates({ id: 'target', cwd: '' });
+    expect(seen.slice(2).map((request) => [...request.url.searchParams])).toEqual([[['as', 'target']], [['as', 'target']]]);
   });
 
   it('works detached, as the editor’s suggest.fetch (SPEC §15.9)', async () => {
@@ -142,7 +146,7 @@ describe('edge client: the local service’s answers over the routes (SPEC §17.
     const hits = await client.searchSessions(agent, 'column', { limit: 3 });
     expect(hits).toEqual([{ sessionId: 'alpha', label: 'Schema migration', cwd: '/repo', createdAt: 3, mention: expect.any(String), score: 1.5, snippets: [{ role: 'user', seq: 1, text: 'Add a <column>?', highlights: [[6, 7]] }] }]);
     expect(Object.keys(hits[0]!)).toEqual(['sessionId', 'label', 'cwd', 'createdAt', 'mention', 'score', 'snippets']);
-    expect([...seen[0]!.url.searchParams]).toEqual([['as', 'target'], ['q', 'column'], ['limit', '3']]);
+    expect([...seen[0]!.url.searchParams]).toEqual([['as', 'target'], ['cwd', '/repo'], ['q', 'column'], ['limit', '3']]);
   });
 });
 

@@ -153,7 +153,7 @@ async function candidates<E extends EdgeEnv>(c: EdgeContext<E>): Promise<Respons
   if (titles !== undefined && titles !== '0' && titles !== '1') throw invalid(`titles must be 0 or 1, got ${JSON.stringify(titles)}`);
   const match = matchOf(c.req.query('match'));
   const { catalog } = tenantStore(c);
-  const query = { as, ...(q !== undefined && { q }), limit, ...(titles === '1' && { titles: true }), ...(match !== undefined && { match }) };
+  const query = { as, ...agentCwd(c), ...(q !== undefined && { q }), limit, ...(titles === '1' && { titles: true }), ...(match !== undefined && { match }) };
   return json(await callCatalog(() => catalog.candidates(query)));
 }
 
@@ -168,7 +168,13 @@ async function search<E extends EdgeEnv>(c: EdgeContext<E>): Promise<Response> {
   const q = required(c, 'q', 'give the words to search for');
   const limit = rowLimit(c);
   const { catalog } = tenantStore(c);
-  return json(await callCatalog(() => catalog.search({ as, q, limit })));
+  return json(await callCatalog(() => catalog.search({ as, ...agentCwd(c), q, limit })));
+}
+
+/** `cwd=` of `/candidates` and `/search`: the agent's cwd, when the caller gives it (the edge client does, SPEC §17.9). */
+function agentCwd(c: Context): { cwd?: string } {
+  const cwd = c.req.query('cwd');
+  return cwd === undefined ? {} : { cwd };
 }
 
 /** The request body, read as it streams in and refused once past {@link MAX_BODY_BYTES} (a body without a length too). */

@@ -12,7 +12,7 @@ import type { SessionCandidate } from '../candidates.js';
 import { composeMessage, MY_REQUEST_SEPARATOR, readMessage } from '../compose.js';
 import { isPositiveSafeInteger } from '../config.js';
 import { argumentError, check, describeValue, fail, SESSION_REFERENCE_ERROR_CODES, SessionReferenceError, type ErrorCodeInput, type SessionReferenceErrorCode } from '../errors.js';
-import { readAgent } from '../host.js';
+import { isNonEmptyString, readAgent, type AgentCopy } from '../host.js';
 import { formatSessionReferenceMention } from '../mention.js';
 import type { SessionSearchHit, SessionSearchSnippet } from '../search/search.js';
 import { guarded, normalizeReferences, parseContentMentions, readReferences, type PreparedSessionReferences, type SessionReferences } from '../service.js';
@@ -179,13 +179,22 @@ function baseUrl(url: unknown): URL {
   return parsed;
 }
 
+/**
+ * `as=` and `cwd=` of `/candidates` and `/search`: the agent's id, and its cwd when it is a
+ * non-empty string, so that the service ranks by the cwd the caller has, as the local service
+ * does, whether or not the session is in the catalog yet.
+ */
+function agentParams({ id, cwd }: AgentCopy): Record<string, string> {
+  return isNonEmptyString(cwd) ? { as: id, cwd } : { as: id };
+}
+
 function clientOf(setup: ClientSetup): EdgeClient {
   return Object.freeze({
     listCandidates: guarded((agent: unknown, query: unknown, limit: unknown, signal: unknown) => {
-      const { id } = readAgent(agent);
+      const own = readAgent(agent);
       check(query == null || typeof query === 'string', 'INVALID_ARGUMENT', 'query must be a string', query);
       check(limit == null || isPositiveSafeInteger(limit), 'INVALID_ARGUMENT', 'limit must be a positive safe integer', limit);
-      const params: Record<string, string> = { as: id };
+      const params: Record<string, string> = agentParams(own);
       if (query) params.q = query;
       if (limit != null) params.limit = String(limit);
       if (setup.matchTitles) params.titles = '1';
@@ -193,14 +202,14 @@ function clientOf(setup: ClientSetup): EdgeClient {
       return request(setup, 'GET', 'candidates', params, undefined, checkSignal(signal), readCandidates);
     }),
     searchSessions: guarded((agent: unknown, query: unknown, optionsInput: unknown) => {
-      const { id } = readAgent(agent);
+      const own = readAgent(agent);
       check(optionsInput === undefined || (typeof optionsInput === 'object' && optionsInput !== null), 'INVALID_ARGUMENT', 'options must be an object { limit?, signal? }', optionsInput);
       const { limit, signal, ...rest } = readCallerOptions(optionsInput, 'options') ?? {};
       check(typeof query === 'string', 'INVALID_ARGUMENT', 'query must be a string', query);
       const [unknown] = Object.keys(rest);
       check(unknown === undefined, 'INVALID_ARGUMENT', 'unknown search option', unknown);
       check(limit == null || isPositiveSafeInteger(limit), 'INVALID_ARGUMENT', 'limit must be a positive safe integer', limit);
-      const params: Record<string, string> = { as: id, q: query };
+      const params: Record<string, string> = { ...agentParams(own), q: query };
       if (limit != null) params.limit = String(limit);
       return request(setup, 'GET', 'search', params, undefined, checkSignal(signal), readHits);
     }),

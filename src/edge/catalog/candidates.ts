@@ -196,8 +196,10 @@ export function queryMatcher(rule: CandidateMatch, query: string, titles: boolea
   };
   // The core's query words (SPEC §15.10): the pieces between whitespace, folded, empty ones dropped.
   const needles = rule === 'substring' ? [query.toLowerCase()] : [...new Set(query.split(/\s+/).map(foldWord).filter((word) => word !== ''))];
-  // A needle with a lone surrogate can match half of a pair SQLite keeps as one character: only the exact rule decides.
-  if (needles.some(illFormed)) return { sql: '1', binds: [], test };
+  // A needle with a lone surrogate can match half of a pair SQLite keeps as one character, and one
+  // with a NUL ends FTS5's query string there (the probe's F7: "unterminated string"): only the
+  // exact rule decides.
+  if (needles.some((needle) => illFormed(needle) || needle.includes('\0'))) return { sql: '1', binds: [], test };
   const prefix = rule === 'substring' ? 'fold' : 'word';
   const fields = (titles ? ['id', 'cwd', 'title'] : ['id', 'cwd']).map((field) => `${prefix}_${field}`);
   const sql = needles.map(() => `(${fields.map((field) => `instr(${field}, ?) > 0`).join(' OR ')})`).join(' AND ');

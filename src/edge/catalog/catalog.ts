@@ -17,7 +17,7 @@ import { MAX_QUERY_LENGTH } from '../../search/words.js';
 import { decodeUtf8Strict } from '../../utf8.js';
 import { readObject, type CatalogBucket, type ReadObject } from './bucket.js';
 import { candidateOf, queryMatcher, selectCandidates } from './candidates.js';
-import { cwdOfColumn, idOf, sidOf, textOfColumn } from './encoding.js';
+import { cwdColumn, cwdOfColumn, idOf, sidOf, textOfColumn } from './encoding.js';
 import { CronFolders } from './cron-folders.js';
 import { DEFAULT_RECONCILE_PAGE, Freshness } from './freshness.js';
 import { migrate } from './schema.js';
@@ -170,17 +170,16 @@ export class SessionCatalog extends DurableObject<SessionCatalogEnv> {
    * `/candidates` (SPEC §6, §15.10, §17.5): the rows of the core's `listCandidates` over the
    * tenant's sessions, from the catalog alone (no R2 operation), at a cost that does not grow with
    * the number of sessions (see `candidates.ts`).
-   * @throws `SESSION_REFERENCE_NOT_FOUND` when `as` names no session of the tenant;
-   * `SESSION_REFERENCE_INVALID_ARGUMENT` for a malformed query or limit.
+   * @throws `SESSION_REFERENCE_INVALID_ARGUMENT` for a malformed query, cwd or limit.
    */
   candidates(query: CatalogCandidateQuery): Promise<SessionCandidate[]> {
     return rpc(async () => {
-      const { as, q = '', limit = DEFAULT_CANDIDATE_LIMIT, titles = false, match = 'substring' } = Object(query) as CatalogCandidateQuery;
+      const { as, cwd, q = '', limit = DEFAULT_CANDIDATE_LIMIT, titles = false, match = 'substring' } = Object(query) as CatalogCandidateQuery;
       checkText(as, 'as');
       check(typeof q === 'string', 'INVALID_ARGUMENT', 'query must be a string', q);
       check(isPositiveSafeInteger(limit), 'INVALID_ARGUMENT', 'limit must be a positive safe integer', limit);
       check(match === 'substring' || match === 'words', 'INVALID_ARGUMENT', "match must be 'substring' or 'words'", match);
-      const own = this.agent(as);
+      const own = this.agent(as, cwd);
       const matcher = queryMatcher(match, q, titles === true);
       return selectCandidates(this.ctx.storage.sql, own.sid, own.cwd, limit, matcher).map(candidateOf);
     });
@@ -190,17 +189,16 @@ export class SessionCatalog extends DurableObject<SessionCatalogEnv> {
    * `/search` (SPEC §16.2, §17.5): the hits of `q` among the tenant's sessions, from the search
    * index in the catalog's SQLite (no R2 operation); a blank `q` gives the candidate rows with
    * `score: 0` and no snippets.
-   * @throws `SESSION_REFERENCE_NOT_FOUND` when `as` names no session of the tenant;
-   * `SESSION_REFERENCE_INVALID_ARGUMENT` for a malformed or too long query or limit.
+   * @throws `SESSION_REFERENCE_INVALID_ARGUMENT` for a malformed or too long query, a malformed cwd or limit.
    */
   search(query: CatalogSearchQuery): Promise<SessionSearchHit[]> {
     return rpc(async () => {
-      const { as, q, limit = DEFAULT_CANDIDATE_LIMIT } = Object(query) as CatalogSearchQuery;
+      const { as, cwd, q, limit = DEFAULT_CANDIDATE_LIMIT } = Object(query) as CatalogSearchQuery;
       checkText(as, 'as');
       checkText(q, 'query');
       check(q.length <= MAX_QUERY_LENGTH, 'INVALID_ARGUMENT', `query must be at most ${MAX_QUERY_LENGTH} UTF-16 code units long`, `a query of ${q.length}`);
       check(isPositiveSafeInteger(limit), 'INVALID_ARGUMENT', 'limit must be a positive safe integer', limit);
-      const own = this.agent(as);
+      const own = this.agent(as, cwd);
       if (q.trim() === '') return selectCandidates(this.ctx.storage.sql, own.sid, own.cwd, limit, undefined).map((row) => ({ ...candidateOf(row), score: 0, snippets: [] }));
       return this.index.search(q, as, cwdOfColumn(own.cwd), limit, (ids) => this.listed(ids), () => this.tables.forgetEtags());
     });
@@ -293,11 +291,16 @@ export class SessionCatalog extends DurableObject<SessionCatalogEnv> {
     this.ctx.storage.sql.exec(`INSERT OR REPLACE INTO catalog_meta(name, value) VALUES ('prefix', ?)`, prefix);
   }
 
-  /** The agent's session: its id's key and `cwd` column. @throws `SESSION_REFERENCE_NOT_FOUND` for an id the catalog lacks. */
-  private agent(id: string): { sid: ArrayBuffer; cwd: string | null } {
-    const row = this.tables.winner(id);
-    if (row === undefined) throw fail('NOT_FOUND', `no session with id ${describeValue(id)}`);
-    return { sid: row.sid, cwd: row.cwd };
+  /**
+   * The agent (SPEC §4.1, §6): its id's key and `cwd` column — the caller's `cwd` when it gives one
+   * (as the local service takes the agent's), else its row's. An agent the catalog lacks (the
+   * session being typed in, not uploaded yet) is no error, as locally (the probe's F9): nothing is
+   * left out for it, and it ranks by the given cwd.
+   */
+  private agent(id: string, cwd: string | undefined): { sid: ArrayBuffer; cwd: string | null } {
+    check(cwd === undefined || typeof cwd === 'string', 'INVALID_ARGUMENT', 'cwd must be a string', cwd);
+    const row = cwd === undefined ? this.tables.winner(id) : undefined;
+    return { sid: row?.sid ?? sidOf(id), cwd: row?.cwd ?? cwdColumn(cwd) };
   }
 }
 

@@ -36,8 +36,10 @@ export interface CatalogLimits {
 
 /** What `candidates` takes: the `GET /candidates` query of SPEC §17.4. */
 export interface CatalogCandidateQuery {
-  /** The session the prompt is for: never offered, and its cwd ranks (SPEC §6.3). */
+  /** The session the prompt is for: never offered, and its cwd ranks (SPEC §6.3); it need not be in the catalog. */
   as: string;
+  /** The agent's cwd: ranks instead of the cwd of `as`'s row (absent: the row's; neither: none). */
+  cwd?: string | undefined;
   /** The text typed after `@` (SPEC §6.2); empty or absent keeps every session. */
   q?: string | undefined;
   /** At most this many rows (a positive safe integer; default 50, the library's `candidateLimit`). */
@@ -50,7 +52,10 @@ export interface CatalogCandidateQuery {
 
 /** What `search` takes: the `GET /search` query of SPEC §17.4. */
 export interface CatalogSearchQuery {
+  /** The session the prompt is for, left out of the hits; it need not be in the catalog. */
   as: string;
+  /** The agent's cwd (ranks ties, SPEC §16.3) instead of the cwd of `as`'s row. */
+  cwd?: string | undefined;
   q: string;
   limit?: number | undefined;
 }
