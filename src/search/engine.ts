@@ -159,6 +159,18 @@ const EACH = 'SELECT value FROM json_each(?)';
  */
 const FUZZY_WEIGHT = 0.45;
 
+/**
+ * The bound value `?n` as a rowid bound FTS5 seeks: `CAST(?n AS INTEGER)`. FTS5 takes a rowid
+ * constraint as a range of its doclists only when its value is an INTEGER (`fts5GetRowidLimit`);
+ * a value of another type is no bound to it, and SQLite then filters the rows of the whole
+ * doclist. A Durable Object's SQL API binds every JavaScript number as a REAL (issue 27: the
+ * edge's tier and matched-columns statements walked every posting of a common word, 15–50 ms
+ * at 100,000 sessions, where SQLite's WebAssembly build binds an integer as one).
+ */
+function rowid(n: number): string {
+  return `CAST(?${n} AS INTEGER)`;
+}
+
 /** Field weights of BM25, in column order (SPEC §16.3: the title above the conversation). */
 const RANK = 'bm25(search_words, 3, 1, 1)';
 
@@ -169,7 +181,7 @@ const RANK = 'bm25(search_words, 3, 1, 1)';
  * each phrase's row count, the average length) stay those of the whole table, so a row scores
  * the same in any tier.
  */
-const IN_TIER = 'rowid >= ?6 AND rowid < ?7';
+const IN_TIER = `rowid >= ${rowid(6)} AND rowid < ${rowid(7)}`;
 
 /**
  * The score of one query part per matching row, `name(row, score)`: −BM25 of the part's prefix
@@ -245,7 +257,7 @@ const EVERY = `SELECT ranked.row, search_sessions.id, ranked.score FROM ranked L
  * with its one-edit words), or no row when fewer match. FTS5 walks the doclists in descending
  * rowid order and stops at that row.
  */
-const TIER_FLOOR = 'SELECT rowid FROM search_words WHERE search_words MATCH ?1 AND rowid < ?2 ORDER BY rowid DESC LIMIT 1 OFFSET ?3';
+const TIER_FLOOR = `SELECT rowid FROM search_words WHERE search_words MATCH ?1 AND rowid < ${rowid(2)} ORDER BY rowid DESC LIMIT 1 OFFSET ?3`;
 
 /**
  * The matching sessions ranked in one tier (issue 27): chosen from measurements (docs/performance.md,
@@ -268,9 +280,9 @@ const MAX_WINDOW = 2 ** 30;
  */
 const COLUMNS = `WITH shown(row) AS MATERIALIZED (SELECT value FROM json_each(?1)),
 matched(row, bit) AS MATERIALIZED (
-  SELECT rowid, 1 FROM search_words WHERE search_words MATCH ?4 AND rowid >= ?2 AND rowid <= ?3
-  UNION ALL SELECT rowid, 2 FROM search_words WHERE search_words MATCH ?5 AND rowid >= ?2 AND rowid <= ?3
-  UNION ALL SELECT rowid, 4 FROM search_words WHERE search_words MATCH ?6 AND rowid >= ?2 AND rowid <= ?3)
+  SELECT rowid, 1 FROM search_words WHERE search_words MATCH ?4 AND rowid >= ${rowid(2)} AND rowid <= ${rowid(3)}
+  UNION ALL SELECT rowid, 2 FROM search_words WHERE search_words MATCH ?5 AND rowid >= ${rowid(2)} AND rowid <= ${rowid(3)}
+  UNION ALL SELECT rowid, 4 FROM search_words WHERE search_words MATCH ?6 AND rowid >= ${rowid(2)} AND rowid <= ${rowid(3)})
 SELECT json_group_array(json_array(row, columns)) FROM (SELECT row, sum(bit) AS columns FROM matched WHERE row IN shown GROUP BY row)`;
 
 /** The column bit of {@link SessionSearchIndex.columnsMatched} for the title. */
