@@ -68,7 +68,12 @@
  *   (a rowid range FTS5 seeks) and older tiers follow only when a tier runs out of hits. Score: the sum over the
  *   parts of −`bm25(words, 3, 1, 1)` (title weighted 3), one-edit matches weighted 0.45 as
  *   MiniSearch weighted them (BM25 is a sum over the query's terms, so the parts' scores add up
- *   to what one query of them all would give, less the weight). The design first given (range scans of `fts5vocab`, with a second FTS5
+ *   to what one query of them all would give, less the weight). BM25's collection statistics
+ *   (rows, average length, each phrase's row count) are the whole index's, so a session scores
+ *   the same in any tier and on either host; the one cost of a search that still grows with the
+ *   index is theirs: FTS5's `bm25()` counts a phrase's rows by walking its whole doclist, once
+ *   per ranking statement, whatever rowid range the statement has (see {@link IN_TIER}).
+ *   The design first given (range scans of `fts5vocab`, with a second FTS5
  *   table of reversed words for suffixes) read every word sharing the part's head or tail: a
  *   common head (the bench's `term…` words, `get…` and `use…` in code) meant the whole
  *   vocabulary, 550 ms at 195,000 words, as fts5vocab walks each word's postings.
@@ -180,6 +185,19 @@ const RANK = 'bm25(search_words, 3, 1, 1)';
  * a statement ranks the tier's matches, not every match; BM25's statistics (the number of rows,
  * each phrase's row count, the average length) stay those of the whole table, so a row scores
  * the same in any tier.
+ *
+ * What that costs (issue 27, `npm run bench -- --only catalog`, workerd, a word 98% of the
+ * sessions hold): `bm25()` counts each phrase's rows through FTS5's `xQueryPhrase`, a walk of the
+ * phrase's whole doclist that ignores the statement's rowid range, about 13–15 ms at 100,000
+ * sessions (0.6 ms at 1,000) against 1–1.5 ms for the tier's rows themselves: a whole edge
+ * `/search` there costs about 35–50 ms, so it stays within SPEC §17.7's 1.5× of 1,000 sessions,
+ * and grows by about 0.15 µs per posting beyond. Merging the index into one segment (FTS5's
+ * `optimize`, 0.8 s at 100,000 sessions) does not shorten that walk (15.0 against 15.7 ms), so
+ * the index is not kept merged for it. Statistics over a bounded part of the index (Elasticsearch's
+ * shard-local ones) would bound it, but need either FTS5 tables per shard of sessions (every
+ * statement, the vocabulary and the exported schema over a varying set of tables) or a ranking of
+ * our own, which a Durable Object cannot give: it runs no user functions, so a row's term
+ * frequencies are known only to `bm25()`.
  */
 const IN_TIER = `rowid >= ${rowid(6)} AND rowid < ${rowid(7)}`;
 
