@@ -189,9 +189,10 @@ const RANK = 'bm25(search_words, 3, 1, 1)';
  * What that costs (issue 27, `npm run bench -- --only catalog`, workerd, a word 98% of the
  * sessions hold): `bm25()` counts each phrase's rows through FTS5's `xQueryPhrase`, a walk of the
  * phrase's whole doclist that ignores the statement's rowid range, about 13–15 ms at 100,000
- * sessions (0.6 ms at 1,000) against 1–1.5 ms for the tier's rows themselves: a whole edge
- * `/search` there costs about 35–50 ms, so it stays within SPEC §17.7's 1.5× of 1,000 sessions,
- * and grows by about 0.15 µs per posting beyond. Merging the index into one segment (FTS5's
+ * sessions (0.6 ms at 1,000; up to 21 ms on a busier machine) against 1–1.5 ms for the tier's
+ * rows themselves. With it a whole edge `/search` of that word took 1.23–1.47× as long at
+ * 100,000 sessions as at 1,000 (three runs, load average 11–14): within SPEC §17.7's 1.5× at
+ * that size, not beyond it, as the walk grows by about 0.15 µs per posting. Merging the index into one segment (FTS5's
  * `optimize`, 0.8 s at 100,000 sessions) does not shorten that walk (15.0 against 15.7 ms), so
  * the index is not kept merged for it. Statistics over a bounded part of the index (Elasticsearch's
  * shard-local ones) would bound it, but need either FTS5 tables per shard of sessions (every
