@@ -192,9 +192,9 @@ const RANK = 'bm25(search_words, 3, 1, 1)';
  * sessions (0.6 ms at 1,000; up to 21 ms on a busier machine) against 1–1.5 ms for the tier's
  * rows themselves. With it a whole edge `/search` of that word took 1.23–1.47× as long at
  * 100,000 sessions as at 1,000 (three runs, load average 11–14): within SPEC §17.7's 1.5× at
- * that size, not beyond it, as the walk grows by about 0.15 µs per posting. Merging the index into one segment (FTS5's
- * `optimize`, 0.8 s at 100,000 sessions) does not shorten that walk (15.0 against 15.7 ms), so
- * the index is not kept merged for it. Statistics over a bounded part of the index (Elasticsearch's
+ * that size, not beyond it, as the walk grows by about 0.15 µs per posting. Merging the index
+ * into one segment (FTS5's `optimize`, 0.8 s at 100,000 sessions) does not shorten that walk
+ * (15.0 against 15.7 ms), so the index is not kept merged for it. Statistics over a bounded part of the index (Elasticsearch's
  * shard-local ones) would bound it, but need either FTS5 tables per shard of sessions (every
  * statement, the vocabulary and the exported schema over a varying set of tables) or a ranking of
  * our own, which a Durable Object cannot give: it runs no user functions, so a row's term
