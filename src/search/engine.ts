@@ -68,7 +68,12 @@
  *   (a rowid range FTS5 seeks) and older tiers follow only when a tier runs out of hits. Score: the sum over the
  *   parts of −`bm25(words, 3, 1, 1)` (title weighted 3), one-edit matches weighted 0.45 as
  *   MiniSearch weighted them (BM25 is a sum over the query's terms, so the parts' scores add up
- *   to what one query of them all would give, less the weight). The design first given (range scans of `fts5vocab`, with a second FTS5
+ *   to what one query of them all would give, less the weight). BM25's collection statistics
+ *   (rows, average length, each phrase's row count) are the whole index's, so a session scores
+ *   the same in any tier and on either host; the one cost of a search that still grows with the
+ *   index is theirs: FTS5's `bm25()` counts a phrase's rows by walking its whole doclist, once
+ *   per ranking statement, whatever rowid range the statement has (see {@link IN_TIER}).
+ *   The design first given (range scans of `fts5vocab`, with a second FTS5
  *   table of reversed words for suffixes) read every word sharing the part's head or tail: a
  *   common head (the bench's `term…` words, `get…` and `use…` in code) meant the whole
  *   vocabulary, 550 ms at 195,000 words, as fts5vocab walks each word's postings.
@@ -159,6 +164,18 @@ const EACH = 'SELECT value FROM json_each(?)';
  */
 const FUZZY_WEIGHT = 0.45;
 
+/**
+ * The bound value `?n` as a rowid bound FTS5 seeks: `CAST(?n AS INTEGER)`. FTS5 takes a rowid
+ * constraint as a range of its doclists only when its value is an INTEGER (`fts5GetRowidLimit`);
+ * a value of another type is no bound to it, and SQLite then filters the rows of the whole
+ * doclist. A Durable Object's SQL API binds every JavaScript number as a REAL (issue 27: the
+ * edge's tier and matched-columns statements walked every posting of a common word, 15–50 ms
+ * at 100,000 sessions, where SQLite's WebAssembly build binds an integer as one).
+ */
+function rowid(n: number): string {
+  return `CAST(?${n} AS INTEGER)`;
+}
+
 /** Field weights of BM25, in column order (SPEC §16.3: the title above the conversation). */
 const RANK = 'bm25(search_words, 3, 1, 1)';
 
@@ -168,8 +185,22 @@ const RANK = 'bm25(search_words, 3, 1, 1)';
  * a statement ranks the tier's matches, not every match; BM25's statistics (the number of rows,
  * each phrase's row count, the average length) stay those of the whole table, so a row scores
  * the same in any tier.
+ *
+ * What that costs (issue 27, `npm run bench -- --only catalog`, workerd, a word 98% of the
+ * sessions hold): `bm25()` counts each phrase's rows through FTS5's `xQueryPhrase`, a walk of the
+ * phrase's whole doclist that ignores the statement's rowid range, about 13–15 ms at 100,000
+ * sessions (0.6 ms at 1,000; up to 21 ms on a busier machine) against 1–1.5 ms for the tier's
+ * rows themselves. With it a whole edge `/search` of that word took 1.23–1.47× as long at
+ * 100,000 sessions as at 1,000 (three runs, load average 11–14): within SPEC §17.7's 1.5× at
+ * that size, not beyond it, as the walk grows by about 0.15 µs per posting. Merging the index
+ * into one segment (FTS5's `optimize`, 0.8 s at 100,000 sessions) does not shorten that walk
+ * (15.0 against 15.7 ms), so the index is not kept merged for it. Statistics over a bounded part of the index (Elasticsearch's
+ * shard-local ones) would bound it, but need either FTS5 tables per shard of sessions (every
+ * statement, the vocabulary and the exported schema over a varying set of tables) or a ranking of
+ * our own, which a Durable Object cannot give: it runs no user functions, so a row's term
+ * frequencies are known only to `bm25()`.
  */
-const IN_TIER = 'rowid >= ?6 AND rowid < ?7';
+const IN_TIER = `rowid >= ${rowid(6)} AND rowid < ${rowid(7)}`;
 
 /**
  * The score of one query part per matching row, `name(row, score)`: −BM25 of the part's prefix
@@ -245,7 +276,7 @@ const EVERY = `SELECT ranked.row, search_sessions.id, ranked.score FROM ranked L
  * with its one-edit words), or no row when fewer match. FTS5 walks the doclists in descending
  * rowid order and stops at that row.
  */
-const TIER_FLOOR = 'SELECT rowid FROM search_words WHERE search_words MATCH ?1 AND rowid < ?2 ORDER BY rowid DESC LIMIT 1 OFFSET ?3';
+const TIER_FLOOR = `SELECT rowid FROM search_words WHERE search_words MATCH ?1 AND rowid < ${rowid(2)} ORDER BY rowid DESC LIMIT 1 OFFSET ?3`;
 
 /**
  * The matching sessions ranked in one tier (issue 27): chosen from measurements (docs/performance.md,
@@ -268,9 +299,9 @@ const MAX_WINDOW = 2 ** 30;
  */
 const COLUMNS = `WITH shown(row) AS MATERIALIZED (SELECT value FROM json_each(?1)),
 matched(row, bit) AS MATERIALIZED (
-  SELECT rowid, 1 FROM search_words WHERE search_words MATCH ?4 AND rowid >= ?2 AND rowid <= ?3
-  UNION ALL SELECT rowid, 2 FROM search_words WHERE search_words MATCH ?5 AND rowid >= ?2 AND rowid <= ?3
-  UNION ALL SELECT rowid, 4 FROM search_words WHERE search_words MATCH ?6 AND rowid >= ?2 AND rowid <= ?3)
+  SELECT rowid, 1 FROM search_words WHERE search_words MATCH ?4 AND rowid >= ${rowid(2)} AND rowid <= ${rowid(3)}
+  UNION ALL SELECT rowid, 2 FROM search_words WHERE search_words MATCH ?5 AND rowid >= ${rowid(2)} AND rowid <= ${rowid(3)}
+  UNION ALL SELECT rowid, 4 FROM search_words WHERE search_words MATCH ?6 AND rowid >= ${rowid(2)} AND rowid <= ${rowid(3)})
 SELECT json_group_array(json_array(row, columns)) FROM (SELECT row, sum(bit) AS columns FROM matched WHERE row IN shown GROUP BY row)`;
 
 /** The column bit of {@link SessionSearchIndex.columnsMatched} for the title. */
