@@ -148,8 +148,16 @@ describe('tenant prefixes (SPEC §17.3)', () => {
     );
   });
 
+  it('gives the tenants "." and ".." folders that are no dot segment (the probe\'s F8)', () => {
+    expect(tenantPrefix(env, '.')).toBe('tenants/%2E/');
+    expect(tenantPrefix(env, '..')).toBe('tenants/%2E%2E/');
+    expect(tenantPrefix(env, '...')).toBe('tenants/.../');
+    expect(tenantOfKey(env, 'tenants/%2E/x.jsonl')).toEqual({ tenant: '.', prefix: 'tenants/%2E/', path: 'x.jsonl' });
+    expect(tenantOfKey(env, 'tenants/%2E%2E/x.jsonl')).toEqual({ tenant: '..', prefix: 'tenants/%2E%2E/', path: 'x.jsonl' });
+  });
+
   it('ignores keys outside TENANT_PREFIX or without a tenant and a path', () => {
-    for (const key of ['elsewhere/a/b.jsonl', 'tenants/', 'tenants/acme', 'tenants/acme/', 'tenants//x', 'tenants/%zz/x', 'tenants/a%2fb/x']) {
+    for (const key of ['elsewhere/a/b.jsonl', 'tenants/', 'tenants/acme', 'tenants/acme/', 'tenants//x', 'tenants/%zz/x', 'tenants/a%2fb/x', 'tenants/./x', 'tenants/../x', 'tenants/%2e/x', 'tenants/.%2E/x']) {
       expect(tenantOfKey(env, key), key).toBeUndefined();
     }
   });

@@ -178,11 +178,34 @@ export function tenantRoot(env: EdgeEnv): string {
 }
 
 /**
- * The R2 key prefix of one tenant's logs (SPEC §17.3): `TENANT_PREFIX` + the tenant
- * percent-encoded (`encodeURIComponent`: no `/` survives, so no tenant's prefix starts another's) + `/`.
+ * A tenant as one segment of an R2 key: `encodeURIComponent` (no `/` survives, so no tenant's
+ * prefix starts another's), and the tenants `.` and `..` as `%2E` and `%2E%2E`, so that no tenant
+ * folder is a dot segment a path-normalising copy of the bucket (a sync to disk, a restore) would
+ * resolve into another tenant's folder (the probe's F8).
  */
+export function tenantSegment(tenant: string): string {
+  const encoded = encodeURIComponent(tenant);
+  return encoded === '.' || encoded === '..' ? encoded.replaceAll('.', '%2E') : encoded;
+}
+
+/**
+ * The tenant whose {@link tenantSegment} is `segment`, or `undefined` when it is none's (not
+ * percent-encoded UTF-8, empty, or not the canonical spelling: `alice@x` beside `alice%40x`, `%2f`
+ * beside `%2F`, `.` beside `%2E`).
+ */
+export function tenantOfSegment(segment: string): string | undefined {
+  let tenant: string;
+  try {
+    tenant = decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
+  return tenant !== '' && tenantSegment(tenant) === segment ? tenant : undefined;
+}
+
+/** The R2 key prefix of one tenant's logs (SPEC §17.3): `TENANT_PREFIX` + {@link tenantSegment} + `/`. */
 export function tenantPrefix(env: EdgeEnv, tenant: string): string {
-  return `${tenantRoot(env)}${encodeURIComponent(tenant)}/`;
+  return `${tenantRoot(env)}${tenantSegment(tenant)}/`;
 }
 
 /**
@@ -196,13 +219,8 @@ export function tenantOfKey(env: EdgeEnv, key: string): { tenant: string; prefix
   const slash = rest.indexOf('/');
   if (slash <= 0 || slash === rest.length - 1) return undefined;
   const encoded = rest.slice(0, slash);
-  let tenant: string;
-  try {
-    tenant = decodeURIComponent(encoded);
-  } catch {
-    return undefined;
-  }
-  if (encodeURIComponent(tenant) !== encoded) return undefined;
+  const tenant = tenantOfSegment(encoded);
+  if (tenant === undefined) return undefined;
   return { tenant, prefix: `${root}${encoded}/`, path: rest.slice(slash + 1) };
 }
 

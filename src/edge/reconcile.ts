@@ -9,7 +9,7 @@
 import { fail, isInstance } from '../errors.js';
 import { callCatalog, type CatalogApi } from './catalog-api.js';
 import { CRON_CATALOG, UNSEEN_PAGE, type CronPlace, type ReconcileResult } from './catalog/index.js';
-import { bucketOf, catalogOf, logLimits, settingNumber, tenantRoot, type EdgeEnv } from './env.js';
+import { bucketOf, catalogOf, logLimits, settingNumber, tenantOfSegment, tenantRoot, type EdgeEnv } from './env.js';
 
 /** Reconcile pages one invocation runs for one tenant, at most (each is one R2 list plus the reads of what changed). */
 export const RECONCILE_PAGES_PER_CALL = 10;
@@ -46,20 +46,13 @@ export async function reconcileTenant(catalog: CatalogApi, prefix: string, env: 
 
 /**
  * The tenant of a folder `root` + encoded + `/`, or `undefined` when the folder is not under
- * `root`, not the tenant's canonical `encodeURIComponent` spelling, or empty: another spelling of
+ * `root`, not the tenant's canonical spelling (`tenantSegment`), or empty: another spelling of
  * the same tenant (`alice@x` beside `alice%40x`, `%2f` beside `%2F`) never feeds its catalog
  * (SPEC §17.3), as the routes and the queue ignore it.
  */
 function canonicalTenant(root: string, folder: string): string | undefined {
-  if (!folder.startsWith(root) || !folder.endsWith('/')) return undefined;
-  const encoded = folder.slice(root.length, -1);
-  try {
-    const tenant = decodeURIComponent(encoded);
-    // `tenants//` names no tenant (a tenant is a non-empty string; `''` keeps the cron's place).
-    return tenant !== '' && encodeURIComponent(tenant) === encoded ? tenant : undefined;
-  } catch {
-    return undefined;
-  }
+  // `tenants//` names no tenant (a tenant is a non-empty string; `''` keeps the cron's place).
+  return folder.startsWith(root) && folder.endsWith('/') ? tenantOfSegment(folder.slice(root.length, -1)) : undefined;
 }
 
 /** One Cron invocation's walk: its subrequest budget, its place, and what it did. */

@@ -218,7 +218,7 @@ export class SessionCatalog extends DurableObject<SessionCatalogEnv> {
   /**
    * One page of every row (every object, winners or not) by key, `limit` rows (default 100, at
    * most 1000), from the start without a `cursor` (`undefined` or `null`); for `GET /sessions`.
-   * @throws `SESSION_REFERENCE_INVALID_ARGUMENT` for a cursor no page gave or a bad limit.
+   * @throws `SESSION_REFERENCE_INVALID_ARGUMENT` for a cursor that names no key (not the base64url of a JSON string) or a bad limit.
    */
   rows(cursor?: string | null, limit: number = DEFAULT_ROWS_PAGE): Promise<CatalogRowsPage> {
     return rpc(async () => {
