@@ -201,9 +201,11 @@ export function parsePlacedReferences(text: string): { text: string; references:
  *   or before `P` fails too: its payload starts between the failed one's and `P` (or its
  *   `](dsh-session:` would cover `P`), so it runs into `P` as well. Those are the `@[` before the
  *   last terminating `]` at or before `P`.
- * - Hence label scans never overlap and only move forward, so the next `]` and `\` found by one
- *   stay valid for the next; the next `@[` and bare URI are searched for again only once the scan
- *   has passed them.
+ * - When no `)` follows its payload start, every later `@[` fails too (its payload starts later),
+ *   so the payload is not walked at all: one native search for `)` decides it.
+ * - Hence label scans never overlap and only move forward, and so do payload starts, so the next
+ *   `]`, `\` and `)` found by one stay valid for the next; the next `@[` and bare URI are searched
+ *   for again only once the scan has passed them.
  * @example scanSessionReferenceText('see dsh-session:InNlc3Npb24tNDM0Ig')
  * // { text: 'see @session-434', tokens: [{ kind: 'bare', start: 4, end: 34, sessionId: 'session-434', label: 'session-434' }] }
  * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_ARGUMENT` only when `text` is not a string.
@@ -241,6 +243,8 @@ function scan(text: string, throwOnError: boolean, readableStarts?: number[], en
   /** Cached next `]` and `\` (`n`: none): label scans only move forward. */
   let nextClose = -1;
   let nextBackslash = -1;
+  /** Cached next `)` (`n`: none): payload starts only move forward too. */
+  let nextParen = -1;
 
   /** `text.indexOf(search, from)`, with `n` for none. */
   const indexOrEnd = (search: string, from: number): number => {
@@ -303,7 +307,15 @@ function scan(text: string, throwOnError: boolean, readableStarts?: number[], en
       mentionFrom = labelEnd;
       return start + 1;
     }
-    const payloadEnd = find(PAYLOAD_STOP, text, labelEnd + MENTION_MIDDLE.length);
+    const payloadStart = labelEnd + MENTION_MIDDLE.length;
+    if (nextParen < payloadStart) nextParen = indexOrEnd(')', payloadStart);
+    // No `)` ahead: this attempt fails, and so does every later one, so the payload is not walked
+    // for whitespace, unless the caller asks whether it runs to the end (`end`).
+    if (nextParen === n && !end) {
+      mentionFrom = n;
+      return start + 1;
+    }
+    const payloadEnd = find(PAYLOAD_STOP, text, payloadStart);
     if (text[payloadEnd] !== ')') {
       if (end && payloadEnd === n) end.open = true;
       mentionFrom = lastLabelEndAtOrBefore(text, payloadEnd, labelEnd);

@@ -84,6 +84,25 @@ describe('parseSessionReferenceText (SPEC §3.2, §3.3)', () => {
     // An even run of backslashes before a `]` ends the label; an odd run escapes it, so the second
     // label runs to the end and the URI inside it is bare.
     [String.raw`@[a\\] @[b\](` + `${A})`, String.raw`@[a\\] @[b\](@session-a)`, [{ sessionId: 'session-a', label: 'session-a' }]],
+    // No `)` after a payload start: that attempt and every later one fail (decided by one search
+    // for `)`, the payload not walked), and the bare URIs inside still count.
+    [`) @[x](${A}`, ') @[x](@session-a', [{ sessionId: 'session-a', label: 'session-a' }]],
+    ['@[x](dsh-session:', '@[x](dsh-session:', []],
+    ['@[x](dsh-session:..', '@[x](dsh-session:..', []],
+    ['@[x](dsh-session: )', '@[x](dsh-session: )', []],
+    [`@[a @[b](${A}`, '@[a @[b](@session-a', [{ sessionId: 'session-a', label: 'session-a' }]],
+    [`@[a](${A}@[b](${A}`, '@[a](@session-a@[b](@session-a', [
+      { sessionId: 'session-a', label: 'session-a' },
+      { sessionId: 'session-a', label: 'session-a' },
+    ]],
+    [String.raw`@[a\\](` + A, String.raw`@[a\\](@session-a`, [{ sessionId: 'session-a', label: 'session-a' }]],
+    // The `)` found for one attempt serves the next: the first payload stops at whitespace first.
+    [`@[a](dsh-session:.. @[b](${A})`, '@[a](dsh-session:.. @b', [{ sessionId: 'session-a', label: 'b' }]],
+    // A `)` taken by a match leaves none for the next attempt.
+    [`@[x](${A}) @[y](${A}`, '@x @[y](@session-a', [
+      { sessionId: 'session-a', label: 'x' },
+      { sessionId: 'session-a', label: 'session-a' },
+    ]],
   ])('parses %j', (input, text, references) => {
     expect(parse(input)).toEqual({ text, references });
   });
@@ -96,6 +115,7 @@ describe('parseSessionReferenceText (SPEC §3.2, §3.3)', () => {
     ['a bare base64url-shaped candidate that is not canonical', 'see dsh-session:InNlc3Npb24tNDM0 now'],
     ['a bare candidate with trailing bits', 'dsh-session:ImFiIh'],
     ['a repeated scheme (the second one is a bare payload)', 'dsh-session:dsh-session:'],
+    ['an empty payload closed by the `)` that ended the search of an earlier attempt', '@[a](dsh-session:.. @[b](dsh-session:)'],
   ])('rejects %s with SESSION_REFERENCE_INVALID_REFERENCE naming the URI', (_, input) => {
     const error = expectCode(() => parse(input), 'SESSION_REFERENCE_INVALID_REFERENCE');
     expect(error.message).toContain('dsh-session:');
@@ -161,6 +181,7 @@ describe('linear scanning on adversarial input (SPEC §3.4)', () => {
   it.each([
     ['unterminated @[', '@['.repeat(200_000)],
     ['unterminated mentions with the scheme', '@[a](dsh-session:'.repeat(50_000)],
+    ['unterminated mentions with the scheme, then whitespace and a `)`', '@[a](dsh-session:'.repeat(50_000) + ' )'],
     ['backslash runs in labels', ('@[' + '\\'.repeat(1000)).repeat(200)],
     ['scheme repetitions', 'dsh-session:'.repeat(50_000) + ' '],
     ['scheme repetitions with a space', 'dsh-session: '.repeat(50_000)],
