@@ -115,6 +115,10 @@ export function describeValue(value: unknown): string {
   let text = 'an unreadable value';
   try {
     if (value instanceof Error) value = value.message;
+    // Only the start of a long string can be shown: the JSON of its first MAX_DESCRIBED + 2 code
+    // units begins with the same MAX_DESCRIBED characters (a pair cut at the end escapes past them),
+    // and a 1 MiB value costs no 1 MiB JSON.stringify.
+    if (typeof value === 'string' && value.length > MAX_DESCRIBED + 2) value = value.slice(0, MAX_DESCRIBED + 2);
     const firstEntries = (_key: string, entry: unknown) => (Array.isArray(entry) && entry.length > MAX_DESCRIBED ? entry.slice(0, MAX_DESCRIBED) : entry);
     text = ((typeof value === 'object' || typeof value === 'string') && JSON.stringify(value, firstEntries)) || (typeof value === 'number' ? describeNumber(value) : String(value));
   } catch {

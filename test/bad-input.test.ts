@@ -727,3 +727,18 @@ describe('bad input: only user messages are composed (SPEC §9.4, §9.5)', () =>
     expect(composePromptMessage(message('x'), context).role).toBe('user');
   });
 });
+
+describe('describeValue of a long string (only its start is shown)', () => {
+  it('shows what the JSON of the whole string starts with, for any string (fast-check prints its seed)', () => {
+    const whole = (value: string) => {
+      const text = JSON.stringify(value);
+      return text.length > 80 ? `${text.slice(0, 80)}…` : text;
+    };
+    fc.assert(
+      fc.property(fc.string({ unit: fc.constantFrom('a', '"', '\\', '\n', '\u0000', '😀', '\ud83d', '\ude00', 'é'), maxLength: 200 }), (value) => {
+        expect(describeValue(value)).toBe(whole(value));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+});
