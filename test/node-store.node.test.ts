@@ -339,7 +339,7 @@ describe('createDshStoreSessionQuery: reading (SPEC §12.1, §4.2)', () => {
     await expectRejectCode(store.readSurface('b'), 'SESSION_REFERENCE_NOT_FOUND');
   });
 
-  it('a second title read of an unchanged store lists no directory; a log added since is chosen (SPEC §12.1)', async () => {
+  it('a second title read of an unchanged store lists no directory and stats only the log on the thread pool; a log added since is chosen (SPEC §12.1)', async () => {
     const root = freshRoot();
     put(root, 'p', 'a', 'session.v3.jsonl', jsonl(header('a', 1), [titleEvent(0, 'v3 title')]));
     const anHourAgo = Date.now() / 1000 - 3600;
@@ -349,6 +349,12 @@ describe('createDshStoreSessionQuery: reading (SPEC §12.1, §4.2)', () => {
     const title = () => titleOf(store, 'a');
     expect(await title()).toBe('v3 title');
     const listed: unknown[][] = [];
+    const stated: unknown[][] = [];
+    await withFs('readdir', recordingInto(listed), () => withFs('stat', recordingInto(stated), async () => {
+      expect(await title()).toBe('v3 title');
+      // The directory's own stat is synchronous, after the log's has walked through it.
+      expect(stated).toEqual([[join(root, 'p', 'a', 'session.v3.jsonl')]]);
+    }));
     await withFs('readdir', recordingInto(listed), async () => {
       expect(await title()).toBe('v3 title');
       expect(listed).toEqual([]);
