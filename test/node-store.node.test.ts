@@ -286,6 +286,19 @@ describe('createDshStoreSessionQuery: layout and listing (SPEC §12.1)', () => {
     await expectRejectCode(store.readSurface('session-folder-name'), 'SESSION_REFERENCE_NOT_FOUND');
     expect(await store.readTitleSnapshots(['会话-🚀'])).toEqual([{ sessionId: '会话-🚀', status: 'fulfilled', value: { title: { title: 'from a' } } }]);
   });
+
+  it.each([
+    // Directory `a` sorts before `a-b`, but its log path `…/a/session…` after `…/a-b/session…` ('/' > '-').
+    [['a', 'a-b'], 'a-b'],
+    [['a-b', 'b'], 'a-b'],
+    [['x', 'x.y', 'x-y'], 'x-y'],
+  ])('of session directories %j with one id, the log whose path sorts first (code units) wins: %s', async (dirs, winner) => {
+    const root = freshRoot();
+    for (const dir of dirs) put(root, 'p', dir, 'session.v3.jsonl', jsonl(header('dup', 5), [titleEvent(0, `from ${dir}`)]));
+    const store = createDshStoreSessionQuery({ root });
+    expect((await store.listSessions()).map((r) => r.header.id)).toEqual(['dup']);
+    expect(await titleOf(store, 'dup')).toBe(`from ${winner}`);
+  });
 });
 
 describe('createDshStoreSessionQuery: reading (SPEC §12.1, §4.2)', () => {

@@ -244,7 +244,11 @@ export function openDshStore(options: DshStoreOptions = {}, carried: CarriedDshS
   async function scan(signal: AbortSignal | undefined): Promise<IndexedSession[]> {
     const found = await scanStore(root, reads, signal);
     const next = new Map<string, IndexedSession>();
-    for (const session of found) if (!next.has(session.header.id)) next.set(session.header.id, session);
+    for (const session of found) {
+      // Of two logs with one id, the one whose path sorts first (code units).
+      const known = next.get(session.header.id);
+      if (known === undefined || session.path < known.path) next.set(session.header.id, session);
+    }
     index = next;
     return [...next.values()];
   }
@@ -426,8 +430,9 @@ async function settled<T>(path: string, read: () => Promise<T>): Promise<T | { p
 // Scanning
 
 /**
- * Every session with a complete header, sorted by log path (code units); the caches keep only what
- * it found. A session directory and a log whose identities are cached cost one `stat` each.
+ * Every session with a complete header, in the order of the session directories; the caches keep
+ * only what it found. A session directory and a log whose identities are cached cost one `stat`
+ * each (the directory's synchronous, see {@link LogReads.chooseLog}).
  */
 async function scanStore(root: string, reads: LogReads, signal: AbortSignal | undefined): Promise<IndexedSession[]> {
   const projects = await listDirectories(root, signal, true);
@@ -441,9 +446,7 @@ async function scanStore(root: string, reads: LogReads, signal: AbortSignal | un
     return read?.header === undefined ? undefined : { header: read.header, identity: read.identity, dir, path: log.path, regular: log.regular };
   });
   reads.retain(logs, new Set(sessionDirs));
-  const sessions = found.filter((session): session is IndexedSession => session !== undefined);
-  sessions.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  return sessions;
+  return found.filter((session): session is IndexedSession => session !== undefined);
 }
 
 /** Subdirectories of `dir` (symlinks to directories included), sorted; none when `dir` is missing. */
@@ -521,10 +524,7 @@ function statOf(path: string): Promise<Stats> {
   return fsCall<Stats>((done) => stat(path, done));
 }
 
-/**
- * {@link statOf} done synchronously: where blocking is fine (see {@link CarriedDshStoreOptions.statSync}),
- * and for a directory whose path a call on the thread pool has just walked (nothing to wait for).
- */
+/** {@link statOf} done synchronously (see {@link CarriedDshStoreOptions.statSync}). */
 function statNow(path: string): Promise<Stats> {
   try {
     return Promise.resolve(statSync(path));
@@ -575,14 +575,23 @@ async function logIdentity(path: string, statPath: (path: string) => Promise<Sta
   }
 }
 
-/** The stats of a session directory; `undefined` when it is gone or no longer a directory. */
-async function dirStats(dir: string, statPath: (path: string) => Promise<Stats>): Promise<Stats | undefined> {
+/**
+ * The stats of a session directory whose path a call on the thread pool has just walked (the
+ * `stat` or listing of its log, its own listing), synchronously: it waits for no disk.
+ * @returns `undefined` when the directory is gone or no longer a directory.
+ */
+function walkedDirStats(dir: string): Stats | undefined {
   try {
-    return await statPath(dir);
+    return statSync(dir);
   } catch (error) {
-    if (isErrno(error, 'ENOENT') || isErrno(error, 'ENOTDIR')) return undefined;
-    return rethrowRead(error, dir);
+    return goneDir(error, dir);
   }
+}
+
+/** The error of a `stat` of a session directory: `undefined` when it is gone or no longer a directory, else thrown as `READ_FAILED`. */
+function goneDir(error: unknown, dir: string): undefined {
+  if (isErrno(error, 'ENOENT') || isErrno(error, 'ENOTDIR')) return undefined;
+  return rethrowRead(error, dir);
 }
 
 /** An open log: its descriptor, the identity of the file opened and its size when opened. */
@@ -791,7 +800,7 @@ class LogReads {
       const { log } = cached;
       // A failure is left to the read, which stats or opens the log itself.
       const current = log === undefined ? undefined : await logIdentity(log.path, this.statPath).catch(() => undefined);
-      const stats = await dirStats(dir, log === undefined ? this.statPath : statNow);
+      const stats = log === undefined ? await this.statPath(dir).catch((error: unknown) => goneDir(error, dir)) : walkedDirStats(dir);
       if (stats === undefined) return undefined;
       if (identityOf(stats) === cached.identity) return current === undefined ? log : { ...log!, current };
     }
@@ -808,7 +817,7 @@ class LogReads {
   private async listLog(dir: string, signal: AbortSignal | undefined): Promise<LogEntry | undefined> {
     const started = Date.now();
     const log = await chooseLog(dir, signal);
-    const stats = await dirStats(dir, statNow);
+    const stats = walkedDirStats(dir);
     if (stats === undefined) return undefined;
     if (stats.mtimeMs < started - SETTLED_MS) this.chosen.set(dir, { identity: identityOf(stats), log });
     else this.chosen.delete(dir);
