@@ -286,6 +286,19 @@ describe('createDshStoreSessionQuery: layout and listing (SPEC §12.1)', () => {
     await expectRejectCode(store.readSurface('session-folder-name'), 'SESSION_REFERENCE_NOT_FOUND');
     expect(await store.readTitleSnapshots(['会话-🚀'])).toEqual([{ sessionId: '会话-🚀', status: 'fulfilled', value: { title: { title: 'from a' } } }]);
   });
+
+  it.each([
+    // Directory `a` sorts before `a-b`, but its log path `…/a/session…` after `…/a-b/session…` ('/' > '-').
+    [['a', 'a-b'], 'a-b'],
+    [['a-b', 'b'], 'a-b'],
+    [['x', 'x.y', 'x-y'], 'x-y'],
+  ])('of session directories %j with one id, the log whose path sorts first (code units) wins: %s', async (dirs, winner) => {
+    const root = freshRoot();
+    for (const dir of dirs) put(root, 'p', dir, 'session.v3.jsonl', jsonl(header('dup', 5), [titleEvent(0, `from ${dir}`)]));
+    const store = createDshStoreSessionQuery({ root });
+    expect((await store.listSessions()).map((r) => r.header.id)).toEqual(['dup']);
+    expect(await titleOf(store, 'dup')).toBe(`from ${winner}`);
+  });
 });
 
 describe('createDshStoreSessionQuery: reading (SPEC §12.1, §4.2)', () => {
@@ -339,7 +352,7 @@ describe('createDshStoreSessionQuery: reading (SPEC §12.1, §4.2)', () => {
     await expectRejectCode(store.readSurface('b'), 'SESSION_REFERENCE_NOT_FOUND');
   });
 
-  it('a second title read of an unchanged store lists no directory; a log added since is chosen (SPEC §12.1)', async () => {
+  it('a second title read of an unchanged store lists no directory and stats only the log on the thread pool; a log added since is chosen (SPEC §12.1)', async () => {
     const root = freshRoot();
     put(root, 'p', 'a', 'session.v3.jsonl', jsonl(header('a', 1), [titleEvent(0, 'v3 title')]));
     const anHourAgo = Date.now() / 1000 - 3600;
@@ -349,6 +362,12 @@ describe('createDshStoreSessionQuery: reading (SPEC §12.1, §4.2)', () => {
     const title = () => titleOf(store, 'a');
     expect(await title()).toBe('v3 title');
     const listed: unknown[][] = [];
+    const stated: unknown[][] = [];
+    await withFs('readdir', recordingInto(listed), () => withFs('stat', recordingInto(stated), async () => {
+      expect(await title()).toBe('v3 title');
+      // The directory's own stat is synchronous, after the log's has walked through it.
+      expect(stated).toEqual([[join(root, 'p', 'a', 'session.v3.jsonl')]]);
+    }));
     await withFs('readdir', recordingInto(listed), async () => {
       expect(await title()).toBe('v3 title');
       expect(listed).toEqual([]);

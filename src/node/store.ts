@@ -54,6 +54,11 @@ interface LogEntry {
   path: string;
   /** The directory entry is a regular file, so opening it cannot open a FIFO (else a symlink). */
   regular: boolean;
+  /**
+   * The log's identity as a `stat` just saw it (a regular file), when the choice was checked by
+   * stating it: a cache check of its header or title then needs no other `stat`. Never cached.
+   */
+  current?: string | undefined;
 }
 
 /** `session.jsonl`, `session.v<N>.jsonl`, each optionally `.zstd`. */
@@ -154,7 +159,9 @@ export function defaultSessionStoreRoot(
  *   reads no file it has read before unless the file changed. The log chosen in a session
  *   directory is cached by the directory's identity (not for a directory changed in the last 2 s),
  *   so a later listing, or reading a known session again, lists no session directory: a listing
- *   of an unchanged store costs a `stat` per session directory and per log. The caches are bounded (SPEC §11.2.5):
+ *   of an unchanged store costs a `stat` per log, and one per session directory made synchronously
+ *   right after it (the log's path has just been walked through the directory: it waits for no
+ *   disk), as is the `stat` of a directory just listed. The caches are bounded (SPEC §11.2.5):
  *   each holds at most 100,000 entries and 64 MiB (estimated as 2 bytes per UTF-16 unit of the
  *   path, identity and JSON of the header and title, plus 200 per entry), least recently used
  *   first out, and every listing drops the entries of logs and directories it no longer finds, so
@@ -237,7 +244,11 @@ export function openDshStore(options: DshStoreOptions = {}, carried: CarriedDshS
   async function scan(signal: AbortSignal | undefined): Promise<IndexedSession[]> {
     const found = await scanStore(root, reads, signal);
     const next = new Map<string, IndexedSession>();
-    for (const session of found) if (!next.has(session.header.id)) next.set(session.header.id, session);
+    for (const session of found) {
+      // Of two logs with one id, the one whose path sorts first (code units).
+      const known = next.get(session.header.id);
+      if (known === undefined || session.path < known.path) next.set(session.header.id, session);
+    }
     index = next;
     return [...next.values()];
   }
@@ -419,8 +430,9 @@ async function settled<T>(path: string, read: () => Promise<T>): Promise<T | { p
 // Scanning
 
 /**
- * Every session with a complete header, sorted by log path (code units); the caches keep only what
- * it found. A session directory and a log whose identities are cached cost one `stat` each.
+ * Every session with a complete header, in the order of the session directories; the caches keep
+ * only what it found. A session directory and a log whose identities are cached cost one `stat`
+ * each (the directory's synchronous, see {@link LogReads.chooseLog}).
  */
 async function scanStore(root: string, reads: LogReads, signal: AbortSignal | undefined): Promise<IndexedSession[]> {
   const projects = await listDirectories(root, signal, true);
@@ -434,9 +446,7 @@ async function scanStore(root: string, reads: LogReads, signal: AbortSignal | un
     return read?.header === undefined ? undefined : { header: read.header, identity: read.identity, dir, path: log.path, regular: log.regular };
   });
   reads.retain(logs, new Set(sessionDirs));
-  const sessions = found.filter((session): session is IndexedSession => session !== undefined);
-  sessions.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  return sessions;
+  return found.filter((session): session is IndexedSession => session !== undefined);
 }
 
 /** Subdirectories of `dir` (symlinks to directories included), sorted; none when `dir` is missing. */
@@ -563,6 +573,25 @@ async function logIdentity(path: string, statPath: (path: string) => Promise<Sta
     if (isErrno(error, 'ENOENT')) return undefined;
     return rethrowRead(error, path);
   }
+}
+
+/**
+ * The stats of a session directory whose path a call on the thread pool has just walked (the
+ * `stat` or listing of its log, its own listing), synchronously: it waits for no disk.
+ * @returns `undefined` when the directory is gone or no longer a directory.
+ */
+function walkedDirStats(dir: string): Stats | undefined {
+  try {
+    return statSync(dir);
+  } catch (error) {
+    return goneDir(error, dir);
+  }
+}
+
+/** The error of a `stat` of a session directory: `undefined` when it is gone or no longer a directory, else thrown as `READ_FAILED`. */
+function goneDir(error: unknown, dir: string): undefined {
+  if (isErrno(error, 'ENOENT') || isErrno(error, 'ENOTDIR')) return undefined;
+  return rethrowRead(error, dir);
 }
 
 /** An open log: its descriptor, the identity of the file opened and its size when opened. */
@@ -757,27 +786,40 @@ class LogReads {
   }
 
   /**
-   * {@link chooseLog} of a session directory, from the cache while the directory is unchanged
-   * (one `stat` instead of a listing). The directory is stat'ed before it is listed, so a change
-   * in between only makes the next call list it again. A directory changed in the last
-   * {@link SETTLED_MS} is listed every time: a change within its mtime's granularity (a coarse
-   * kernel clock tick, FAT's 2 s) would leave its identity as it was.
+   * {@link chooseLog} of a session directory, from the cache while the directory is unchanged: the
+   * log chosen is stat'ed on the thread pool, then the directory, synchronously (the log's `stat`
+   * has just walked the path through it, so its own waits for no disk), and when the directory's
+   * identity is the one cached the log comes back with its identity ({@link LogEntry.current}).
+   * An unchanged store thus costs one `stat` on the thread pool per session. Else (or for a
+   * directory without a log) the directory is listed: see {@link LogReads.listLog}.
    */
   async chooseLog(dir: string, signal: AbortSignal | undefined): Promise<LogEntry | undefined> {
     throwIfAborted(signal);
-    let stats: Stats;
-    try {
-      stats = await this.statPath(dir);
-    } catch (error) {
-      if (isErrno(error, 'ENOENT') || isErrno(error, 'ENOTDIR')) return undefined;
-      return rethrowRead(error, dir);
-    }
-    const identity = identityOf(stats);
     const cached = this.chosen.get(dir);
-    if (cached?.identity === identity) return cached.log;
-    const settled = stats.mtimeMs < Date.now() - SETTLED_MS;
+    if (cached !== undefined) {
+      const { log } = cached;
+      // A failure is left to the read, which stats or opens the log itself.
+      const current = log === undefined ? undefined : await logIdentity(log.path, this.statPath).catch(() => undefined);
+      const stats = log === undefined ? await this.statPath(dir).catch((error: unknown) => goneDir(error, dir)) : walkedDirStats(dir);
+      if (stats === undefined) return undefined;
+      if (identityOf(stats) === cached.identity) return current === undefined ? log : { ...log!, current };
+    }
+    return this.listLog(dir, signal);
+  }
+
+  /**
+   * {@link chooseLog} of a session directory, listed, then stat'ed synchronously (the listing has
+   * just read it: its `stat` waits for no disk); the choice is cached by that identity unless the
+   * directory changed later than {@link SETTLED_MS} before the listing began: a change within its
+   * mtime's granularity (a coarse kernel clock tick, FAT's 2 s) would leave its identity as it
+   * was, and so would a change between the listing and the `stat`.
+   */
+  private async listLog(dir: string, signal: AbortSignal | undefined): Promise<LogEntry | undefined> {
+    const started = Date.now();
     const log = await chooseLog(dir, signal);
-    if (settled) this.chosen.set(dir, { identity, log });
+    const stats = walkedDirStats(dir);
+    if (stats === undefined) return undefined;
+    if (stats.mtimeMs < started - SETTLED_MS) this.chosen.set(dir, { identity: identityOf(stats), log });
     else this.chosen.delete(dir);
     return log;
   }
@@ -794,7 +836,7 @@ class LogReads {
 
   /** {@link LogReads.header} of a log read before: from the cache while the file is unchanged. */
   private async cachedHeader(log: LogEntry, signal: AbortSignal | undefined): Promise<HeaderRead | undefined> {
-    const cached = await this.unchanged(this.headers, log.path);
+    const cached = await this.unchanged(this.headers, log);
     return cached !== undefined ? cached : this.readHeader(log, signal);
   }
 
@@ -810,7 +852,7 @@ class LogReads {
 
   /** The header and latest title of the log at `path`, from the cache when the file is unchanged. */
   async title(log: LogEntry, signal: AbortSignal | undefined): Promise<{ header: SessionHeader; title: string | undefined } | undefined> {
-    const cached = await this.unchanged(this.titles, log.path);
+    const cached = await this.unchanged(this.titles, log);
     if (cached !== undefined) return cached;
     const read = await this.whole.run(() => this.read(log, signal, wholeFirstChunk, (source, _reopen, options, pipeline) => pipeline.readSessionTitle(source, options)), signal);
     if (read === undefined) return undefined;
@@ -831,13 +873,13 @@ class LogReads {
   }
 
   /**
-   * The cache entry of `path` when the file still has its identity (one `stat`). Without an
-   * entry nothing is looked at: the read's own `fstat` gives the identity.
+   * The cache entry of the log when the file still has its identity: {@link LogEntry.current},
+   * else one `stat`. Without an entry nothing is looked at: the read's own `fstat` gives the identity.
    */
-  private async unchanged<T extends { identity: string }>(cache: LruCache<T>, path: string): Promise<T | undefined> {
-    const cached = cache.get(path);
+  private async unchanged<T extends { identity: string }>(cache: LruCache<T>, log: LogEntry): Promise<T | undefined> {
+    const cached = cache.get(log.path);
     if (cached === undefined) return undefined;
-    return (await logIdentity(path, this.statPath)) === cached.identity ? cached : undefined;
+    return (log.current ?? (await logIdentity(log.path, this.statPath))) === cached.identity ? cached : undefined;
   }
 
   /**
