@@ -538,6 +538,72 @@ describe('createDshStoreSessionQuery: reading (SPEC §12.1, §4.2)', () => {
     expect(reads.map((call) => call[3])).toEqual([readFileSync(path).length]);
   });
 
+  /** `count` user messages of about 5 KB from seq `from` on. */
+  const bigMessages = (from: number, count: number) => Array.from({ length: count }, (_, i) => userEvent(from + i, `message ${from + i} ${'z'.repeat(5000)}`));
+
+  it('reads a whole zstd log a chunk ahead; a skippable frame met meanwhile gives up that chunk and reads on after the frame, its content unread (SPEC §11.2.1.1)', async () => {
+    const root = freshRoot();
+    const SKIPPED = 3 * 1024 * 1024;
+    const skippable = new Uint8Array(8 + SKIPPED);
+    skippable.set([0x50, 0x2a, 0x4d, 0x18]);
+    new DataView(skippable.buffer).setUint32(4, SKIPPED, true);
+    const head = concatBytes(rawZstdFrame(JSON.stringify(header('skips', 1)) + '\n'), rawZstdFrame(jsonl(header('x', 1), bigMessages(1, 300)).split(/(?<=\n)/).slice(1).join('')));
+    // The frame's content starts inside the second 1 MiB read and ends past the third.
+    expect(head.length).toBeGreaterThan(1024 * 1024);
+    expect(head.length + 8).toBeLessThan(2 * 1024 * 1024);
+    const tail = rawZstdFrame(jsonl(header('x', 1), bigMessages(301, 10)).split(/(?<=\n)/).slice(1).join(''));
+    put(root, 'p', 'skips', 'session.v3.jsonl.zstd', concatBytes(head, skippable, tail));
+    const store = createDshStoreSessionQuery({ root });
+    await store.listSessions();
+    const reads: unknown[][] = [];
+    const surface = await withFs('read', recordingInto(reads), () => store.readSurface('skips'));
+    expect(surface.capturedThroughSeq).toBe(310);
+    expect(surface.events).toHaveLength(310);
+    const after = head.length + skippable.length;
+    const positions = reads.map((call) => call[4] as number);
+    // The reads: 0, 1 MiB, 2 MiB read ahead (inside the frame's content, given up), then from the frame's end.
+    expect(positions).toEqual([0, 1024 * 1024, 2 * 1024 * 1024, after]);
+  });
+
+  it.each([
+    ['fails on a line of its first chunk', false],
+    ['is cancelled', true],
+  ])('a whole read that %s while a read is in flight closes the file only once that read settles', async (_name, cancel) => {
+    const root = freshRoot();
+    const text = jsonl(header('s', 1), bigMessages(1, 600));
+    put(root, 'p', 's', 'session.v3.jsonl', cancel ? text : text.replace('"type":"user/message","seq":2,', '"type":"user/message","seq":2,,'));
+    const store = createDshStoreSessionQuery({ root });
+    await store.listSessions();
+    const disk = slowDisk(root);
+    const reads: unknown[][] = [];
+    const controller = new AbortController();
+    await withFs('read', (original) => recordingInto(reads)(disk.read(original)), async () => {
+      const read = store.readSurface('s', controller.signal).catch((error: unknown) => error as SessionReferenceError);
+      await eventually(() => expect(disk.held).toHaveLength(1));
+      const fd = reads[0]![0] as number;
+      const identity = `${fstatSync(fd).dev}:${fstatSync(fd).ino}`;
+      const open = () => {
+        try {
+          return `${fstatSync(fd).dev}:${fstatSync(fd).ino}` === identity;
+        } catch {
+          return false;
+        }
+      };
+      if (cancel) {
+        controller.abort(new Error('stop'));
+      } else {
+        disk.release(0); // the first chunk: the read ahead of the second starts as the pipeline parses it
+        await eventually(() => expect(disk.held).toHaveLength(1));
+      }
+      const error = await read;
+      expect(error.code).toBe(cancel ? 'SESSION_REFERENCE_CANCELLED' : 'SESSION_REFERENCE_INVALID_LOG');
+      expect(open()).toBe(true);
+      disk.holding = false;
+      disk.releaseAll();
+      await eventually(() => expect(open()).toBe(false));
+    });
+  });
+
   it('a log replaced by another session since the scan is found again by id', async () => {
     const root = freshRoot();
     put(root, 'p', 'one', 'session.v3.jsonl', jsonl(header('x', 1)));

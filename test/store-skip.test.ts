@@ -211,6 +211,12 @@ describe('below the parse floor (SPEC §11.2.6)', () => {
     expect(type('{"type":"tool\\/result"}')).toBeUndefined();
     expect(type('{"type":"t\u00f6ol"}')).toBeUndefined();
     expect(type('{"type":"tool/result')).toBeUndefined();
+    // "Aa" and "BB" share a hash of their bytes: each is still read as itself, again and again.
+    for (let i = 0; i < 3; i++) {
+      expect(type('{"type":"Aa","seq":1}')).toBe('Aa');
+      expect(type('{"type":"BB","seq":1}')).toBe('BB');
+    }
+    expect(type('{"type":"tool/result","seq":2}')).toBe('tool/result');
     expect(scanRow(encoder.encode('{"type":"tool/result","seq":1}{"x":1}'))).toBeUndefined();
     expect(scanRow(encoder.encode('{"type":"a","type":"b"}'))?.types).toBe(2);
   });

@@ -107,6 +107,18 @@ function wholeFirstChunk(size: number): number {
   return Math.max(1, Math.min(CHUNK_BYTES, size));
 }
 
+/** How a read reads a file (see {@link FileReads}): the size of its first read for a file of `size` bytes, and whether it reads ahead. */
+interface ReadPlan {
+  first: (size: number) => number;
+  ahead: boolean;
+}
+
+/** A header read: 4 KiB first, no read ahead (most headers are in the first read). */
+const HEADER_READ: ReadPlan = { first: () => HEADER_CHUNK, ahead: false };
+
+/** A whole read: the file up to 1 MiB first, each next chunk read ahead. */
+const WHOLE_READ: ReadPlan = { first: wholeFirstChunk, ahead: true };
+
 /**
  * The default store root (SPEC §12.1): `$DSH_HOME/sessions` when `DSH_HOME` is a non-empty
  * string, else `~/.dsh/sessions`.
@@ -171,7 +183,7 @@ export function defaultSessionStoreRoot(
  *   `SESSION_REFERENCE_READ_FAILED` ("short read: 70 of 100 bytes"), never a shorter snapshot.
  * - At most 4 logs are read whole (titles, surfaces) at once per query; cache checks run 16 at a
  *   time. A whole read starts with one buffer of the file's size (up to 1 MiB) and never reads
- *   past that size.
+ *   past that size; a larger log is read 1 MiB ahead of the chunk being parsed (two buffers).
  * - Ids are resolved against the index of the last scan; an id missing from it triggers a rescan.
  * - Every read checks `signal` between chunks.
  *
@@ -642,6 +654,19 @@ function closeLog(fd: number): void {
   }
 }
 
+/**
+ * Closes a log's descriptor once none of `reads` has a read in flight (at once when none has): a
+ * read given up on (an abort) or read ahead and never asked for must not land in a descriptor
+ * reused by another open.
+ */
+function closeWhenSettled(fd: number, reads: readonly FileReads[]): void {
+  const inFlight = reads.map((each) => each.inFlight).filter((read) => read !== undefined);
+  if (inFlight.length === 0) closeLog(fd);
+  else void Promise.allSettled(inFlight).then(() => closeLog(fd));
+}
+
+const noop = () => {};
+
 /** Header buffers carved from one allocation (as Node's `Buffer` pool): each is fresh memory, never handed out twice. */
 const HEADER_SLAB = 16;
 let headerSlab: { buffer: ArrayBuffer; next: number } | undefined;
@@ -652,44 +677,113 @@ function headerBuffer(): Uint8Array {
   return new Uint8Array(headerSlab.buffer, HEADER_CHUNK * headerSlab.next++, HEADER_CHUNK);
 }
 
+/** The chunk read ahead by a {@link FileReads}: its read, the size it asked for, and the position and read length before it. */
+interface ReadAhead {
+  read: Promise<Uint8Array | undefined>;
+  asked: number;
+  position: number;
+  length: number;
+}
+
 /**
- * The reads of an open file's bytes, one chunk per call (`undefined` at the end): reads of
- * `first` bytes, doubling up to {@link CHUNK_BYTES}, into one buffer reused from read to read
- * (grown as the reads grow): the pipeline copies what it keeps of a chunk before it asks for the
- * next (src/store/pipeline.ts), so a 100 MB log costs one 1 MiB buffer, not a hundred. Never past `size`, the file's size when it was opened: the snapshot
- * is the file as it was then (SPEC §11.2.4), so bytes appended meanwhile are not read, and the
- * end is known without one more read. A short read before `size` (a file system that returns them
- * mid-file) reads on; the end of the file before `size` (a file truncated while it is read) ends
- * the chunks early, which the pipeline, given `size`, reports as a short read. Each chunk costs
- * one `read` and one promise. A request (SPEC §11.2.1.1) moves the position past a skippable
- * frame's content, never read (the next read is `first` bytes again), and caps the read at its
- * limit.
+ * The reads of an open file's bytes, one chunk per {@link FileReads.next} (`undefined` at the
+ * end): reads of `first` bytes, doubling up to {@link CHUNK_BYTES}, into buffers reused from read
+ * to read (grown as the reads grow): the pipeline copies what it keeps of a chunk before it asks
+ * for the next (src/store/pipeline.ts), so a 100 MB log costs one or two 1 MiB buffers, not a
+ * hundred. Never past `size`, the file's size when it was opened: the snapshot is the file as it
+ * was then (SPEC §11.2.4), so bytes appended meanwhile are not read, and the end is known without
+ * one more read. A short read before `size` (a file system that returns them mid-file) reads on;
+ * the end of the file before `size` (a file truncated while it is read) ends the chunks early,
+ * which the pipeline, given `size`, reports as a short read. A request (SPEC §11.2.1.1) moves the
+ * position past a skippable frame's content, never read (the next read is `first` bytes again),
+ * and caps the read at its limit.
+ *
+ * With `ahead` (whole reads), the next chunk is read into a second buffer while the pipeline works
+ * on the one just handed out, so the thread pool's read overlaps the parse instead of the parse
+ * waiting for it (a round trip through the thread pool per MiB, each a wait on a busy machine).
+ * A request that skips or caps the read gives up the chunk read ahead: the read is made again as
+ * the request says, as without `ahead`. One read at most is in flight at a time.
  */
-function fileReads(fd: number, path: string, first: number, size: number): (request?: ReadRequest) => Promise<Uint8Array | undefined> {
-  let position = 0;
-  let length = first;
-  let ended = size === 0;
-  /** The buffer of reads over {@link HEADER_CHUNK} bytes, reused. */
-  let reused: Uint8Array | undefined;
-  return (request) =>
-    new Promise((resolve, reject) => {
-      if (request !== undefined && request.skip > 0) {
-        position += request.skip;
-        length = first;
-        ended = position >= size;
-      }
-      if (ended) return resolve(undefined);
-      const asked = Math.max(1, Math.min(length, size - position, request?.limit ?? Infinity));
-      if (asked > HEADER_CHUNK && (reused === undefined || reused.length < asked)) reused = new Uint8Array(asked);
-      const buffer = asked <= HEADER_CHUNK ? headerBuffer().subarray(0, asked) : reused!.subarray(0, asked);
-      readFd(fd, buffer, 0, asked, position, (error, bytesRead) => {
-        if (error) return reject(readFailed(error, path));
-        position += bytesRead;
-        ended = bytesRead === 0 || position >= size;
-        length = Math.min(length * 2, CHUNK_BYTES);
+class FileReads {
+  private position = 0;
+  private length: number;
+  private ended: boolean;
+  /** The buffers of reads over {@link HEADER_CHUNK} bytes, reused in turn (two when reading ahead). */
+  private readonly buffers: Uint8Array[] = [];
+  private turn = 0;
+  private ahead: ReadAhead | undefined;
+  /** The read in flight, if any (one given up on, or one read ahead and never asked for): the descriptor is closed once it settles. */
+  inFlight: Promise<unknown> | undefined;
+
+  constructor(
+    private readonly fd: number,
+    private readonly path: string,
+    private readonly first: number,
+    private readonly size: number,
+    private readonly readsAhead: boolean,
+  ) {
+    this.length = first;
+    this.ended = size === 0;
+  }
+
+  /** The next chunk (`undefined` at the end), as {@link PulledChunks} reads it. */
+  async next(request?: ReadRequest): Promise<Uint8Array | undefined> {
+    const ahead = this.ahead;
+    this.ahead = undefined;
+    if (ahead !== undefined) {
+      if (request === undefined || (request.skip === 0 && request.limit >= ahead.asked)) return this.handOut(await ahead.read);
+      await ahead.read.catch(noop); // given up: read again as the request says
+      this.position = ahead.position;
+      this.length = ahead.length;
+      this.ended = this.position >= this.size;
+    }
+    if (request !== undefined && request.skip > 0) {
+      this.position += request.skip;
+      this.length = this.first;
+      this.ended = this.position >= this.size;
+    }
+    return this.handOut(await this.read(request?.limit ?? Infinity));
+  }
+
+  /** `chunk`, once the read of the next one has started when reading ahead. */
+  private handOut(chunk: Uint8Array | undefined): Uint8Array | undefined {
+    if (this.readsAhead && !this.ended) {
+      const { position, length } = this;
+      const asked = Math.min(length, this.size - position);
+      const read = this.read(Infinity);
+      read.catch(noop); // a failure is the next call's; a read never asked for fails unseen
+      this.ahead = { read, asked, position, length };
+    }
+    return chunk;
+  }
+
+  /** Reads the next chunk, at most `limit` bytes. */
+  private read(limit: number): Promise<Uint8Array | undefined> {
+    if (this.ended) return Promise.resolve(undefined);
+    const asked = Math.max(1, Math.min(this.length, this.size - this.position, limit));
+    const buffer = this.buffer(asked);
+    const read = new Promise<Uint8Array | undefined>((resolve, reject) => {
+      readFd(this.fd, buffer, 0, asked, this.position, (error, bytesRead) => {
+        this.inFlight = undefined;
+        if (error) return reject(readFailed(error, this.path));
+        this.position += bytesRead;
+        this.ended = bytesRead === 0 || this.position >= this.size;
+        this.length = Math.min(this.length * 2, CHUNK_BYTES);
         resolve(bytesRead === 0 ? undefined : bytesRead === asked ? buffer : buffer.subarray(0, bytesRead));
       });
     });
+    this.inFlight = read;
+    return read;
+  }
+
+  /** A buffer of `asked` bytes: a fresh header buffer, else the next reused one. */
+  private buffer(asked: number): Uint8Array {
+    if (asked <= HEADER_CHUNK) return headerBuffer().subarray(0, asked);
+    if (this.readsAhead) this.turn = 1 - this.turn;
+    const reused = this.buffers[this.turn];
+    if (reused !== undefined && reused.length >= asked) return reused.subarray(0, asked);
+    return (this.buffers[this.turn] = new Uint8Array(asked));
+  }
 }
 
 /** A header read (`undefined`: no complete header yet) and the identity of the file it was read from. */
@@ -842,7 +936,7 @@ class LogReads {
 
   /** Reads the header of the log at `path` and caches it by the identity of the file read. */
   private readHeader(log: LogEntry, signal: AbortSignal | undefined): Promise<HeaderRead | undefined> {
-    return this.read(log, signal, () => HEADER_CHUNK, (source, _reopen, options, pipeline) => pipeline.readSessionHeader(source, options)).then((read) => {
+    return this.read(log, signal, HEADER_READ, (source, _reopen, options, pipeline) => pipeline.readSessionHeader(source, options)).then((read) => {
       if (read === undefined) return undefined;
       const entry = { identity: read.identity, header: read.value };
       this.headers.set(log.path, entry);
@@ -854,7 +948,7 @@ class LogReads {
   async title(log: LogEntry, signal: AbortSignal | undefined): Promise<{ header: SessionHeader; title: string | undefined } | undefined> {
     const cached = await this.unchanged(this.titles, log);
     if (cached !== undefined) return cached;
-    const read = await this.whole.run(() => this.read(log, signal, wholeFirstChunk, (source, _reopen, options, pipeline) => pipeline.readSessionTitle(source, options)), signal);
+    const read = await this.whole.run(() => this.read(log, signal, WHOLE_READ, (source, _reopen, options, pipeline) => pipeline.readSessionTitle(source, options)), signal);
     if (read === undefined) return undefined;
     this.titles.set(log.path, { identity: read.identity, ...read.value });
     return read.value;
@@ -863,7 +957,7 @@ class LogReads {
   /** The surface and title of the whole log at `path`, at `budget` bytes of reference when given (two passes may open the file twice). */
   async surface(log: LogEntry, signal: AbortSignal | undefined, budget?: number): Promise<SessionRead | undefined> {
     const read = await this.whole.run(
-      () => this.read(log, signal, wholeFirstChunk, (source, reopen, options, pipeline) => pipeline.readSessionSurface(pipeline.firstThen(source, reopen), options, budget)),
+      () => this.read(log, signal, WHOLE_READ, (source, reopen, options, pipeline) => pipeline.readSessionSurface(pipeline.firstThen(source, reopen), options, budget)),
       signal,
     );
     if (read === undefined) return undefined;
@@ -883,29 +977,30 @@ class LogReads {
   }
 
   /**
-   * Opens the file and runs `read` over its chunks from its start, the first one `first(size)`
-   * bytes for a file of `size` bytes; `undefined` when the file is gone or not a regular file.
+   * Opens the file and runs `read` over its chunks from its start, read as `plan` says; `undefined` when the file is gone or not a regular file.
    * The first chunk is read here and handed to the pipeline with the reads of the rest
    * ({@link PulledChunks}): a header within it costs the open and that one read, and no other
    * turn of the event loop. `reopen()` reads the file from its start again, on the same open file
-   * (a read at a budget may read it twice).
+   * (a read at a budget may read it twice). The file is closed once no read of it is in flight.
    */
   private async read<T>(
     log: LogEntry,
     signal: AbortSignal | undefined,
-    first: (size: number) => number,
+    plan: ReadPlan,
     read: (source: SizedSource, reopen: () => Promise<SizedSource>, options: ReadOptions, pipeline: Pipeline) => T | Promise<T>,
   ): Promise<{ value: T; identity: string } | undefined> {
     throwIfAborted(signal);
     const pipeline = await loadPipeline();
     const file = await openLog(log);
     if (file === undefined) return undefined;
+    const opened: FileReads[] = [];
     try {
       /** The file's chunks from its start: the first one read, the reads of the rest. */
       const open = (): Promise<SizedSource> => {
         throwIfAborted(signal); // as the pipeline checks before each read
-        const next = fileReads(file.fd, log.path, first(file.size), file.size);
-        return raceAbort(next(), signal).then((chunk) => new pipeline.SizedSource(new pipeline.PulledChunks(chunk, next), file.size));
+        const reads = new FileReads(file.fd, log.path, plan.first(file.size), file.size, plan.ahead);
+        opened.push(reads);
+        return raceAbort(reads.next(), signal).then((chunk) => new pipeline.SizedSource(new pipeline.PulledChunks(chunk, (request) => reads.next(request)), file.size));
       };
       const result = read(await open(), open, { ...this.options, signal }, pipeline);
       const value = result instanceof Promise ? await result : result;
@@ -913,7 +1008,7 @@ class LogReads {
     } catch (error) {
       throw withPath(log.path, error);
     } finally {
-      closeLog(file.fd);
+      closeWhenSettled(file.fd, opened);
     }
   }
 }

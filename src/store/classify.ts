@@ -41,8 +41,12 @@ export interface RowCollector {
 /** `{"type":"` */
 const PREFIX = [0x7b, 0x22, 0x74, 0x79, 0x70, 0x65, 0x22, 0x3a, 0x22];
 
-/** Type strings met, shared: a type's string is kept once, not once per row (at most 1,024 types). */
-const TYPE_NAMES = new Map<string, string>();
+/**
+ * Type strings met, shared, by a hash of their bytes: a type's string is kept once, not once per
+ * row, and a row of a type met before makes no string at all (at most 1,024 hashes; a type whose
+ * hash is another's gets a string of its own each time).
+ */
+const TYPE_NAMES = new Map<number, string>();
 
 /**
  * The type a line declares in its first bytes, `{"type":"<type>"`, when it is printable ASCII
@@ -52,19 +56,26 @@ export function dshType(bytes: Uint8Array): string | undefined {
   if (bytes.length < PREFIX.length + 1) return undefined;
   for (let i = 0; i < PREFIX.length; i++) if (bytes[i] !== PREFIX[i]) return undefined;
   let end = PREFIX.length;
+  let hash = 0;
   for (;;) {
     const c = bytes[end];
     if (c === 0x22) break;
     if (c === undefined || c < 0x20 || c > 0x7e || c === 0x5c) return undefined;
+    hash = (hash * 31 + c) | 0;
     end++;
   }
+  const known = TYPE_NAMES.get(hash);
+  if (known !== undefined && spells(known, bytes, PREFIX.length, end)) return known;
   const type = String.fromCharCode.apply(null, bytes.subarray(PREFIX.length, end) as unknown as number[]);
-  let shared = TYPE_NAMES.get(type);
-  if (shared === undefined) {
-    shared = type;
-    if (TYPE_NAMES.size < 1024) TYPE_NAMES.set(type, type);
-  }
-  return shared;
+  if (known === undefined && TYPE_NAMES.size < 1024) TYPE_NAMES.set(hash, type);
+  return type;
+}
+
+/** `true` when bytes `[start, end)` are the ASCII characters of `text`. */
+function spells(text: string, bytes: Uint8Array, start: number, end: number): boolean {
+  if (text.length !== end - start) return false;
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) !== bytes[start + i]) return false;
+  return true;
 }
 
 /** `"append"`, the `surfaceOp` of most rows (SPEC §4.3): read without a string decoded and parsed. */
