@@ -12,6 +12,7 @@ import { fakeBucket, keptForSnapshot, realLogZstd, zstdLog } from './fixtures/ob
 import { rleFrame, skippableFrame, storedFrame } from './fixtures/zstd-build.js';
 import { expectCode, expectRejectCode } from './helpers.js';
 import { iterableOf, split } from './fixtures/chunks.js';
+import { STREAM_READ_BYTES } from '../src/store/source.js';
 
 const encoder = new TextEncoder();
 const utf8 = (text: string) => encoder.encode(text);
@@ -38,6 +39,29 @@ function streamOf(pieces: readonly Uint8Array[]): ReadableStream<Uint8Array> {
       else controller.close();
     },
   });
+}
+
+/**
+ * A byte stream (`type: 'bytes'`, as R2 and `fetch` bodies are) giving the non-empty `pieces` (a
+ * byte stream has no empty chunks; each is enqueued whole, as a copy: the stream takes its buffer), and the size of the view of every BYOB read it answered
+ * (`null` for a read that was not one).
+ */
+function byteStreamOf(given: readonly Uint8Array[]): { stream: ReadableStream<Uint8Array>; views: Array<number | null> } {
+  const pieces = given.filter((piece) => piece.length > 0);
+  let i = 0;
+  const views: Array<number | null> = [];
+  const stream = new ReadableStream({
+    type: 'bytes',
+    pull(controller) {
+      views.push(controller.byobRequest?.view?.byteLength ?? null);
+      if (i < pieces.length) controller.enqueue(pieces[i++]!.slice());
+      else {
+        controller.close();
+        controller.byobRequest?.respond(0);
+      }
+    },
+  });
+  return { stream, views };
 }
 
 /** The outcome of a read: its log, or its error's code and message. */
@@ -71,6 +95,21 @@ describe('readSessionLog: streamed input reads exactly like one buffer (SPEC §1
         expect(streamed).toEqual(expected);
       }),
       { numRuns: 150 },
+    );
+  });
+
+  it('property: a byte stream is read into one reused buffer (BYOB reads), in any chunking, lines across reads too', async () => {
+    // Lines longer than a read, and pieces larger than one: every line crosses reads somewhere.
+    const long = utf8(line(HEADER) + [0, 1, 2, 3].map((seq) => line(message(seq, `çözüm ${'日本語 '.repeat(9000 * seq)}`))).join(''));
+    const samples = { ...SAMPLES, 'lines longer than a read': long, 'the same, zstd': zstdLog(new TextDecoder().decode(long), 2) };
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...Object.keys(samples)), fc.array(fc.nat(), { maxLength: 12 }), async (name, cuts) => {
+        const bytes = samples[name as keyof typeof samples]!;
+        const { stream, views } = byteStreamOf(split(bytes, cuts));
+        expect(await outcome(() => readSessionLog(stream))).toEqual(await outcome(() => parseSessionLog(bytes)));
+        expect(views.every((size) => size === STREAM_READ_BYTES)).toBe(true);
+      }),
+      { seed: 1107, numRuns: 120 },
     );
   });
 

@@ -134,11 +134,7 @@ function sourceReader(source: unknown): ChunkReader {
   const candidate = source as { getReader?: unknown; [Symbol.asyncIterator]?: unknown } | null;
   let index = 0;
   if (typeof candidate === 'object' && candidate !== null && typeof candidate.getReader === 'function') {
-    const reader = (source as ReadableStream<SessionLogChunk>).getReader();
-    return {
-      next: async () => resultItem(await reader.read(), index++),
-      cancel: () => reader.cancel().catch(noop),
-    };
+    return streamReader(source as ReadableStream<SessionLogChunk>);
   }
   if (typeof candidate === 'object' && candidate !== null && typeof candidate[Symbol.asyncIterator] === 'function') {
     const iterator = (source as AsyncIterable<SessionLogChunk>)[Symbol.asyncIterator]();
@@ -153,6 +149,40 @@ function sourceReader(source: unknown): ChunkReader {
     'INVALID_ARGUMENT',
     `a dsh session log must be a string, a Uint8Array, an ArrayBuffer, a ReadableStream or an async iterable of byte chunks, got ${describeValue(source)}`,
   );
+}
+
+/**
+ * Bytes of each read of a byte stream, into one buffer reused from read to read: what a read holds
+ * of the stream is this buffer, however the stream's source chunks its bytes (workerd's R2 bodies
+ * come in 4 KiB chunks, each a new buffer, unless read this way).
+ */
+export const STREAM_READ_BYTES = 64 * 1024;
+
+/**
+ * The reader of a `ReadableStream`: a byte stream (`type: 'bytes'`: R2 and `fetch` bodies) is read
+ * with a BYOB reader into one reused buffer (the pipeline copies what it keeps of a chunk before it
+ * asks for the next); any other stream with its default reader, its chunks as they come.
+ */
+function streamReader(stream: ReadableStream<SessionLogChunk>): ChunkReader {
+  let index = 0;
+  let byob: ReadableStreamBYOBReader;
+  try {
+    byob = stream.getReader({ mode: 'byob' });
+  } catch {
+    // Not a byte stream (or a stream-like object without BYOB reads): its chunks as they come.
+    const reader = stream.getReader();
+    return { next: async () => resultItem(await reader.read(), index++), cancel: () => reader.cancel().catch(noop) };
+  }
+  let buffer = new ArrayBuffer(STREAM_READ_BYTES);
+  return {
+    next: async () => {
+      const item = resultItem(await byob.read(new Uint8Array(buffer)), index++);
+      // The read hands the buffer back, holding the bytes it read; anything else gets a new buffer.
+      buffer = item !== undefined && item.buffer instanceof ArrayBuffer && item.buffer.byteLength === STREAM_READ_BYTES ? item.buffer : new ArrayBuffer(STREAM_READ_BYTES);
+      return item;
+    },
+    cancel: () => byob.cancel().catch(noop),
+  };
 }
 
 /** The reads of {@link PulledChunks} after the first, checked like any other source's items. */

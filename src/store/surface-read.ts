@@ -104,11 +104,14 @@ function sharedType(type: string): string {
   return shared;
 }
 
-/** An event without its data: what folding reads (`type`, `seq`, `surfaceOp`) and `time`. */
+/**
+ * An event without its data: what folding reads (`type`, `seq`, `surfaceOp`) and `time`. One
+ * object literal per shape: a property added afterwards would cost each placeholder an
+ * out-of-object property array (V8), and a surface holds one placeholder per tool result.
+ */
 function placeholder({ type, seq, time, surfaceOp }: SessionEvent): SessionEvent {
-  const entry: SessionEvent = { type: sharedType(type), seq, time, data: undefined };
-  if (surfaceOp !== undefined) entry.surfaceOp = surfaceOp;
-  return entry;
+  const shared = sharedType(type);
+  return surfaceOp === undefined ? { type: shared, seq, time, data: undefined } : { type: shared, seq, time, data: undefined, surfaceOp };
 }
 
 function isTextBlock(block: unknown): boolean {
