@@ -14,6 +14,50 @@ export const MESSAGE_BEARING_TYPES: ReadonlySet<string> = new Set([
 ]);
 
 /**
+ * The slot of each seq, for {@link foldSurface}: in an `Int32Array` grown by doubling for seqs that
+ * are integers from 0 below a bound linear in the events (dsh's seqs, the usual case); any other
+ * number in a `Map`, which keeps numbers apart as property keys would (-0 meets 0, NaN meets NaN).
+ * Not a plain array: at 500,000 seqs its growth leaves megabytes of garbage in V8's large-object
+ * space, which only a full collection frees, where a typed array's buffers go with their young
+ * views (SPEC §11.2.2: the edge isolate's 128 MiB).
+ */
+class SeqSlots {
+  /** Slot + 1 by seq (0: none, or removed). */
+  private dense = new Int32Array(64);
+  private sparse: Map<number, number> | undefined;
+  /** Seqs below this many (integers from 0) are dense. */
+  private readonly bound: number;
+
+  constructor(events: number) {
+    this.bound = 4 * events + 1024;
+  }
+
+  /** The slot of `seq`, -1 when none. */
+  get(seq: number): number {
+    if (this.isDense(seq)) return seq < this.dense.length ? this.dense[seq]! - 1 : -1;
+    return this.sparse?.get(seq) ?? -1;
+  }
+
+  /** Sets the slot of `seq` (-1: none). */
+  set(seq: number, slot: number): void {
+    if (!this.isDense(seq)) {
+      (this.sparse ??= new Map()).set(seq, slot);
+      return;
+    }
+    if (seq >= this.dense.length) {
+      const dense = new Int32Array(Math.min(this.bound, Math.max(seq + 1, 2 * this.dense.length)));
+      dense.set(this.dense);
+      this.dense = dense;
+    }
+    this.dense[seq] = slot + 1;
+  }
+
+  private isDense(seq: number): boolean {
+    return seq >= 0 && seq < this.bound && Number.isInteger(seq);
+  }
+}
+
+/**
  * The folded surface of `events`, in surface order (SPEC §8.2).
  *
  * Every event carrying `surfaceOp` takes part: `'append'` pushes it; `{ op: 'replace', start,
@@ -39,12 +83,8 @@ export function foldSurface(events: readonly unknown[]): SessionEvent[] {
   const entry = new Int32Array(n);
   /** The slot after each slot on the surface; the slot count after the last one. */
   const next = new Int32Array(n);
-  /**
-   * Slot of the current surface node with each numeric seq (the latest placed, for a repeated
-   * seq); -1 once removed. A plain array: seqs are usually small increasing integers, and any
-   * other number becomes a property key, kept distinct by `String(seq)` (-0 meets 0, as in a Map).
-   */
-  const slotOfSeq: number[] = [];
+  /** Slot of the current surface node with each numeric seq (the latest placed, for a repeated seq); -1 once removed. */
+  const slotOfSeq = new SeqSlots(n);
   let slots = 0;
   for (let i = 0; i < n; i++) {
     // Object(): null and primitives read as having no type.
@@ -56,13 +96,13 @@ export function foldSurface(events: readonly unknown[]): SessionEvent[] {
     // `start`, replaces; anything else appends.
     const { op: kind, start, end } = (op ?? 0) as Record<string, unknown>;
     const replace = kind === 'replace' && typeof start === 'number' && typeof end === 'number';
-    const first = replace ? slotOfSeq[start] ?? -1 : -1;
-    const last = replace ? slotOfSeq[end] ?? -1 : -1;
+    const first = replace ? slotOfSeq.get(start) : -1;
+    const last = replace ? slotOfSeq.get(end) : -1;
     let slot = slots;
     if (first >= 0 && last >= first) {
       for (let removed = first; removed !== next[last]; removed = next[removed]!) {
         const { seq } = Object(present.at(entry[removed]!)) as SessionEvent;
-        if (typeof seq === 'number' && slotOfSeq[seq] === removed) slotOfSeq[seq] = -1;
+        if (typeof seq === 'number' && slotOfSeq.get(seq) === removed) slotOfSeq.set(seq, -1);
       }
       next[first] = next[last]!;
       slot = first;
@@ -71,7 +111,7 @@ export function foldSurface(events: readonly unknown[]): SessionEvent[] {
     }
     entry[slot] = i;
     const seq: unknown = event.seq;
-    if (typeof seq === 'number') slotOfSeq[seq] = slot;
+    if (typeof seq === 'number') slotOfSeq.set(seq, slot);
   }
   const surface: SessionEvent[] = [];
   for (let slot = 0; slot < slots; slot = next[slot]!) surface.push(present.at(entry[slot]!) as SessionEvent);
