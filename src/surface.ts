@@ -14,47 +14,35 @@ export const MESSAGE_BEARING_TYPES: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * The slot of each seq, for {@link foldSurface}: in an `Int32Array` grown by doubling for seqs that
+ * The slot of each seq (-1: none), for {@link foldSurface}: in an `Int32Array` grown by doubling for seqs that
  * are integers from 0 below a bound linear in the events (dsh's seqs, the usual case); any other
  * number in a `Map`, which keeps numbers apart as property keys would (-0 meets 0, NaN meets NaN).
  * Not a plain array: at 500,000 seqs its growth leaves megabytes of garbage in V8's large-object
  * space, which only a full collection frees, where a typed array's buffers go with their young
  * views (SPEC §11.2.2: the edge isolate's 128 MiB).
  */
-class SeqSlots {
+function seqSlots(events: number): { get(seq: number): number; set(seq: number, slot: number): void } {
+  /** Seqs below this (integers from 0) are dense. */
+  const bound = 4 * events + 1024;
   /** Slot + 1 by seq (0: none, or removed). */
-  private dense = new Int32Array(64);
-  private sparse: Map<number, number> | undefined;
-  /** Seqs below this many (integers from 0) are dense. */
-  private readonly bound: number;
-
-  constructor(events: number) {
-    this.bound = 4 * events + 1024;
-  }
-
-  /** The slot of `seq`, -1 when none. */
-  get(seq: number): number {
-    if (this.isDense(seq)) return seq < this.dense.length ? this.dense[seq]! - 1 : -1;
-    return this.sparse?.get(seq) ?? -1;
-  }
-
-  /** Sets the slot of `seq` (-1: none). */
-  set(seq: number, slot: number): void {
-    if (!this.isDense(seq)) {
-      (this.sparse ??= new Map()).set(seq, slot);
-      return;
-    }
-    if (seq >= this.dense.length) {
-      const dense = new Int32Array(Math.min(this.bound, Math.max(seq + 1, 2 * this.dense.length)));
-      dense.set(this.dense);
-      this.dense = dense;
-    }
-    this.dense[seq] = slot + 1;
-  }
-
-  private isDense(seq: number): boolean {
-    return seq >= 0 && seq < this.bound && Number.isInteger(seq);
-  }
+  let dense = new Int32Array(64);
+  const sparse = new Map<number, number>();
+  const isDense = (seq: number) => seq >= 0 && seq < bound && Number.isInteger(seq);
+  return {
+    get: (seq) => (isDense(seq) ? (seq < dense.length ? dense[seq]! : 0) - 1 : sparse.get(seq) ?? -1),
+    set(seq, slot) {
+      if (!isDense(seq)) {
+        sparse.set(seq, slot);
+        return;
+      }
+      if (seq >= dense.length) {
+        const grown = new Int32Array(Math.min(bound, Math.max(seq + 1, 2 * dense.length)));
+        grown.set(dense);
+        dense = grown;
+      }
+      dense[seq] = slot + 1;
+    },
+  };
 }
 
 /**
@@ -84,7 +72,7 @@ export function foldSurface(events: readonly unknown[]): SessionEvent[] {
   /** The slot after each slot on the surface; the slot count after the last one. */
   const next = new Int32Array(n);
   /** Slot of the current surface node with each numeric seq (the latest placed, for a repeated seq); -1 once removed. */
-  const slotOfSeq = new SeqSlots(n);
+  const slotOfSeq = seqSlots(n);
   let slots = 0;
   for (let i = 0; i < n; i++) {
     // Object(): null and primitives read as having no type.
