@@ -14,6 +14,38 @@ export const MESSAGE_BEARING_TYPES: ReadonlySet<string> = new Set([
 ]);
 
 /**
+ * The slot of each seq (-1: none), for {@link foldSurface}: in an `Int32Array` grown by doubling for seqs that
+ * are integers from 0 below a bound linear in the events (dsh's seqs, the usual case); any other
+ * number in a `Map`, which keeps numbers apart as property keys would (-0 meets 0, NaN meets NaN).
+ * Not a plain array: at 500,000 seqs its growth leaves megabytes of garbage in V8's large-object
+ * space, which only a full collection frees, where a typed array's buffers go with their young
+ * views (SPEC §11.2.2: the edge isolate's 128 MiB).
+ */
+function seqSlots(events: number): { get(seq: number): number; set(seq: number, slot: number): void } {
+  /** Seqs below this (integers from 0) are dense. */
+  const bound = 4 * events + 1024;
+  /** Slot + 1 by seq (0: none, or removed). */
+  let dense = new Int32Array(64);
+  const sparse = new Map<number, number>();
+  const isDense = (seq: number) => seq >= 0 && seq < bound && Number.isInteger(seq);
+  return {
+    get: (seq) => (isDense(seq) ? (seq < dense.length ? dense[seq]! : 0) - 1 : sparse.get(seq) ?? -1),
+    set(seq, slot) {
+      if (!isDense(seq)) {
+        sparse.set(seq, slot);
+        return;
+      }
+      if (seq >= dense.length) {
+        const grown = new Int32Array(Math.min(bound, Math.max(seq + 1, 2 * dense.length)));
+        grown.set(dense);
+        dense = grown;
+      }
+      dense[seq] = slot + 1;
+    },
+  };
+}
+
+/**
  * The folded surface of `events`, in surface order (SPEC §8.2).
  *
  * Every event carrying `surfaceOp` takes part: `'append'` pushes it; `{ op: 'replace', start,
@@ -39,12 +71,8 @@ export function foldSurface(events: readonly unknown[]): SessionEvent[] {
   const entry = new Int32Array(n);
   /** The slot after each slot on the surface; the slot count after the last one. */
   const next = new Int32Array(n);
-  /**
-   * Slot of the current surface node with each numeric seq (the latest placed, for a repeated
-   * seq); -1 once removed. A plain array: seqs are usually small increasing integers, and any
-   * other number becomes a property key, kept distinct by `String(seq)` (-0 meets 0, as in a Map).
-   */
-  const slotOfSeq: number[] = [];
+  /** Slot of the current surface node with each numeric seq (the latest placed, for a repeated seq); -1 once removed. */
+  const slotOfSeq = seqSlots(n);
   let slots = 0;
   for (let i = 0; i < n; i++) {
     // Object(): null and primitives read as having no type.
@@ -56,13 +84,13 @@ export function foldSurface(events: readonly unknown[]): SessionEvent[] {
     // `start`, replaces; anything else appends.
     const { op: kind, start, end } = (op ?? 0) as Record<string, unknown>;
     const replace = kind === 'replace' && typeof start === 'number' && typeof end === 'number';
-    const first = replace ? slotOfSeq[start] ?? -1 : -1;
-    const last = replace ? slotOfSeq[end] ?? -1 : -1;
+    const first = replace ? slotOfSeq.get(start) : -1;
+    const last = replace ? slotOfSeq.get(end) : -1;
     let slot = slots;
     if (first >= 0 && last >= first) {
       for (let removed = first; removed !== next[last]; removed = next[removed]!) {
         const { seq } = Object(present.at(entry[removed]!)) as SessionEvent;
-        if (typeof seq === 'number' && slotOfSeq[seq] === removed) slotOfSeq[seq] = -1;
+        if (typeof seq === 'number' && slotOfSeq.get(seq) === removed) slotOfSeq.set(seq, -1);
       }
       next[first] = next[last]!;
       slot = first;
@@ -71,7 +99,7 @@ export function foldSurface(events: readonly unknown[]): SessionEvent[] {
     }
     entry[slot] = i;
     const seq: unknown = event.seq;
-    if (typeof seq === 'number') slotOfSeq[seq] = slot;
+    if (typeof seq === 'number') slotOfSeq.set(seq, slot);
   }
   const surface: SessionEvent[] = [];
   for (let slot = 0; slot < slots; slot = next[slot]!) surface.push(present.at(entry[slot]!) as SessionEvent);

@@ -114,4 +114,22 @@ describe('foldSurface agrees with a literal reading of SPEC §8.2', () => {
       { numRuns: 2000 },
     );
   });
+
+  it('with seqs of any numeric value: large, negative, fractional, -0, past the dense range', () => {
+    const seqValue = fc.oneof(fc.nat(300), fc.integer({ min: -1e6, max: 1e12 }), fc.double({ noNaN: true }), fc.constantFrom(-0, 2 ** 31, 1e21, Infinity));
+    const step = fc.record({ kind: fc.constantFrom('append', 'implicit', 'replace', 'other'), a: fc.nat(80), b: fc.nat(80) });
+    fc.assert(
+      fc.property(fc.uniqueArray(seqValue, { maxLength: 80, comparator: 'SameValueZero' }), fc.array(step, { maxLength: 80 }), (values, steps) => {
+        const count = Math.min(values.length, steps.length);
+        const events: SessionEvent[] = steps.slice(0, count).map(({ kind, a, b }, i) => {
+          const base = { type: kind === 'other' ? 'tool/call' : 'user/message', seq: values[i]!, time: i, data: {} };
+          if (kind === 'append') return { ...base, surfaceOp: 'append' as const };
+          if (kind === 'replace') return { ...base, surfaceOp: { op: 'replace' as const, start: values[a % (i + 1)]!, end: values[b % (i + 1)]! } };
+          return base;
+        });
+        expect(seqs(foldSurface(events))).toEqual(seqs(naiveFold(events)));
+      }),
+      { seed: 2026, numRuns: 2000 },
+    );
+  });
 });
