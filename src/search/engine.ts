@@ -322,7 +322,7 @@ async function tokensOf(texts: readonly string[], { seen, written }: { seen: Set
   const visit = (_start: number, _end: number, folded: string) => {
     const token = encodeWord(folded);
     tokens.push(token);
-    if (!written.has(token) && mayBeOneEditAway(token)) seen.add(token);
+    if (mayBeOneEditAway(token) && !written.has(token)) seen.add(token);
   };
   for (const text of texts) {
     for (const slice of slicesOf(text)) {
