@@ -314,15 +314,15 @@ function mayBeOneEditAway(word: string): boolean {
 
 /**
  * The encoded words of `texts`, joined by spaces (what a column of `search_words` is given); those
- * {@link mayBeOneEditAway} and not in `written` are also added to `seen` (the words `put` writes to
- * the vocabulary). Yields to the event loop and checks `signal` between slices of text ({@link slicesOf}).
+ * {@link mayBeOneEditAway} are also added to `seen`. Yields to the event loop and checks `signal`
+ * between slices of text ({@link slicesOf}).
  */
-async function tokensOf(texts: readonly string[], { seen, written }: { seen: Set<string>; written: ReadonlySet<string> }, signal: AbortSignal | undefined): Promise<string> {
+async function tokensOf(texts: readonly string[], seen: Set<string>, signal: AbortSignal | undefined): Promise<string> {
   const tokens: string[] = [];
   const visit = (_start: number, _end: number, folded: string) => {
     const token = encodeWord(folded);
     tokens.push(token);
-    if (mayBeOneEditAway(token) && !written.has(token)) seen.add(token);
+    if (mayBeOneEditAway(token)) seen.add(token);
   };
   for (const text of texts) {
     for (const slice of slicesOf(text)) {
@@ -534,7 +534,6 @@ export class SessionSearchIndex {
    * and when it reaches {@link WRITTEN_WORDS} words. Give each index its own set.
    */
   async put(sessions: readonly IndexedSession[], signal?: AbortSignal, written = new Set<string>()): Promise<void> {
-    if (this.writtenAt.get(written) !== this.compactions) written.clear();
     await loadDeflate();
     const seen = new Set<string>();
     const prepared: Prepared[] = [];
@@ -542,10 +541,12 @@ export class SessionSearchIndex {
     for (const given of new Map(sessions.map((session) => [session.id, session])).values()) {
       const session = { ...given, items: keptItems(given.items, this.maxIndexBytes) };
       const texts = session.items.map((item) => item.text);
-      const words = { seen, written };
-      const columns: [string, string, string] = [await tokensOf([session.title], words, signal), await tokensOf(texts, words, signal), await tokensOf([session.cwd], words, signal)];
+      const columns: [string, string, string] = [await tokensOf([session.title], seen, signal), await tokensOf(texts, seen, signal), await tokensOf([session.cwd], seen, signal)];
       prepared.push({ session, columns, items: packItems(session.items) });
     }
+    // Checked here, after the last await: a compaction meanwhile is seen.
+    if (this.writtenAt.get(written) !== this.compactions) written.clear();
+    const fresh = [...seen].filter((word) => !written.has(word));
     this.sql.transaction(() => {
       // The rows of those already indexed, in one look-up for the whole write.
       const ids = JSON.stringify(prepared.map(({ session }) => toText(session.id)));
@@ -564,10 +565,10 @@ export class SessionSearchIndex {
         );
         this.sql.run('INSERT INTO search_words(rowid, title, text, cwd) VALUES (last_insert_rowid(), ?, ?, ?)', ...columns);
       }
-      if (seen.size > 0) this.sql.run(`INSERT OR IGNORE INTO search_vocabulary(word) ${EACH}`, JSON.stringify([...seen]));
+      if (fresh.length > 0) this.sql.run(`INSERT OR IGNORE INTO search_vocabulary(word) ${EACH}`, JSON.stringify(fresh));
     });
-    if (written.size + seen.size > WRITTEN_WORDS) written.clear();
-    for (const word of seen) written.add(word);
+    if (written.size + fresh.length > WRITTEN_WORDS) written.clear();
+    for (const word of fresh) written.add(word);
     // A compaction drops the words no session holds any more, some of them perhaps in `written`.
     if (this.compactWhenWorn()) written.clear();
     this.writtenAt.set(written, this.compactions);
