@@ -1,4 +1,5 @@
 /** searchSessions and exportSearchIndex (SPEC §16), in every runtime. */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import realLog from '../samples/store/77-Dumen/session-904b047f-eb01-493f-b98a-391ecfae5b66/session.v3.jsonl?raw';
 import { createSessionReferences, type SessionEvent, type SessionSearchHit } from '../src/index.js';
@@ -302,6 +303,36 @@ describe('searchSessions (SPEC §16)', () => {
     } finally {
       index.close();
     }
+  });
+
+  it('puts sharing a set of the words they wrote leave the vocabulary as puts without one, through replacements, removals and compactions', async () => {
+    // Few ids and words: sessions are replaced and removed often, so compactions drop words a later put writes again.
+    const op = fc.oneof(
+      fc.record({ put: fc.array(fc.record({ id: fc.constantFrom('a', 'b', 'c', 'd'), words: fc.array(fc.constantFrom('alpha', 'betas', 'gamma', 'delta', 'ab', 'épée', 'zeta'), { maxLength: 4 }) }), { minLength: 1, maxLength: 3 }) }),
+      fc.record({ remove: fc.constantFrom('a', 'b', 'c', 'd') }),
+      fc.constant({ compact: true }),
+    );
+    const vocabulary = (index: SessionSearchIndex) => index.sql.all('SELECT word FROM search_vocabulary ORDER BY word').map(([word]) => word);
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { maxLength: 12 }), async (ops) => {
+        const [shared, alone] = [await createIndex(256 * 1024), await createIndex(256 * 1024)];
+        const written = new Set<string>();
+        try {
+          for (const step of ops) {
+            for (const [index, words] of [[shared, written], [alone, undefined]] as const) {
+              if ('put' in step) await index.put(step.put.map(({ id, words: text }) => ({ id, identity: undefined, seq: 1, title: '', cwd: '', items: [{ role: 'user', text: text.join(' ') || 'x' }] })), undefined, words);
+              else if ('remove' in step) index.remove([step.remove]);
+              else index.compact();
+            }
+            expect(vocabulary(shared)).toEqual(vocabulary(alone));
+          }
+        } finally {
+          shared.close();
+          alone.close();
+        }
+      }),
+      { seed: 30_2, numRuns: 60 },
+    );
   });
 
   it('one edit at the start or at the end of a long word still finds it, highlighting the word', async () => {

@@ -7,10 +7,12 @@
  */
 import { closeSync, constants, fstatSync, open, read as readFd, readdir, stat, statSync, type Dirent, type Stats } from 'node:fs';
 import { homedir } from 'node:os';
+import { deflateRawSync } from 'node:zlib';
 import { join, resolve, sep } from 'node:path';
 import { raceAbort, throwIfAborted } from '../abort.js';
 import { copyCallerData, readCallerOptions } from '../caller-data.js';
 import { useTurn } from '../pace.js';
+import { useHostDeflate } from '../host-deflate.js';
 import { check, describeValue, fail, SessionReferenceError } from '../errors.js';
 import type { ReadOptions, ReadRequest, SizedSource } from '../store/pipeline.js';
 import { checkBudget, checkReadOptions, enter, type SessionLogReadOptions } from '../store/read-checks.js';
@@ -248,6 +250,8 @@ export function openDshStore(options: DshStoreOptions = {}, carried: CarriedDshS
   const checked = checkOptions(options);
   // Reads yield through Node's check phase, not a 1 ms-clamped timer (src/pace.ts).
   useTurn(setImmediate);
+  // The search index packs kept items with zlib, not fflate (src/host-deflate.ts).
+  useHostDeflate(deflateRaw);
   const root = resolve(checked.root);
   const reads = new LogReads(checked.read, carried.statSync === true ? statNow : statOf);
   if (carried.listing !== undefined) reads.seed(root, carried.listing);
@@ -523,6 +527,11 @@ function compareLogs(a: { name: string; version: bigint; zstd: boolean }, b: { n
 
 // ---------------------------------------------------------------------------------------------
 // Reading
+
+/** Raw deflate by Node's zlib, for the search index (src/host-deflate.ts). */
+function deflateRaw(bytes: Uint8Array, level: number): Uint8Array {
+  return deflateRawSync(bytes, { level });
+}
 
 /**
  * Runs one callback-style `node:fs` call as a promise. The callback API, on plain descriptors,

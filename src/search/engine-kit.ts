@@ -7,6 +7,7 @@
  */
 export { throwIfAborted } from '../abort.js';
 export { pace } from '../pace.js';
+export { hostDeflate } from '../host-deflate.js';
 export { cwdGroup } from '../candidates.js';
 export { isNonEmptyString } from '../host.js';
 export { cleanTitleLabel, collapseUntrustedText } from '../label.js';

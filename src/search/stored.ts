@@ -128,7 +128,9 @@ export function packItems(items: readonly IndexedItem[]): Uint8Array {
   // Level 1: a third of level 6's time for a few percent more bytes (a 300 KB session: 8 ms, not 23,
   // which would hold the event loop that long in one piece). Below STORED_BELOW bytes, level 0:
   // deflate's stored block, still a raw deflate stream, without fflate's tables.
-  const compressed = deflate().deflateSync(json, { level: json.length < STORED_BELOW ? 0 : 1 });
+  // A host's own deflate when it gave one (`host-deflate.ts`: Node's zlib), else fflate's.
+  const level = json.length < STORED_BELOW ? 0 : 1;
+  const compressed = root.hostDeflate()?.(json, level) ?? deflate().deflateSync(json, { level });
   const packed = new Uint8Array(4 + compressed.length);
   new DataView(packed.buffer).setUint32(0, json.length, true);
   packed.set(compressed, 4);
