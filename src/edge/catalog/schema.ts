@@ -30,8 +30,11 @@
  */
 import type { SqlStorage } from 'cloudflare:workers';
 
-/** The schema's version: a catalog of another version is dropped and rebuilt by reconcile. */
-export const SCHEMA_VERSION = 4;
+/**
+ * The schema's version: a catalog of another version is dropped and rebuilt by reconcile. 5 since
+ * the folded fields hold U+FFFD for a NUL (`tables.ts`, `matchable`).
+ */
+export const SCHEMA_VERSION = 5;
 
 /** The folded fields a query is tested against: in the listing indexes too, so a walk reads the index alone. */
 const MATCHED = 'fold_id, fold_cwd, fold_title, word_id, word_cwd, word_title';
