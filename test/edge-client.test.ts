@@ -51,7 +51,7 @@ function standIn(refs: SessionReferences, seen: Seen[]) {
     seen.push({ url, method: init.method ?? 'GET', headers: new Headers(init.headers), body, signal: init.signal ?? undefined });
     // As the Worker: the agent is the session `as` names, with the cwd given, else the cwd its header holds.
     const id = url.searchParams.get('as') ?? (body?.as as string);
-    const cwd = url.searchParams.get('cwd') ?? sessions.find((session) => session.header.id === id)?.header.cwd;
+    const cwd = url.searchParams.get('cwd') ?? (body?.cwd as string | undefined) ?? sessions.find((session) => session.header.id === id)?.header.cwd;
     const as = cwd ? { id, cwd } : { id };
     try {
       if (url.pathname === '/api/candidates') {
@@ -102,10 +102,11 @@ describe('edge client: the local service’s answers over the routes (SPEC §17.
     expect(first!.headers.get('authorization')).toBe('Bearer tok.en-1');
     expect(first!.headers.get('accept')).toBe('application/json');
     expect([...second!.url.searchParams]).toEqual([['as', 'target'], ['cwd', '/repo']]);
-    // The agent's cwd travels only when it is a non-empty string (the service then ranks by it, the probe's F9).
+    // An agent without a cwd sends cwd= empty: the service then ranks by none, as locally, not by
+    // the cwd of its uploaded row (the second probe's N2).
     await client.listCandidates({ id: 'target' });
     await client.listCandidates({ id: 'target', cwd: '' });
-    expect(seen.slice(2).map((request) => [...request.url.searchParams])).toEqual([[['as', 'target']], [['as', 'target']]]);
+    expect(seen.slice(2).map((request) => [...request.url.searchParams])).toEqual([[['as', 'target'], ['cwd', '']], [['as', 'target'], ['cwd', '']]]);
   });
 
   it('works detached, as the editor’s suggest.fetch (SPEC §15.9)', async () => {
@@ -135,7 +136,7 @@ describe('edge client: the local service’s answers over the routes (SPEC §17.
     const { local, client, seen } = setup();
     const cited = message(`see ${formatSessionReferenceMention({ sessionId: 'alpha', label: 'Schema' })} and ${formatSessionReferenceMention({ sessionId: 'beta' })}`);
     expect(await client.referenceUserMessage(agent, cited)).toEqual(await local.referenceUserMessage(agent, cited));
-    expect(seen[0]!.body).toEqual({ as: 'target', message: cited });
+    expect(seen[0]!.body).toEqual({ as: 'target', cwd: '/repo', message: cited });
     const plain = message('no mention here');
     expect(await client.referenceUserMessage(agent, plain)).toEqual(await local.referenceUserMessage(agent, plain));
     expect(seen).toHaveLength(1);

@@ -86,7 +86,7 @@ afterAll(async () => {
 });
 
 /** The built Worker in Miniflare, with `vars` as its `[vars]`. */
-function service(vars: Record<string, string> = { AUTH_JWT_SECRET: SECRET, AUTH_ISSUER: ISSUER, AUTH_AUDIENCE: AUDIENCE }, persist?: string, bucket = true): Miniflare {
+function service(vars: Record<string, string> = { AUTH_JWT_SECRET: SECRET, AUTH_ISSUER: ISSUER, AUTH_AUDIENCE: AUDIENCE }, persist?: string, bucket = true, useSQLite = true): Miniflare {
   const mf = new Miniflare({
     ...(persist !== undefined && { defaultPersistRoot: persist }),
     modules: true,
@@ -96,7 +96,7 @@ function service(vars: Record<string, string> = { AUTH_JWT_SECRET: SECRET, AUTH_
     compatibilityDate: COMPATIBILITY_DATE,
     compatibilityFlags: ['enable_request_signal'],
     r2Buckets: bucket ? ['SESSIONS'] : [],
-    durableObjects: { CATALOG: { className: 'SessionCatalog', useSQLite: true } },
+    durableObjects: { CATALOG: { className: 'SessionCatalog', useSQLite } },
     queueConsumers: { [QUEUE]: { maxBatchSize: 100 } },
     bindings: vars,
   });
@@ -932,6 +932,29 @@ describe('the second probe of issue 27', () => {
     await bucket.delete('tenants/gdpr/c.jsonl');
     for (let run = 0; run < 2; run++) expect((await worker.scheduled({ cron: '*/30 * * * *' })).outcome).toBe('ok');
     expect(((await (await gdpr.call('/sessions')).json()) as { rows: unknown[] }).rows).toEqual([]);
+  });
+
+  it('/prepare for an agent the catalog lacks composes as the local service does (the second probe\'s N1)', async () => {
+    const mf = service(base);
+    const acme = client(mf, await hs256({ sub: 'fresh' }));
+    expect((await acme.put('o1.jsonl', log('o1', 'the plan we agreed on'))).status).toBe(200);
+    const mention = formatSessionReferenceMention({ sessionId: 'o1', label: 'o1' });
+    const composed = await acme.prepare('not-uploaded-yet', `see ${mention}`);
+    expect(composed.status).toBe(200);
+    expect(composed.body.metadata.references.map((reference) => reference.sessionId)).toEqual(['o1']);
+    expect(JSON.stringify(composed.body.message)).toContain('the plan we agreed on');
+    const plain = await acme.prepare('not-uploaded-yet', 'no mention at all');
+    expect(plain.status).toBe(200);
+    const badCwd = await acme.call('/prepare', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ as: 'x', cwd: 7, text: 'x' }) });
+    expect(badCwd.status).toBe(400);
+  });
+
+  it('a CATALOG bound to a Durable Object class without SQLite (new_classes) is 500 INVALID_CONFIG naming it (the second probe\'s N4)', async () => {
+    const mf = service(base, undefined, true, false);
+    const response = await client(mf, await hs256({ sub: 'kv' })).call('/sessions');
+    const body = (await response.json()) as ErrorBody;
+    expect({ status: response.status, code: body.code }).toEqual({ status: 500, code: 'SESSION_REFERENCE_INVALID_CONFIG' });
+    expect(body.message).toMatch(/new_sqlite_classes/);
   });
 
   it('/prepare of a cited object that changed into a non-log drops its row: 502 INVALID_LOG without the tenant prefix, then the plain 404 of an unknown id', async () => {

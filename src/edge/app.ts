@@ -11,6 +11,7 @@ import { parseSessionReferenceText } from '../mention.js';
 import { createSessionReferences } from '../service.js';
 import { concat } from '../store/lines.js';
 import type { TargetAgent, UserMessage } from '../types.js';
+import type { CatalogRow } from './catalog/index.js';
 import { tenantOf, type Authenticate } from './auth.js';
 import { callCatalog, type CatalogApi } from './catalog-api.js';
 import { citedSessionQuery, unknownSession } from './cited.js';
@@ -247,17 +248,26 @@ async function prepare<E extends EdgeEnv>(c: EdgeContext<E>): Promise<Response> 
   const ids = [as, ...[...cited].slice(0, maxReferences)];
   const { catalog, prefix } = tenantStore(c);
   const located = await callCatalog(() => catalog.locate(ids));
-  const own = located[0];
-  if (own === undefined) throw new HttpError(404, 'SESSION_REFERENCE_NOT_FOUND', `no session with id ${JSON.stringify(as)}`);
-  // A cited id the catalog does not know: the same plain 404 as /candidates (over the limit, prepare's own refusal comes first).
-  const unknown = cited.size <= maxReferences ? ids.find((id, index) => located[index] === undefined) : undefined;
+  // A cited id the catalog does not know: a plain 404 (over the limit, prepare's own refusal comes
+  // first). The agent need not be in the catalog (the session being typed in, not uploaded yet).
+  const unknown = cited.size <= maxReferences ? ids.find((id, index) => index > 0 && located[index] === undefined) : undefined;
   if (unknown !== undefined) throw unknownSession(unknown);
   const rows = new Map(located.flatMap((row) => (row === undefined ? [] : [[row.sessionId, row] as const])));
   const sessionQuery = citedSessionQuery({ bucket: bucketOf(c.env), catalog, prefix, ...logLimits(c.env) }, rows);
   const refs = createSessionReferences({ sessionQuery, config });
-  const agent: TargetAgent = { id: own.sessionId, ...(own.cwd !== undefined && own.cwd !== '' && { cwd: own.cwd }) };
+  const agent = agentOf(as, (body as Record<string, unknown>).cwd, located[0]);
   const composed = await refs.referenceUserMessage(agent, message, c.req.raw.signal);
   return json({ message: composed, metadata: composed.envelope?.contexts[0]?.metadata ?? null });
+}
+
+/**
+ * The agent of `POST /prepare`: `as`, with the body's `cwd` when it has one (a string; `''` for an
+ * agent without a cwd: the edge client always sends it), else the cwd of `as`'s row, else none.
+ */
+function agentOf(as: string, cwd: unknown, own: CatalogRow | undefined): TargetAgent {
+  if (cwd !== undefined && typeof cwd !== 'string') throw invalid(`"cwd" must be a string, got ${JSON.stringify(cwd)}`);
+  const chosen = cwd ?? own?.cwd;
+  return typeof chosen === 'string' && chosen !== '' ? { id: as, cwd: chosen } : { id: as };
 }
 
 /** The tenant-relative key of a `/sessions/{path}` request, from its percent-encoded path. */

@@ -26,6 +26,15 @@ export function fromCatalog(error: unknown): unknown {
   if (typeof error !== 'object' || error === null) return error;
   const { code, message } = error as { code?: unknown; message?: unknown };
   if (typeof message !== 'string') return error;
+  // workerd's refusal to run the catalog on a Durable Object class without SQLite (wrangler's
+  // `new_classes` where `new_sqlite_classes` is needed): the deploy's fault, named as such.
+  if (message.includes('SQL is not enabled for this Durable Object class')) {
+    return new SessionReferenceError(
+      'SESSION_REFERENCE_INVALID_CONFIG',
+      'CATALOG is bound to a Durable Object class without SQLite storage: declare SessionCatalog under new_sqlite_classes (not new_classes) in the migrations of wrangler.toml',
+      { cause: error },
+    );
+  }
   if (typeof code === 'string' && CODES.has(code)) return new SessionReferenceError(code as SessionReferenceErrorCode, message.replace(CODED_MESSAGE, '$2'));
   const coded = CODED_MESSAGE.exec(message);
   if (coded && CODES.has(coded[1]!)) return new SessionReferenceError(coded[1] as SessionReferenceErrorCode, coded[2]!);

@@ -180,12 +180,12 @@ function baseUrl(url: unknown): URL {
 }
 
 /**
- * `as=` and `cwd=` of `/candidates` and `/search`: the agent's id, and its cwd when it is a
- * non-empty string, so that the service ranks by the cwd the caller has, as the local service
- * does, whether or not the session is in the catalog yet.
+ * `as` and `cwd` of every route: the agent's id, and its cwd when it is a non-empty string, else
+ * `''` (an agent without one), so that the service ranks by the cwd the caller has, as the local
+ * service does (SPEC §6.3), whether or not the session is in the catalog yet.
  */
-function agentParams({ id, cwd }: AgentCopy): Record<string, string> {
-  return isNonEmptyString(cwd) ? { as: id, cwd } : { as: id };
+function agentParams({ id, cwd }: AgentCopy): { as: string; cwd: string } {
+  return { as: id, cwd: isNonEmptyString(cwd) ? cwd : '' };
 }
 
 function clientOf(setup: ClientSetup): EdgeClient {
@@ -194,7 +194,7 @@ function clientOf(setup: ClientSetup): EdgeClient {
       const own = readAgent(agent);
       check(query == null || typeof query === 'string', 'INVALID_ARGUMENT', 'query must be a string', query);
       check(limit == null || isPositiveSafeInteger(limit), 'INVALID_ARGUMENT', 'limit must be a positive safe integer', limit);
-      const params: Record<string, string> = agentParams(own);
+      const params: Record<string, string> = { ...agentParams(own) };
       if (query) params.q = query;
       if (limit != null) params.limit = String(limit);
       if (setup.matchTitles) params.titles = '1';
@@ -214,7 +214,8 @@ function clientOf(setup: ClientSetup): EdgeClient {
       return request(setup, 'GET', 'search', params, undefined, checkSignal(signal), readHits);
     }),
     referenceUserMessage: guarded(async (agent: unknown, messageInput: unknown, signalInput: unknown) => {
-      const { id } = readAgent(agent);
+      const own = readAgent(agent);
+      const { id } = own;
       const message = readMessage(messageInput);
       const signal = checkSignal(signalInput);
       // Malformed mentions fail here, before any request; a message without any is composed here.
@@ -222,10 +223,11 @@ function clientOf(setup: ClientSetup): EdgeClient {
       normalizeReferences(references, id, Infinity);
       throwIfAborted(signal);
       if (references.length === 0) return composeMessage({ ...message, content }, undefined, mentions);
-      return request(setup, 'POST', 'prepare', undefined, { as: id, message }, signal, readComposed);
+      return request(setup, 'POST', 'prepare', undefined, { ...agentParams(own), message }, signal, readComposed);
     }),
     prepare: guarded(async (agent: unknown, contentInput: unknown, referencesInput: unknown, signalInput: unknown) => {
-      const { id } = readAgent(agent);
+      const own = readAgent(agent);
+      const { id } = own;
       const content = copyCallerData(contentInput, 'content');
       check(Array.isArray(content), 'INVALID_ARGUMENT', 'content must be an array', content);
       const references = readReferences(referencesInput);
@@ -238,7 +240,7 @@ function clientOf(setup: ClientSetup): EdgeClient {
       // One canonical mention per distinct reference, in order: the service parses back exactly these ids and labels.
       const text = sources.map((source) => formatSessionReferenceMention(source)).join(' ');
       const message: UserMessage = { id: PREPARE_MESSAGE_ID, role: 'user', content: [{ type: 'text', text }], source: { kind: 'user' } };
-      prepared.context = await request(setup, 'POST', 'prepare', undefined, { as: id, message }, signal, (body, what) => contextOf(readComposed(body, what), what));
+      prepared.context = await request(setup, 'POST', 'prepare', undefined, { ...agentParams(own), message }, signal, (body, what) => contextOf(readComposed(body, what), what));
       return prepared;
     }),
   }) as EdgeClient;
