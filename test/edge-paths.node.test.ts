@@ -7,7 +7,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { tenantOfKey, tenantPrefix, type EdgeEnv } from '../src/edge/env.js';
+import { tenantOfKey, tenantPrefix, tenantRoot, type EdgeEnv } from '../src/edge/env.js';
 import { HttpError } from '../src/edge/http.js';
 import { isSessionPath, MAX_KEY_BYTES, sessionKey } from '../src/edge/paths.js';
 
@@ -154,6 +154,14 @@ describe('tenant prefixes (SPEC §17.3)', () => {
     expect(tenantPrefix(env, '...')).toBe('tenants/.../');
     expect(tenantOfKey(env, 'tenants/%2E/x.jsonl')).toEqual({ tenant: '.', prefix: 'tenants/%2E/', path: 'x.jsonl' });
     expect(tenantOfKey(env, 'tenants/%2E%2E/x.jsonl')).toEqual({ tenant: '..', prefix: 'tenants/%2E%2E/', path: 'x.jsonl' });
+  });
+
+  it.each(['tenants', 'a//', '../up/', './', '/', ' tenants/', 'tenants/\u202e/', 'tenants/ /', 't\u0000/'])('refuses TENANT_PREFIX %j as INVALID_CONFIG (the second probe\'s N5)', (prefix) => {
+    expect(() => tenantRoot({ TENANT_PREFIX: prefix } as EdgeEnv)).toThrow(expect.objectContaining({ code: 'SESSION_REFERENCE_INVALID_CONFIG' }));
+  });
+
+  it.each([['', 'tenants/'], ['tenants/', 'tenants/'], ['prod/tenants/', 'prod/tenants/'], ['t%2F/', 't%2F/']])('takes TENANT_PREFIX %j as %j', (prefix, root) => {
+    expect(tenantRoot({ TENANT_PREFIX: prefix } as EdgeEnv)).toBe(root);
   });
 
   it('ignores keys outside TENANT_PREFIX or without a tenant and a path', () => {

@@ -671,6 +671,9 @@ describe('settings checked before any route runs (issue 27)', () => {
       ['MAX_LOG_BYTES', '1.5'],
       ['ALLOWED_ORIGINS', 'https://a.com/'],
       ['ALLOWED_ORIGINS', '*'],
+      // The second probe's N5: a prefix with a dot or empty segment, or without its closing "/".
+      ['TENANT_PREFIX', '../up/'],
+      ['TENANT_PREFIX', 'tenants'],
     ] as const) {
       const broken = client(service({ ...base, [name]: value }), token);
       for (const request of [broken.call('/sessions'), broken.call('/candidates?as=x'), broken.call('/reconcile', { method: 'POST' }), broken.put('a.jsonl', TARGET)]) {

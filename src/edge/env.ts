@@ -6,6 +6,7 @@
 import { DEFAULT_SESSION_REFERENCE_CONFIG, parsePositiveInteger, resolveConfig, type SessionReferenceConfig } from '../config.js';
 import { fail } from '../errors.js';
 import type { CatalogApi } from './catalog-api.js';
+import { isSessionPath } from './paths.js';
 
 /**
  * The bindings and `[vars]` of the edge Worker (SPEC §17.2–§17.4). Numbers may be given as
@@ -169,11 +170,19 @@ export function originsOf(env: EdgeEnv): Set<string> {
   return origins;
 }
 
-/** `TENANT_PREFIX`, or its default. */
+/**
+ * `TENANT_PREFIX`, or its default (also for `''`: tenants never share the bucket's root).
+ * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_CONFIG` for a prefix that is not one or
+ * more segments a `{path}` could hold, each followed by `/` (the second probe's N5: an empty, `.`
+ * or `..` segment, or a control or format character, would fold tenants together in a
+ * path-normalising copy of the bucket, as a dot tenant folder would).
+ */
 export function tenantRoot(env: EdgeEnv): string {
   const prefix = env.TENANT_PREFIX;
   if (prefix === undefined || prefix === '') return DEFAULT_TENANT_PREFIX;
-  if (typeof prefix !== 'string') throw fail('INVALID_CONFIG', 'TENANT_PREFIX must be a string');
+  if (typeof prefix !== 'string' || !prefix.endsWith('/') || !isSessionPath(prefix.slice(0, -1))) {
+    throw fail('INVALID_CONFIG', `TENANT_PREFIX must be printable segments, none empty, "." or "..", each followed by "/" (like "tenants/"), got ${JSON.stringify(prefix)}`);
+  }
   return prefix;
 }
 
