@@ -28,6 +28,14 @@ const PIECE_UNITS = 1 << 14;
 
 let lengthScratch: Uint8Array | undefined;
 
+/** A surrogate not paired (`u` mode reads a pair as one code point, outside `\p{Cs}`). */
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/** True when `text` holds a lone surrogate: it has no UTF-8 form (a UTF-8 encoder writes U+FFFD for it). */
+export function hasLoneSurrogate(text: string): boolean {
+  return LONE_SURROGATE.test(text);
+}
+
 /**
  * Raw UTF-8 byte length of `text`, without keeping any allocation: equals
  * `TextEncoder.encode(text).length` (so a lone surrogate counts 3 bytes).

@@ -7,6 +7,7 @@
  */
 import { createRemoteJWKSet, decodeProtectedHeader, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { fail } from '../errors.js';
+import { hasLoneSurrogate } from '../utf8.js';
 import { NO_AUTH_TENANT, type EdgeEnv } from './env.js';
 import { HttpError } from './http.js';
 
@@ -85,12 +86,9 @@ async function custom<E extends EdgeEnv>(request: Request, env: E, authenticate:
   return tenant;
 }
 
-/** A lone surrogate has no UTF-8 form: no R2 prefix could name its tenant. */
-const LONE_SURROGATE = /\p{Cs}/u;
-
-/** True for a tenant (SPEC §17.3): a non-empty string that has a UTF-8 form. */
+/** True for a tenant (SPEC §17.3): a non-empty string that has a UTF-8 form (no R2 prefix could name another). */
 function isTenant(value: unknown): value is string {
-  return typeof value === 'string' && value !== '' && !LONE_SURROGATE.test(value);
+  return typeof value === 'string' && value !== '' && !hasLoneSurrogate(value);
 }
 
 function nonEmpty(value: unknown): string | undefined {

@@ -22,7 +22,6 @@ export const RECONCILE_PAGES_PER_CALL = 10;
  */
 export const CRON_SUBREQUESTS = 40;
 
-
 /** Runs up to `maxPages` pages of the tenant's reconcile; the sum of the pages and how many ran. */
 async function reconcilePages(catalog: CatalogApi, prefix: string, env: EdgeEnv, maxPages: number): Promise<{ total: ReconcileResult; pages: number }> {
   const pageSize = settingNumber(env, 'RECONCILE_PAGE_SIZE');
@@ -104,10 +103,11 @@ class CronWalk {
  */
 export async function reconcileAll(env: EdgeEnv): Promise<number> {
   const keeper = catalogOf(env, CRON_CATALOG);
+  const [bucket, root] = [bucketOf(env), tenantRoot(env)];
   const walk = new CronWalk(env, (await callCatalog(() => keeper.cronPlace())) ?? {});
   while (walk.budget > 0 && !walk.roundDone) {
     walk.budget--;
-    const more = walk.place.known === true ? await walkKnown(walk, keeper, tenantRoot(env)) : await walkListed(walk, bucketOf(env), tenantRoot(env));
+    const more = walk.place.known === true ? await walkKnown(walk, keeper, root) : await walkListed(walk, bucket, root);
     if (!more) break;
   }
   await callCatalog(() => keeper.saveCronPlace(walk.place, [...walk.seen], walk.roundDone));

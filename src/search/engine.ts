@@ -194,11 +194,11 @@ const RANK = 'bm25(search_words, 3, 1, 1)';
  * 100,000 sessions as at 1,000 (three runs, load average 11–14): within SPEC §17.7's 1.5× at
  * that size, not beyond it, as the walk grows by about 0.15 µs per posting. Merging the index
  * into one segment (FTS5's `optimize`, 0.8 s at 100,000 sessions) does not shorten that walk
- * (15.0 against 15.7 ms), so the index is not kept merged for it. Statistics over a bounded part of the index (Elasticsearch's
- * shard-local ones) would bound it, but need either FTS5 tables per shard of sessions (every
- * statement, the vocabulary and the exported schema over a varying set of tables) or a ranking of
- * our own, which a Durable Object cannot give: it runs no user functions, so a row's term
- * frequencies are known only to `bm25()`.
+ * (15.0 against 15.7 ms), so the index is not kept merged for it. Statistics over a bounded part
+ * of the index (Elasticsearch's shard-local ones) would bound it, but need either FTS5 tables per
+ * shard of sessions (every statement, the vocabulary and the exported schema over a varying set
+ * of tables) or a ranking of our own, which a Durable Object cannot give: it runs no user
+ * functions, so a row's term frequencies are known only to `bm25()`.
  */
 const IN_TIER = `rowid >= ${rowid(6)} AND rowid < ${rowid(7)}`;
 
@@ -411,8 +411,9 @@ interface Prepared {
 }
 
 /**
- * The most words a `written` set of {@link SessionSearchIndex.put} holds (a few MB at most): past
- * it, it starts again empty. A vocabulary this large repeats few of its words between batches.
+ * The most words {@link SessionSearchIndex} remembers writing to its vocabulary (a few MB at
+ * most): past it, it starts again empty. A vocabulary this large repeats few of its words between
+ * writes.
  */
 const WRITTEN_WORDS = 1 << 17;
 
@@ -431,11 +432,21 @@ export class SessionSearchIndex {
   /** Sessions replaced or removed since the index was last compacted. */
   private deletions = 0;
 
-  /** Times the index was compacted. */
-  private compactions = 0;
+  /**
+   * Words {@link put} wrote to `search_vocabulary` since the index was last compacted (a
+   * compaction drops the words no session holds any more): a later put writes only the others, so
+   * a build writing many batches writes each word once, not once per batch (text repeats its
+   * words: the bench's 2,000 sessions in batches of 64 held 89,000 such words per batch summed,
+   * 31,000 distinct; writing them cost 89 ms of SQLite, 43 ms once each).
+   */
+  private readonly written = new Set<string>();
 
-  /** The {@link compactions} each `written` set of {@link put} was last brought up to date at. */
-  private readonly writtenAt = new WeakMap<Set<string>, number>();
+  /**
+   * The most words {@link written} holds: {@link WRITTEN_WORDS}. Internal, not an option: tests
+   * set it to 0 to write every word every time.
+   * @internal
+   */
+  writtenWords = WRITTEN_WORDS;
 
   /**
    * Matching sessions per tier of {@link ranked}: {@link TIER_SIZE}. Internal, not an option:
@@ -554,17 +565,10 @@ export class SessionSearchIndex {
    * `maxIndexBytes` of text (`keptItems`). Their words are found and their items packed first,
    * yielding to the event loop as they are (`signal` checked: a cancelled put writes nothing), then
    * all are written in one transaction (FTS5 writes its segment once per transaction: one write of
-   * many sessions costs far less than many writes of one).
-   *
-   * `written`, when given, is a set of words the calls of `put` with it wrote to this index's
-   * `search_vocabulary`: put writes only the others, and adds them once committed, so a caller
-   * writing many batches (a build) writes each word once, not once per batch (text repeats its
-   * words: the bench's 2,000 sessions in batches of 64 held 89,000 such words per batch summed,
-   * 31,000 distinct; writing them cost 89 ms of SQLite, 43 ms once each). Put empties it when the
-   * index was compacted since it last saw it (a compaction drops words no session holds any more)
-   * and when it reaches {@link WRITTEN_WORDS} words. Give each index its own set.
+   * many sessions costs far less than many writes of one). Words already in the vocabulary by an
+   * earlier put are not written again ({@link written}).
    */
-  async put(sessions: readonly IndexedSession[], signal?: AbortSignal, written = new Set<string>()): Promise<void> {
+  async put(sessions: readonly IndexedSession[], signal?: AbortSignal): Promise<void> {
     await loadDeflate();
     const seen = new Set<string>();
     const prepared: Prepared[] = [];
@@ -575,9 +579,8 @@ export class SessionSearchIndex {
       const columns: [string, string, string] = [await tokensOf([session.title], seen, signal), await tokensOf(texts, seen, signal), await tokensOf([session.cwd], seen, signal)];
       prepared.push({ session, columns, items: packItems(session.items) });
     }
-    // Checked here, after the last await: a compaction meanwhile is seen.
-    if (this.writtenAt.get(written) !== this.compactions) written.clear();
-    const fresh = [...seen].filter((word) => !written.has(word));
+    // After the last await: a compaction meanwhile has emptied the set.
+    const fresh = [...seen].filter((word) => !this.written.has(word));
     this.sql.transaction(() => {
       // The rows of those already indexed, in one look-up for the whole write.
       const ids = JSON.stringify(prepared.map(({ session }) => toText(session.id)));
@@ -598,11 +601,9 @@ export class SessionSearchIndex {
       }
       if (fresh.length > 0) this.sql.run(`INSERT OR IGNORE INTO search_vocabulary(word) ${EACH}`, JSON.stringify(fresh));
     });
-    if (written.size + fresh.length > WRITTEN_WORDS) written.clear();
-    for (const word of fresh) written.add(word);
-    // A compaction drops the words no session holds any more, some of them perhaps in `written`.
-    if (this.compactWhenWorn()) written.clear();
-    this.writtenAt.set(written, this.compactions);
+    if (this.written.size + fresh.length > this.writtenWords) this.written.clear();
+    else for (const word of fresh) this.written.add(word);
+    this.compactWhenWorn();
   }
 
   /** Forgets the sessions with `ids` (those not indexed are skipped). */
@@ -647,7 +648,7 @@ export class SessionSearchIndex {
       this.sql.run('DELETE FROM search_vocabulary WHERE word NOT IN (SELECT term FROM search_terms)');
     });
     this.deletions = 0;
-    this.compactions++;
+    this.written.clear();
   }
 
   /**

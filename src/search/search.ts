@@ -31,7 +31,8 @@ const READ_BATCH = 8;
 /**
  * Sessions written to the index at once, at most (one transaction: FTS5 writes one segment for
  * them, and fewer segments cost fewer merges: the bench's 2,000 sessions of about 2 KB of text
- * took 360 ms of SQLite in batches of 64, 270 in batches of 256, 290 in batches of 512).
+ * took 331 ms of SQLite in batches of 64, 233 in batches of 256, 253 in batches of 512;
+ * docs/performance.md, "Building the index").
  */
 const WRITE_BATCH = 256;
 
@@ -143,8 +144,6 @@ async function syncIndex(state: SearchState, signal: AbortSignal | undefined): P
   // transaction, one FTS5 segment, for many sessions.
   let pending: IndexedSession[] = [];
   let pendingText = 0;
-  // The words this sync wrote to the vocabulary: each is written once, not once per batch.
-  const written = new Set<string>();
   for (let start = 0; start < stale.length; start += READ_BATCH) {
     root.throwIfAborted(signal);
     for (const session of await readBatch(state, index, known, stale.slice(start, start + READ_BATCH), signal)) {
@@ -152,7 +151,7 @@ async function syncIndex(state: SearchState, signal: AbortSignal | undefined): P
       for (const item of session.items) pendingText += item.text.length;
     }
     if (pending.length >= WRITE_BATCH || pendingText >= WRITE_BATCH_TEXT || start + READ_BATCH >= stale.length) {
-      await index.put(pending, signal, written);
+      await index.put(pending, signal);
       pending = [];
       pendingText = 0;
     }

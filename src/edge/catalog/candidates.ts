@@ -26,6 +26,7 @@ import { isNonEmptyString } from '../../host.js';
 import { formatSessionReferenceMention } from '../../mention.js';
 import { candidateMatcher, type CandidateMatch } from '../../candidate-match.js';
 import { foldWord } from '../../fold.js';
+import { hasLoneSurrogate } from '../../utf8.js';
 import { cwdOfColumn, idOf, textOfColumn } from './encoding.js';
 import { ROW_COLUMNS, type ObjectRecord } from './tables.js';
 
@@ -169,11 +170,6 @@ function ordered(sql: SqlStorage, group: Group, need: number, matcher: Matcher |
   return kept;
 }
 
-/** True when `text` holds a lone surrogate (SQLite would keep it as U+FFFD). */
-function illFormed(text: string): boolean {
-  return /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(text);
-}
-
 /** The session's label (SPEC §6.4): its cleaned title, else its id. */
 function labelOf(record: ObjectRecord): string {
   return textOfColumn(record.title) ?? idOf(record.sid);
@@ -199,7 +195,7 @@ export function queryMatcher(rule: CandidateMatch, query: string, titles: boolea
   // A needle with a lone surrogate can match half of a pair SQLite keeps as one character, and one
   // with a NUL ends FTS5's query string there (the probe's F7: "unterminated string"): only the
   // exact rule decides.
-  if (needles.some((needle) => illFormed(needle) || needle.includes('\0'))) return { sql: '1', binds: [], test };
+  if (needles.some((needle) => hasLoneSurrogate(needle) || needle.includes('\0'))) return { sql: '1', binds: [], test };
   const prefix = rule === 'substring' ? 'fold' : 'word';
   const fields = (titles ? ['id', 'cwd', 'title'] : ['id', 'cwd']).map((field) => `${prefix}_${field}`);
   const sql = needles.map(() => `(${fields.map((field) => `instr(${field}, ?) > 0`).join(' OR ')})`).join(' AND ');
