@@ -407,7 +407,7 @@ describe('the cache carries the store listing (issue 30.3)', () => {
     expect(warm.exportListing()).toBe(listing);
   });
 
-  it('a changed log, a new log version, a new session and a removed one are seen; a forged header is used only while its log keeps the identity it was recorded with', async () => {
+  it.each([false, true])('(statSync: %s) a changed log, a new log version, a new session and a removed one are seen; a forged header is used only while its log keeps the identity it was recorded with', async (statSync) => {
     const { store } = setup();
     const first = openDshStore({ root: store });
     const before = await first.query.listSessions();
@@ -416,11 +416,11 @@ describe('the cache carries the store listing (issue 30.3)', () => {
     // A forged header for the CJK log, with an identity the log does not have: not used.
     const forged = JSON.parse(listing) as { sessions: unknown[][] };
     for (const row of forged.sessions) if (row[0] === 'global/session-e5f1c2a0') (row[5] as { id: string }).id = 'forged-id';
-    const stale = openDshStore({ root: store }, { listing: JSON.stringify(forged) });
+    const stale = openDshStore({ root: store }, { listing: JSON.stringify(forged), statSync });
     expect((await stale.query.listSessions()).map((r) => r.header.id)).toContain('forged-id');
     // …because its identity still matches; once the log changes, it is read again.
     writeFileSync(join(cjkDir, 'session.jsonl'), readFileSync(join(cjkDir, 'session.jsonl'), 'utf8') + '\n');
-    const again = openDshStore({ root: store }, { listing: JSON.stringify(forged), statSync: true });
+    const again = openDshStore({ root: store }, { listing: JSON.stringify(forged), statSync });
     const ids = (await again.query.listSessions()).map((r) => r.header.id);
     expect(ids).toContain(CJK);
     expect(ids).not.toContain('forged-id');
@@ -432,12 +432,12 @@ describe('the cache carries the store listing (issue 30.3)', () => {
     mkdirSync(added);
     writeFileSync(join(added, 'session.jsonl'), `${JSON.stringify({ type: 'session', version: 3, id: 'new-one', createdAt: 5 })}\n`);
     rmSync(join(store, '77-Dumen', readdirSync(join(store, '77-Dumen'))[0]!), { recursive: true });
-    const later = await openDshStore({ root: store }, { listing }).query.listSessions();
+    const later = await openDshStore({ root: store }, { listing, statSync }).query.listSessions();
     expect(later.map((r) => r.header.id)).toContain('new-one');
     expect(later.length).toBe(before.length);
     // A new log version in a known directory (the directory changes): the higher version is read.
     writeFileSync(join(cjkDir, 'session.v9.jsonl'), `${JSON.stringify({ type: 'session', version: 9, id: 'versioned', createdAt: 6 })}\n`);
-    expect((await openDshStore({ root: store }, { listing }).query.listSessions()).map((r) => r.header.id)).toContain('versioned');
+    expect((await openDshStore({ root: store }, { listing, statSync }).query.listSessions()).map((r) => r.header.id)).toContain('versioned');
   });
 
   it('listing text of another root, another version, or malformed rows is ignored, row by row', async () => {

@@ -453,16 +453,27 @@ async function settled<T>(path: string, read: () => Promise<T>): Promise<T | { p
 async function scanStore(root: string, reads: LogReads, signal: AbortSignal | undefined): Promise<IndexedSession[]> {
   const projects = await listDirectories(root, signal, true);
   const sessionDirs = (await mapLimited(projects, LIST_CONCURRENCY, signal, (project) => listDirectories(project, signal, false))).flat();
+  throwIfAborted(signal);
+  // Sessions the caches answer for at once (only where stats may block: `cachedSession`), then the others.
+  const found = sessionDirs.map((dir) => reads.cachedSession(dir));
+  const missed = sessionDirs.filter((_, i) => found[i] === undefined);
   const logs = new Set<string>();
-  const found = await mapLimited(sessionDirs, LIST_CONCURRENCY, signal, async (dir): Promise<IndexedSession | undefined> => {
+  const read = await mapLimited(missed, LIST_CONCURRENCY, signal, async (dir): Promise<IndexedSession | undefined> => {
     const log = await reads.chooseLog(dir, signal);
     if (log === undefined) return undefined;
     logs.add(log.path);
-    const read = await reads.header(log, signal);
-    return read?.header === undefined ? undefined : { header: read.header, identity: read.identity, dir, path: log.path, regular: log.regular };
+    const header = await reads.header(log, signal);
+    return header?.header === undefined ? undefined : { header: header.header, identity: header.identity, dir, path: log.path, regular: log.regular };
   });
+  const sessions: IndexedSession[] = [];
+  for (let i = 0, next = 0; i < found.length; i++) {
+    const session = found[i] ?? read[next++];
+    if (session === undefined) continue;
+    sessions.push(session);
+    logs.add(session.path);
+  }
   reads.retain(logs, new Set(sessionDirs));
-  return found.filter((session): session is IndexedSession => session !== undefined);
+  return sessions;
 }
 
 /** Subdirectories of `dir` (symlinks to directories included), sorted; none when `dir` is missing. */
@@ -551,6 +562,15 @@ function statNow(path: string): Promise<Stats> {
     return Promise.resolve(statSync(path));
   } catch (error) {
     return Promise.reject(error as Error);
+  }
+}
+
+/** `statSync(path)`, or `undefined` for any failure (the caller's slower way then reports it). */
+function statOrNothing(path: string): Stats | undefined {
+  try {
+    return statSync(path, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
   }
 }
 
@@ -886,6 +906,26 @@ class LogReads {
       if (typeof logIdentity === 'string' && isSessionHeader(header)) this.headers.set(path, { identity: logIdentity, header });
     }
     this.seeded = { text, changes: this.chosen.changes + this.headers.changes };
+  }
+
+  /**
+   * The session in `dir` as the caches hold it, checked synchronously, or `undefined` (then
+   * {@link chooseLog} and {@link header} take over, which handle every other case). Only where
+   * stats may block ({@link statNow}: the CLI, issue 30 item 3): a warm listing of thousands of
+   * unchanged sessions then costs two `statSync` calls each and no turn of the event loop. The
+   * session is answered when its directory and log both keep the identities cached with the
+   * choice and the header, and the header is complete.
+   */
+  cachedSession(dir: string): IndexedSession | undefined {
+    if (this.statPath !== statNow) return undefined;
+    const log = this.chosen.get(dir)?.log;
+    const read = log === undefined ? undefined : this.headers.get(log.path);
+    if (read?.header === undefined) return undefined;
+    const logStats = statOrNothing(log!.path);
+    if (logStats === undefined || !logStats.isFile() || identityOf(logStats) !== read.identity) return undefined;
+    const dirStats = statOrNothing(dir);
+    if (dirStats === undefined || identityOf(dirStats) !== this.chosen.peek(dir)!.identity) return undefined;
+    return { header: read.header, identity: read.identity, dir, path: log!.path, regular: log!.regular };
   }
 
   /**
