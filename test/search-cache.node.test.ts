@@ -497,3 +497,17 @@ async function forgedCache(store: string, file: string): Promise<Buffer> {
   expect((await cli(['search', PLANTED, '--store', store, '--json'], env)).stdout).toContain(CJK);
   return forged;
 }
+
+describe('the cached index names Node’s segmentation (src/host-segmenter.ts)', () => {
+  it('the index a CLI search caches carries Node’s version and ICU’s in search_meta, and a warm search trusts it', async () => {
+    const { search, cacheFile } = setup();
+    const first = await search('gemini');
+    const contents = (await readSearchCache(cacheFile())).contents!;
+    const { indexFromBytes } = await import('../src/search/index-bytes.js');
+    const index = (await indexFromBytes(contents.index, 256 * 1024))!;
+    const [[by]] = index.sql.all("SELECT value FROM search_meta WHERE key = 'wordsBy'") as [[string]];
+    index.close();
+    expect(JSON.parse(by)).toEqual(['node', process.version, process.versions.icu, process.versions.unicode, expect.any(Boolean), process.env.NODE_ICU_DATA ?? null, expect.any(Array)]);
+    expect((await search('gemini')).ids).toEqual(first.ids);
+  });
+});

@@ -13,6 +13,7 @@ import { raceAbort, throwIfAborted } from '../abort.js';
 import { copyCallerData, readCallerOptions } from '../caller-data.js';
 import { useTurn } from '../pace.js';
 import { useHostDeflate } from '../host-deflate.js';
+import { useSegmenterFingerprint } from '../host-segmenter.js';
 import { check, describeValue, fail, SessionReferenceError } from '../errors.js';
 import type { ReadOptions, ReadRequest, SizedSource } from '../store/pipeline.js';
 import { checkBudget, checkReadOptions, enter, type SessionLogReadOptions } from '../store/read-checks.js';
@@ -252,6 +253,8 @@ export function openDshStore(options: DshStoreOptions = {}, carried: CarriedDshS
   useTurn(setImmediate);
   // The search index packs kept items with zlib, not fflate (src/host-deflate.ts).
   useHostDeflate(deflateRaw);
+  // A cached index names Node's segmentation; loaded under the same, it is not checked by segmenting (src/host-segmenter.ts).
+  useSegmenterFingerprint(nodeSegmentation);
   const root = resolve(checked.root);
   const reads = new LogReads(checked.read, carried.statSync === true ? statNow : statOf);
   if (carried.listing !== undefined) reads.seed(root, carried.listing);
@@ -538,6 +541,17 @@ function compareLogs(a: { name: string; version: bigint; zstd: boolean }, b: { n
 
 // ---------------------------------------------------------------------------------------------
 // Reading
+
+/**
+ * What decides how Node's `Intl.Segmenter` splits words (src/host-segmenter.ts): it is ICU's, so
+ * Node's version, ICU's and Unicode's versions, and the ICU data in use — small or full ICU, a data
+ * directory given by `NODE_ICU_DATA` or `--icu-data-dir` (on the command line or in `NODE_OPTIONS`).
+ */
+function nodeSegmentation(): string {
+  const icuDataDirs = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)].filter((arg) => arg.startsWith('--icu-data-dir'));
+  const small = (process.config.variables as { icu_small?: unknown }).icu_small === true;
+  return JSON.stringify(['node', process.version, process.versions.icu, process.versions.unicode, small, process.env.NODE_ICU_DATA ?? null, icuDataDirs]);
+}
 
 /** Raw deflate by Node's zlib, for the search index (src/host-deflate.ts). */
 function deflateRaw(bytes: Uint8Array, level: number): Uint8Array {

@@ -13,3 +13,4 @@ export { isNonEmptyString } from '../host.js';
 export { cleanTitleLabel, collapseUntrustedText } from '../label.js';
 export { formatSessionReferenceMention } from '../mention.js';
 export { utf8ByteLength } from '../utf8.js';
+export { segmenterFingerprint } from '../host-segmenter.js';

@@ -38,7 +38,7 @@
  *   what tells whether it changed (identity, seq), its title and cwd, and its items compressed
  *   (`stored.ts`) for snippets and phrases; its `row` is the session's rowid in `search_words`.
  *   Table `search_meta` holds what the index was built with (format, `maxIndexBytes`, the
- *   segmenter's signature). Nothing is kept per
+ *   segmenter's signature, the host's segmentation fingerprint where it gives one). Nothing is kept per
  *   session in JavaScript: a session's conversation is often a few KB (tool output, most of a log,
  *   is never indexed), so a JavaScript object and strings per session (~1.5 KB) and the text as is
  *   would alone pass SPEC §16.7's twice the indexed text.
@@ -394,13 +394,46 @@ function fromText(text: SqlValue): string {
   throw new DamagedIndexError('a kept string is not what the engine writes');
 }
 
-/** What an index is built with, as `search_meta` keeps it: another value of any of them is another index. */
+/**
+ * What an index is built with, as `search_meta` keeps it: another value of any of them is another
+ * index. `wordsBy`, the host's segmentation fingerprint where it gives one (src/host-segmenter.ts),
+ * names the runtime whose segmenter answered `words`.
+ */
 function meta(maxIndexBytes: number): Array<[string, string]> {
-  return [
+  const rows: Array<[string, string]> = [
     ['format', FORMAT],
     ['maxIndexBytes', String(maxIndexBytes)],
     ['words', segmenterSignature()],
   ];
+  const by = root.segmenterFingerprint();
+  if (by !== undefined) rows.push(['wordsBy', by]);
+  return rows;
+}
+
+/**
+ * True when the rows of `search_meta` are those {@link meta} writes for `maxIndexBytes` here: the
+ * same format and `maxIndexBytes`, and words split alike — where the index names the fingerprint
+ * this host gives, its `words` is the answer of a runtime that splits as this one does and is
+ * taken as it is (no sample segmented, see src/host-segmenter.ts); else the sample is segmented
+ * and compared.
+ */
+function sameMeta(rows: SqlValue[][], maxIndexBytes: number): boolean {
+  const kept = new Map(rows.map(([key, value]) => [key, value]));
+  if (kept.size !== rows.length || kept.get('format') !== FORMAT || kept.get('maxIndexBytes') !== String(maxIndexBytes)) return false;
+  const by = kept.get('wordsBy');
+  if (kept.size !== (by === undefined ? 3 : 4) || typeof kept.get('words') !== 'string') return false;
+  return (by !== undefined && by === root.segmenterFingerprint()) || kept.get('words') === segmenterSignature();
+}
+
+/**
+ * Names this host's fingerprint in an index whose words were found to split as here (an index
+ * built elsewhere, or before fingerprints): its next export is trusted here without segmenting.
+ */
+function nameSegmentation(sql: SqlHost): void {
+  const by = root.segmenterFingerprint();
+  if (by === undefined) return;
+  const [[kept] = []] = sql.all("SELECT value FROM search_meta WHERE key = 'wordsBy'");
+  if (kept !== by) sql.run("INSERT OR REPLACE INTO search_meta(key, value) VALUES ('wordsBy', ?)", by);
 }
 
 /** A session's words and packed items, found before anything is written (see {@link SessionSearchIndex.put}). */
@@ -478,16 +511,15 @@ export class SessionSearchIndex {
    * The index already in `sql`, or `undefined` when its tables are missing or were built with
    * another format, another `maxIndexBytes` or another word segmentation (a runtime with other
    * ICU data), or whose words are not one row per session (counts, highest row): the caller then
-   * drops and rebuilds it ({@link drop}, {@link create}). Cheap: reads three rows and two counts,
+   * drops and rebuilds it ({@link drop}, {@link create}). Cheap: reads the meta rows and two counts,
    * never a session.
    */
   static open(sql: SqlHost, maxIndexBytes: number): SessionSearchIndex | undefined {
     try {
-      const rows = sql.all('SELECT key, value FROM search_meta ORDER BY key');
-      const expected = meta(maxIndexBytes).sort(([a], [b]) => (a < b ? -1 : 1));
-      if (JSON.stringify(rows) !== JSON.stringify(expected)) return undefined;
+      if (!sameMeta(sql.all('SELECT key, value FROM search_meta'), maxIndexBytes)) return undefined;
       const [[consistent]] = sql.all(ONE_ROW_EACH) as [[number]];
       if (consistent !== 1) return undefined;
+      nameSegmentation(sql);
     } catch {
       return undefined;
     }

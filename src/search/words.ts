@@ -278,10 +278,14 @@ function withinOneEdit(a: string, b: string): boolean {
   return a.length > b.length ? a.slice(i + 1) === b.slice(i) : a.slice(i) === b.slice(i + 1);
 }
 
+/** The segmenter's answer on its sample, once per realm (the runtime's segmentation does not change while it runs). */
+let signature: string | undefined;
+
 /**
  * The segmenter's answer on a fixed sample of several scripts: an index built where the runtime
  * splits words differently (another ICU) is rebuilt rather than trusted (SPEC §16.4).
  */
 export function segmenterSignature(): string {
-  return wordsOf("Ünïcode can't 3.14 a_b e.g 校验和数据库迁移 東京タワー ภาษาไทย Türkçe İstanbul проверка").join(' ');
+  signature ??= wordsOf("Ünïcode can't 3.14 a_b e.g 校验和数据库迁移 東京タワー ภาษาไทย Türkçe İstanbul проверка").join(' ');
+  return signature;
 }
