@@ -318,6 +318,7 @@ async function openStore(
   flags: Flags,
   io: CliIO,
   listing?: string,
+  onRead?: () => void,
 ): Promise<{ sessionQuery: SessionQuery; agent: TargetAgent; carried: CarriedDshStore; reads: { logs: number } }> {
   // The CLI waits for the listing and runs nothing else meanwhile: cached identities are stat'ed synchronously.
   const carried = (await import('./store.js')).openDshStore({ root }, { listing, statSync: true });
@@ -325,13 +326,17 @@ async function openStore(
   const records = await store.listSessions();
   /** Calls that read logs (surfaces, titles) made through the service. */
   const reads = { logs: 0 };
+  /** Counts a call that reads logs, telling `onRead` of the first. */
+  const read = () => {
+    if (reads.logs++ === 0) onRead?.();
+  };
   // An empty listing is not an error (a missing root lists nothing), but a mistyped --store should not look like "no sessions".
   if (records.length === 0) io.stderr.write(`note: no dsh sessions found under ${printJson(store.root)}\n`);
   const sessionQuery: SessionQuery = {
     listSessions: async () => records,
-    readSurface: (id, signal) => (reads.logs++, store.readSurface(id, signal)),
-    readRetainedSurface: (id, maxReferenceBytes, signal) => (reads.logs++, store.readRetainedSurface(id, maxReferenceBytes, signal)),
-    readTitleSnapshots: (ids, signal) => (reads.logs++, store.readTitleSnapshots(ids, signal)),
+    readSurface: (id, signal) => (read(), store.readSurface(id, signal)),
+    readRetainedSurface: (id, maxReferenceBytes, signal) => (read(), store.readRetainedSurface(id, maxReferenceBytes, signal)),
+    readTitleSnapshots: (ids, signal) => (read(), store.readTitleSnapshots(ids, signal)),
   };
   if (flags.as !== undefined) {
     const target = records.find((record) => record.header.id === flags.as);
@@ -402,9 +407,9 @@ async function search(query: string, flags: Flags, io: CliIO, out: (text: string
   const limit = integerFlag('limit', flags.limit);
   const root = await storeRoot(flags, io);
   const cache = flags['no-cache'] ? undefined : await searchCache(root, io);
-  if (cache?.contents !== undefined && options.ownsProcess === true) await baselineWasmOnly();
+  const compilers = cache?.contents !== undefined && options.ownsProcess === true ? await baselineCompilersOnly() : undefined;
   const [{ sessionQuery, agent, carried, reads }, { createSessionReferences }] = await Promise.all([
-    openStore(root, flags, io, cache?.contents?.listing),
+    openStore(root, flags, io, cache?.contents?.listing, compilers?.restore),
     import('../service.js'),
     provideSqlite(),
   ]);
@@ -460,15 +465,28 @@ async function provideSqlite(): Promise<void> {
 }
 
 /**
- * Has V8 run WebAssembly compiled from now on with its baseline compiler alone (`--liftoff-only`),
- * for a search that starts from a cached index: a few queries, then the process exits. V8
- * otherwise recompiles SQLite's functions that turn hot with its optimizing compiler in background
- * threads, and the process waits for those compilations at exit: on a warm search of 2,000
- * sessions, 200 ms of CPU on Node 20 and 65 ms on Node 22 for code that never runs again (issue 30
- * item 3; `scripts/cli-cpu.sh`). Process-wide, hence only when `main` owns the process.
+ * Has V8 run what a search from a cached index runs with its baseline compilers alone, until
+ * `restore()`: WebAssembly with Liftoff (`--liftoff-only`), JavaScript without TurboFan
+ * (`--no-opt`). Such a search is a few queries, then the process exits: V8 otherwise optimizes
+ * SQLite's functions and the CLI's that turn hot in background threads, and the process waits for
+ * those compilations at exit, for code that never runs again (on a warm search of 2,000 sessions,
+ * `--liftoff-only` saved 200 ms of CPU on Node 20 and 65 ms on Node 22, `--no-opt` 30–90 ms more
+ * on Node 20; issue 30 item 3, `scripts/cli-cpu.sh`). The caller restores both once the search
+ * turns out to read logs (sessions changed, or the index is rebuilt), which is long work the
+ * optimizing compilers pay for (a build of 2,000 sessions: 20% more CPU without TurboFan). V8
+ * reads both flags as it decides, so setting them back takes effect at once. Process-wide, hence
+ * only when `main` owns the process.
  */
-async function baselineWasmOnly(): Promise<void> {
-  (await import('node:v8')).setFlagsFromString('--liftoff-only');
+async function baselineCompilersOnly(): Promise<{ restore: () => void }> {
+  const { setFlagsFromString } = await import('node:v8');
+  setFlagsFromString('--liftoff-only');
+  setFlagsFromString('--no-opt');
+  return {
+    restore: () => {
+      setFlagsFromString('--no-liftoff-only');
+      setFlagsFromString('--opt');
+    },
+  };
 }
 
 /** One `note:` line on stderr, controls escaped. */
