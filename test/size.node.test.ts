@@ -30,7 +30,7 @@ describe('size budget (scripts/size.mjs)', () => {
   it('measures the root entry and ./store', () => {
     expect(run.stderr).toBe('');
     expect(sizes.map((s) => [s.name, s.budget])).toEqual(BUDGETS.map((b) => [b.name, b.budget]));
-    expect(sizes.find((s) => s.name === '.')?.budget).toBe(11 * 1024);
+    expect(sizes.find((s) => s.name === '.')?.budget).toBe(11.25 * 1024);
     // The script's exit status agrees with the budgets (CI's `npm run size` fails the same way).
     expect(run.status).toBe(sizes.every((s) => s.ok) ? 0 : 1);
     console.log(sizes.map((s) => `${s.name.padEnd(8)} ${String(s.gzip).padStart(6)} B min+gzip  (budget ${s.budget} B)`).join('\n'));
