@@ -84,7 +84,10 @@ export const BUDGETS = [
   // byte streams read through a BYOB reader into one reused buffer (src/store/source.ts), the
   // fold's seq index in a typed array (src/surface.ts), and the classifier's type lookup by byte
   // hash without a string per row (src/store/classify.ts); ~0.2 KB together.
-  { name: './store', entry: 'src/store/index.ts', budget: 51.5 * 1024 },
+  // 52 KB since a truncated final zstd frame is ignored whatever its lines hold (the probe of issue
+  // 30, finding 3): a line's error is held until the frame ends, the rest of the frame walked by
+  // its block headers, not decoded (src/store/zstd-extent.ts, ~0.2 KB).
+  { name: './store', entry: 'src/store/index.ts', budget: 52 * 1024 },
   // What an app that streams logs ships up front (object store, readSessionLog; a Worker): libzstd
   // is a lazy chunk, fetched on the first zstd log (in workerd the app gives the compiled module).
   // 11.5 KB with the rest of issue 21's hardening of ./store (caller-data copies, strict streams).

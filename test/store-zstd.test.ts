@@ -19,6 +19,8 @@ import {
   TAIL_FRAME_LINES,
 } from './fixtures/zstd-fixtures.js';
 import { rleFrame, storedFrame } from './fixtures/zstd-build.js';
+import { fail } from '../src/errors.js';
+import { FrameExtent } from '../src/store/zstd-extent.js';
 import { expectCode } from './helpers.js';
 
 const encoder = new TextEncoder();
@@ -62,6 +64,16 @@ function skippable(n: number, payload: Uint8Array): Uint8Array {
 
 const headerFrame = handFrame([{ raw: utf8(HEADER) }]);
 const eventLine = (seq: number) => `{"type":"step/start","seq":${seq},"time":0,"data":{}}\n`;
+
+/** `'ok'`, or the code and message of what `run` throws. */
+function settleSync(run: () => void): unknown {
+  try {
+    run();
+    return 'ok';
+  } catch (error) {
+    return { code: (error as { code?: unknown }).code, message: (error as Error).message };
+  }
+}
 
 /** What decoding `bytes` gives: the bytes, or the error's code and message. */
 function outcome(lib: LibZstd, bytes: Uint8Array, verifyChecksums = true): unknown {
@@ -128,6 +140,32 @@ describe('zstd session logs (SPEC §11.2)', () => {
     }
     const whole = parseSessionLog(concatBytes(small, tail));
     expect(whole.events.map((e) => e.seq)).toEqual([1, 1000, 1001]);
+  });
+
+  it('property: a truncated final frame is ignored whatever its lines hold (not JSON, not UTF-8, a bad header), at any cut, checksum or not, whole or streamed', async () => {
+    // A found bug (probe of issue 30, finding 3): a final frame cut by its checksum alone failed the
+    // read with INVALID_LOG when a line in it was not JSON, though a valid line there was taken back.
+    const hostile = ['{"type":"tool/result","seq":5,"data":{}}x', '{"type":"text-chunks","seq":5}x', '{"type":"user/message","seq":5,"data":{}}x', 'not json', '{"type":"tool/result","seq":5,"data":"\\q"}', '{"type":"session"'];
+    const line = fc.oneof(fc.constantFrom(...hostile).map((text) => utf8(`${text}\n`)), fc.constant(new Uint8Array([0x7b, 0xff, 0xfe, 0x7d, 0x0a])), fc.nat(9).map((seq) => utf8(eventLine(seq + 10))));
+    const settle = async (read: () => unknown) => Promise.resolve().then(read).then((log) => ({ log }), (error: Error & { code: string }) => ({ code: error.code, message: error.message }));
+    await fc.assert(
+      fc.asyncProperty(fc.boolean(), fc.array(line, { minLength: 1, maxLength: 4 }), fc.boolean(), fc.nat(), fc.nat(64), async (headerToo, lines, checksum, cutAt, chunk) => {
+        const before = headerToo ? new Uint8Array(0) : concatBytes(headerFrame, handFrame([{ raw: utf8(eventLine(1)) }]));
+        const last = storedFrame(concatBytes(...(headerToo ? [utf8(HEADER)] : []), ...lines), { checksum });
+        // Cut by 1 byte (its checksum's last, or its content's) up to all but its magic number.
+        const cut = 1 + (cutAt % (last.length - 4));
+        const bytes = concatBytes(before, last.subarray(0, last.length - cut));
+        // As the log without that frame: its events, or (nothing before it) no complete header.
+        const expected = await settle(() => parseSessionLog(before));
+        expect(await settle(() => parseSessionLog(bytes))).toEqual(expected);
+        const size = 1 + chunk;
+        async function* chunks() {
+          for (let at = 0; at < bytes.length; at += size) yield bytes.slice(at, at + size);
+        }
+        expect(await settle(() => readSessionLog(chunks()))).toEqual(expected);
+      }),
+      { numRuns: 200, seed: 30_3 },
+    );
   });
 
   it('ignores a torn last batch of the real log, keeps it once complete', () => {
@@ -358,6 +396,52 @@ describe('libzstd in every runtime (SPEC §11.2, §11.2.1.1)', () => {
       { numRuns: 80, seed: 7 },
     );
   }, 120_000);
+
+  it('FrameExtent finds where each frame ends from its block headers: the real log’s frames (compressed blocks, checksums), raw, RLE, in feeds of any size', () => {
+    const all = [...frames, tail, rleFrame(0x61, 3), storedFrame('abc\n', { checksum: true }), storedFrame('', { checksum: false }), handFrame([{ raw: utf8('x') }, { rle: 0x62, size: 9 }])];
+    for (const frame of all) {
+      for (const size of [1, 2, 3, 7, frame.length]) {
+        const extent = new FrameExtent(frame);
+        let taken = 0;
+        for (let at = 0; at < frame.length && !extent.ended; at += size) taken += extent.feed(frame.subarray(at, at + size));
+        expect([taken, extent.ended]).toEqual([frame.length, true]);
+        // Bytes after it are not the frame's.
+        const next = new FrameExtent(frame);
+        expect(next.feed(concatBytes(frame, frame))).toBe(frame.length);
+      }
+    }
+  });
+
+  it('a line failing in a frame stops its decoding: the rest of the frame (a 128 MiB bomb) is walked by its block headers, its error thrown at its end, dropped if it is cut', async () => {
+    const bomb = rleFrame(0x61, 1024);
+    const run = (bytes: Uint8Array) => {
+      let outputs = 0;
+      let restored = 0;
+      const stream = new ZstdStream(
+        wasm,
+        () => {
+          outputs++;
+          throw fail('INVALID_LOG', 'dsh session log line 2 is not JSON: "aaaa…"');
+        },
+        { verifyChecksums: true, mark: () => () => void restored++, maxInputBytes: Infinity, countSkipped: false, sliceBytes: Infinity },
+      );
+      const outcome = settleSync(() => {
+        stream.push(bytes);
+        stream.end();
+      });
+      return { outcome, outputs, restored };
+    };
+    // Whole: the line's error, after one output (one block) of 1,024.
+    expect(run(bomb)).toEqual({ outcome: { code: 'SESSION_REFERENCE_INVALID_LOG', message: 'dsh session log line 2 is not JSON: "aaaa…"' }, outputs: 1, restored: 0 });
+    // Cut in its last block header: a truncated final frame, taken back, no error.
+    expect(run(bomb.subarray(0, bomb.length - 2))).toEqual({ outcome: 'ok', outputs: 1, restored: 1 });
+    // A limit met (not a line's content) stops the read where it is met, in a frame cut or not.
+    const cut = concatBytes(headerFrame, bomb.subarray(0, bomb.length - 2));
+    expect(await readSessionLog(cut, { maxLogBytes: 1 << 20 }).then(() => 'ok', (error: Error & { code: string }) => ({ code: error.code, message: error.message }))).toEqual({
+      code: 'SESSION_REFERENCE_INVALID_LOG',
+      message: `dsh session log is larger than maxLogBytes (${1 << 20} bytes)`,
+    });
+  });
 
   it('decodes a frame of 1,024 RLE blocks (128 MiB) in slices, stopping after the block the consumer stopped at', () => {
     const bomb = rleFrame(0x61, 1024);

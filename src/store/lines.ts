@@ -4,7 +4,7 @@
  * (classify.ts) to validate, skip or decode. Memory: the unfinished line only.
  * @module
  */
-import { fail } from '../errors.js';
+import { fail, type SessionReferenceError } from '../errors.js';
 import type { ChunkScanner } from './chunk-scanner.js';
 
 /** Receives the lines of a log as bytes, in order. */
@@ -52,8 +52,26 @@ export const MAX_LINE_BYTES = 256 * 1024 * 1024;
 /** An empty line's bytes (never written to). */
 const NO_BYTES = new Uint8Array(0);
 
+/** The errors of a read's limits ({@link limitReached}). */
+const limits = new WeakSet<object>();
+
+/**
+ * `error`, marked as a read's limit met (a line or the header past its bound, a log past
+ * `maxLogBytes`): it stops the read where it is met, unlike the error of a line's content, which
+ * a truncated final zstd frame takes back with the frame (zstd.ts).
+ */
+function limitReached(error: SessionReferenceError): SessionReferenceError {
+  limits.add(error);
+  return error;
+}
+
+/** True for an error of {@link limitReached}. */
+export function isLimitReached(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && limits.has(error);
+}
+
 function headerTooLong(limit: number) {
-  return fail('INVALID_LOG', `dsh session log line 1 (the header) is over ${limit} bytes (header line over ${limit / 1048576} MiB): not a dsh session header`);
+  return limitReached(fail('INVALID_LOG', `dsh session log line 1 (the header) is over ${limit} bytes (header line over ${limit / 1048576} MiB): not a dsh session header`));
 }
 
 /** Bytes of the first block of an unfinished line; each further block doubles, up to {@link MAX_BLOCK}. */
@@ -169,7 +187,7 @@ export class LineSplitter {
     if (this.stopped || chunk.length === 0) return;
     this.total += chunk.length;
     if (this.total > this.limits.maxLogBytes) {
-      throw fail('INVALID_LOG', `dsh session log is larger than maxLogBytes (${this.limits.maxLogBytes} bytes)`);
+      throw limitReached(fail('INVALID_LOG', `dsh session log is larger than maxLogBytes (${this.limits.maxLogBytes} bytes)`));
     }
     this.newlines.setChunk(chunk);
     try {
@@ -224,7 +242,7 @@ export class LineSplitter {
     const length = this.pending.bytes + bytes.length;
     this.checkHeaderLength(length);
     if (length > MAX_LINE_BYTES) {
-      throw fail('INVALID_LOG', `dsh session log line ${this.number} is longer than ${MAX_LINE_BYTES} bytes`);
+      throw limitReached(fail('INVALID_LOG', `dsh session log line ${this.number} is longer than ${MAX_LINE_BYTES} bytes`));
     }
     this.pending.append(bytes);
   }

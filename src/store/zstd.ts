@@ -19,10 +19,11 @@
  * Loaded lazily by the streaming reader, so plain-text apps never ship it.
  * @module
  */
-import { fail } from '../errors.js';
+import { fail, SessionReferenceError } from '../errors.js';
 import { LibZstdError, STEP_BYTES, type LibZstd, type ZstdDecoder } from './libzstd.js';
-import { concat } from './lines.js';
+import { concat, isLimitReached } from './lines.js';
 import { isSkippableMagic, readU32, ZSTD_MAGIC } from './magic.js';
+import { FrameExtent } from './zstd-extent.js';
 import { checkFrameWindow, frameHeaderBytes } from './zstd-window.js';
 
 export { isZstd } from './magic.js';
@@ -188,6 +189,15 @@ export class ZstdStream {
   private stopped = false;
   /** libzstd took none of the bytes held and wrote nothing: it waits for more input. */
   private waiting = false;
+  /**
+   * What the consumer threw for the output of the frame being decoded (a line that is not valid,
+   * SPEC §11.1): thrown once the frame ends, dropped with the frame when it turns out truncated
+   * (SPEC §11.2: a truncated final frame is ignored like a torn line, whatever its lines hold).
+   * Meanwhile the rest of the frame is not decoded: its block headers tell where it ends ({@link extent}).
+   */
+  private deferred: SessionReferenceError | undefined;
+  /** The walk over the frame being decoded, fed what libzstd takes of it (see zstd-extent.ts). */
+  private extent: FrameExtent | undefined;
 
   /**
    * @param out Receives the decoded bytes, in order (a view valid during the call only); returns
@@ -271,7 +281,10 @@ export class ZstdStream {
       if (!this.stopped && this.frameStart === undefined && this.skip === 0 && this.queue.length > 0 && this.queue.length < 4) {
         if (!isMagicPrefix(this.queue.peek(this.queue.length))) throw corrupt(this.offset, 'trailing bytes are not a frame');
       }
-      if (this.frameStart !== undefined) this.restore?.();
+      if (this.frameStart !== undefined) {
+        this.restore?.();
+        this.deferred = undefined;
+      }
     } finally {
       this.close();
     }
@@ -310,7 +323,7 @@ export class ZstdStream {
         this.startFrame();
         continue;
       }
-      work += this.step();
+      work += this.deferred === undefined ? this.step() : this.skim();
     }
   }
 
@@ -341,6 +354,7 @@ export class ZstdStream {
       this.queue.advance(5);
       this.queue.unshift(copy);
     }
+    this.extent = new FrameExtent(this.queue.peek(5));
   }
 
   /** One decoder call over the bytes held; returns its work. */
@@ -356,15 +370,17 @@ export class ZstdStream {
       throw error;
     }
     const { consumed, output, frameEnded } = result;
+    this.extent!.feed(input.subarray(0, consumed));
     this.queue.advance(consumed);
     this.offset += consumed;
     this.count(consumed);
     this.flushing = output.length === STEP_BYTES;
-    if (output.length > 0 && !this.out(output)) {
+    if (output.length > 0 && !this.pass(output)) {
       this.stopped = true;
       return 0;
     }
     if (frameEnded) {
+      if (this.deferred !== undefined) throw this.deferred;
       this.frameStart = undefined;
       this.restore = undefined;
       this.flushing = false;
@@ -377,9 +393,53 @@ export class ZstdStream {
     return consumed + output.length + 64;
   }
 
+  /**
+   * Passes `output` on (see {@link out}), unless the consumer already failed this frame; a line's
+   * failure is {@link deferred} to the frame's end. Other failures (a read past `maxLogBytes`)
+   * stop the read at once.
+   */
+  private pass(output: Uint8Array): boolean {
+    if (this.deferred !== undefined) return true;
+    try {
+      return this.out(output);
+    } catch (error) {
+      if (!isLineError(error)) throw error;
+      this.deferred = error;
+      this.flushing = false;
+      return true;
+    }
+  }
+
+  /**
+   * Once a line of the frame failed ({@link deferred}): walks the frame's bytes held, undecoded,
+   * towards its end, where the line's error is thrown; the input ending first makes the frame a
+   * truncated final frame ({@link ZstdStream.end}). A header read walks no further than its
+   * allowance (then the error stands).
+   */
+  private skim(): number {
+    const allowance = this.allowance;
+    if (allowance <= 0) throw this.deferred!;
+    const input = this.queue.first();
+    const taken = this.extent!.feed(input.subarray(0, Math.min(input.length, allowance)));
+    this.queue.advance(taken);
+    this.offset += taken;
+    this.count(taken);
+    if (this.extent!.ended || this.extent!.corrupt) throw this.deferred!;
+    return (taken >> 4) + 64;
+  }
+
   private count(bytes: number): void {
     this.counted += bytes;
   }
+}
+
+/**
+ * True for what a line's consumer throws about the line itself (SPEC §11.1: not JSON, not UTF-8,
+ * not a header), which a truncated final frame's lines may be: never a read's limits (a line or
+ * header past its bound, a log past `maxLogBytes`), which stop the read where they are met.
+ */
+function isLineError(error: unknown): error is SessionReferenceError {
+  return error instanceof SessionReferenceError && error.code === 'SESSION_REFERENCE_INVALID_LOG' && !isLimitReached(error);
 }
 
 /**
