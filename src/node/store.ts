@@ -992,37 +992,39 @@ class LogReads {
    * The log cached as chosen in each of `dirs` and the entry `cache` holds for it, when both are
    * current: the log is still a regular file of the identity of the entry, and its directory still
    * has the identity cached with the choice (else `undefined`, as for a directory or log not
-   * cached). These are the two stats {@link chooseLog} and {@link unchanged} make, the directory's
-   * again synchronously right after the log's, but for many sessions at once: stats on the thread
-   * pool run {@link LIST_CONCURRENCY} at a time behind one promise ({@link statEach}), not a chain
-   * of promises per session, and where stats may block ({@link statNow}: the CLI, issue 30 item 3)
-   * they are all `statSync` calls. A failing stat only leaves its session to the slower way, which
+   * cached). These are the two stats {@link chooseLog} and {@link unchanged} make, but for many
+   * sessions at once: the logs' stats on the thread pool run {@link LIST_CONCURRENCY} at a time
+   * behind one promise ({@link statEach}), not a chain of promises per session, and then the
+   * directories of the logs found unchanged are stat'ed synchronously (their paths have just been
+   * walked: those stats wait for no disk), once the thread pool is done: between its stats they
+   * cost twice as much. Where stats may block ({@link statNow}: the CLI, issue 30 item 3) the logs'
+   * are `statSync` calls too. A failing stat only leaves its session to the slower way, which
    * stats again and reports it.
    */
-  private cachedEntries<T extends { identity: string }>(
+  private async cachedEntries<T extends { identity: string }>(
     dirs: ReadonlyArray<string | undefined>,
     cache: LruCache<T>,
     signal: AbortSignal | undefined,
   ): Promise<Array<{ log: LogEntry; entry: T } | undefined>> {
-    const hits = new Array<{ log: LogEntry; entry: T } | undefined>(dirs.length);
-    const checks: Array<{ at: number; dir: string; dirIdentity: string; log: LogEntry; entry: T }> = [];
+    const checks: Array<{ at: number; dir: string; dirIdentity: string; log: LogEntry; entry: T; current?: boolean }> = [];
     for (let at = 0; at < dirs.length; at++) {
       const dir = dirs[at];
       const chosen = dir === undefined ? undefined : this.chosen.get(dir);
       const entry = chosen?.log === undefined ? undefined : cache.get(chosen.log.path);
       if (entry !== undefined) checks.push({ at, dir: dir!, dirIdentity: chosen!.identity, log: chosen!.log!, entry });
     }
-    const settle = (check: (typeof checks)[number], logStats: Stats | undefined) => {
-      if (logStats === undefined || !logStats.isFile() || identityOf(logStats) !== check.entry.identity) return;
-      const dirStats = statOrNothing(check.dir);
-      if (dirStats !== undefined && identityOf(dirStats) === check.dirIdentity) hits[check.at] = { log: check.log, entry: check.entry };
+    const logStats = (check: (typeof checks)[number], stats: Stats | undefined) => {
+      check.current = stats !== undefined && stats.isFile() && identityOf(stats) === check.entry.identity;
     };
-    if (this.statPath === statNow) {
-      for (const check of checks) settle(check, statOrNothing(check.log.path));
-      return Promise.resolve(hits);
+    if (this.statPath === statNow) for (const check of checks) logStats(check, statOrNothing(check.log.path));
+    else await statEach(checks.map((check) => check.log.path), LIST_CONCURRENCY, signal, (i, stats) => logStats(checks[i]!, stats));
+    const hits = new Array<{ log: LogEntry; entry: T } | undefined>(dirs.length);
+    for (const { at, dir, dirIdentity, log, entry, current } of checks) {
+      if (!current) continue;
+      const stats = statOrNothing(dir);
+      if (stats !== undefined && identityOf(stats) === dirIdentity) hits[at] = { log, entry };
     }
-    const paths = checks.map((check) => check.log.path);
-    return statEach(paths, LIST_CONCURRENCY, signal, (i, stats) => settle(checks[i]!, stats)).then(() => hits);
+    return hits;
   }
 
   /**
