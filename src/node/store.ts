@@ -173,9 +173,9 @@ export function defaultSessionStoreRoot(
  *   reads no file it has read before unless the file changed. The log chosen in a session
  *   directory is cached by the directory's identity (not for a directory changed in the last 2 s),
  *   so a later listing, or reading a known session again, lists no session directory: a listing
- *   of an unchanged store costs a `stat` per log, and one per session directory made synchronously
- *   right after it (the log's path has just been walked through the directory: it waits for no
- *   disk), as is the `stat` of a directory just listed. The caches are bounded (SPEC §11.2.5):
+ *   of an unchanged store, or a second title read, costs a `stat` per log (16 in flight), and one
+ *   per session directory made synchronously once they are done (each log's path has just been
+ *   walked through its directory: it waits for no disk), as is the `stat` of a directory just listed. The caches are bounded (SPEC §11.2.5):
  *   each holds at most 100,000 entries and 64 MiB (estimated as 2 bytes per UTF-16 unit of the
  *   path, identity and JSON of the header and title, plus 200 per entry), least recently used
  *   first out, and every listing drops the entries of logs and directories it no longer finds, so
