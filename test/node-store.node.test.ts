@@ -1,10 +1,11 @@
 /** dsh's on-disk store as a SessionQuery (SPEC §12.1), over temp directories and the sample store. */
-import { closeSync, fstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
+import { appendFileSync, closeSync, fstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { createSessionReferences, type SessionEvent, type SessionHeader } from '../src/index.js';
 import { createDshStoreSessionQuery, defaultSessionStoreRoot, sampleStoreRoot } from '../src/node/index.js';
+import { openDshStore } from '../src/node/store.js';
 import { concatBytes } from './fixtures/base64.js';
 import { rawZstdFrame } from './fixtures/object-store.js';
 import { SessionReferenceError } from '../src/errors.js';
@@ -374,6 +375,103 @@ describe('createDshStoreSessionQuery: reading (SPEC §12.1, §4.2)', () => {
       put(root, 'p', 'a', 'session.v4.jsonl', jsonl(header('a', 1, { version: 4 }), [titleEvent(0, 'v4 title')]));
       expect(await title()).toBe('v4 title');
       expect(listed).toEqual([[join(root, 'p', 'a'), { withFileTypes: true }]]);
+    });
+  });
+
+  describe('cache checks of many sessions at once (a warm listing, a second title read)', () => {
+    /** 20 settled sessions with a title each (their listings may be cached). */
+    function titledStore(): string {
+      const root = freshRoot();
+      const anHourAgo = Date.now() / 1000 - 3600;
+      for (let i = 0; i < 20; i++) {
+        put(root, 'p', `s${i}`, 'session.v3.jsonl', jsonl(header(`s${i}`, i), [titleEvent(0, `title ${i}`)]));
+        utimesSync(join(root, 'p', `s${i}`), anHourAgo, anHourAgo);
+      }
+      return root;
+    }
+
+    /** What a store answers: its listing, and each title row (a failure as its code). */
+    async function answers(store: ReturnType<typeof createDshStoreSessionQuery>, sessionIds: string[]) {
+      const listed = (await store.listSessions()).map((row) => [row.header.id, row.header.version, row.identity]);
+      const rows = await store.readTitleSnapshots(sessionIds);
+      return { listed, titles: rows.map((row) => (row.status === 'fulfilled' ? row.value.title?.title : (row.reason as SessionReferenceError).code)) };
+    }
+
+    it('answer an unchanged store with one stat per log on the thread pool, 16 in flight at most, and no listing or open of a session', async () => {
+      const root = titledStore();
+      const store = createDshStoreSessionQuery({ root });
+      const sessionIds = (await store.listSessions()).map((row) => row.header.id);
+      const before = await answers(store, sessionIds);
+      const calls: Record<'stat' | 'readdir' | 'open', unknown[][]> = { stat: [], readdir: [], open: [] };
+      let inFlight = 0;
+      let mostInFlight = 0;
+      const countingStats = (original: FsCall): FsCall => (...args) => {
+        calls.stat.push(args.slice(0, -1));
+        mostInFlight = Math.max(mostInFlight, ++inFlight);
+        const done = args.at(-1) as (...results: unknown[]) => void;
+        return original(...args.slice(0, -1), (...results: unknown[]) => (inFlight--, done(...results)));
+      };
+      const after = await withFs('stat', countingStats, () => withFs('readdir', recordingInto(calls.readdir), () => withFs('open', recordingInto(calls.open), () => answers(store, sessionIds))));
+      expect(after).toEqual(before);
+      const logs = sessionIds.map((id) => [join(root, 'p', id, 'session.v3.jsonl')]);
+      // The listing's stats, then the title read's: each log once, its directory synchronously.
+      expect(calls.stat.slice(0, 20).sort()).toEqual([...logs].sort());
+      expect(calls.stat.slice(20)).toEqual(logs);
+      expect(mostInFlight).toBe(16);
+      expect(calls.readdir).toEqual([[root, { withFileTypes: true }], [join(root, 'p'), { withFileTypes: true }]]);
+      expect(calls.open).toEqual([]);
+    });
+
+    it.each([false, true])('answer as a fresh store does after logs changed, moved, vanished or were added (statSync %s)', async (statSync) => {
+      const root = titledStore();
+      const store = openDshStore({ root }, { statSync }).query;
+      const sessionIds = [...Array.from({ length: 20 }, (_, i) => `s${i}`), 'unknown'];
+      await answers(store, sessionIds);
+      const dir = (i: number) => join(root, 'p', `s${i}`);
+      // A log changed in place (its directory unchanged): the new title.
+      appendFileSync(join(dir(1), 'session.v3.jsonl'), JSON.stringify(titleEvent(1, 'appended title')) + '\n');
+      // A higher version added (the directory changed): it is chosen.
+      put(root, 'p', 's2', 'session.v4.jsonl', jsonl(header('s2', 2, { version: 4 }), [titleEvent(0, 'v4 title')]));
+      // The log removed: not listed, its title row NOT_FOUND.
+      rmSync(join(dir(3), 'session.v3.jsonl'));
+      // Another file in the directory (it changed, its choice did not): the title as before.
+      put(root, 'p', 's4', 'notes.txt', 'not a log');
+      // The log replaced by another file of the same name (another inode).
+      put(root, 'p', 's5', 'session.next', jsonl(header('s5', 5), [titleEvent(0, 'replaced title')]));
+      renameSync(join(dir(5), 'session.next'), join(dir(5), 'session.v3.jsonl'));
+      // The log replaced by another session's: s6 is gone, s6b found.
+      writeFileSync(join(dir(6), 'session.v3.jsonl'), jsonl(header('s6b', 6), [titleEvent(0, 'other session')]));
+      // The session directory moved to another project.
+      mkdirSync(join(root, 'q'));
+      renameSync(dir(7), join(root, 'q', 's7'));
+      // The session directory removed.
+      rmSync(dir(8), { recursive: true });
+      const expected = await answers(createDshStoreSessionQuery({ root }), [...sessionIds, 's6b']);
+      expect(expected.titles.slice(1, 9)).toEqual(['appended title', 'v4 title', 'SESSION_REFERENCE_NOT_FOUND', 'title 4', 'replaced title', 'SESSION_REFERENCE_NOT_FOUND', 'title 7', 'SESSION_REFERENCE_NOT_FOUND']);
+      expect(await answers(store, [...sessionIds, 's6b'])).toEqual(expected);
+      // And again, from the caches the last reads filled.
+      expect(await answers(store, [...sessionIds, 's6b'])).toEqual(expected);
+    });
+
+    it('a title read whose cache checks are in flight rejects with SESSION_REFERENCE_CANCELLED when its signal aborts, starting no other stat (SPEC §10.2)', async () => {
+      const root = titledStore();
+      const store = createDshStoreSessionQuery({ root });
+      const sessionIds = (await store.listSessions()).map((row) => row.header.id);
+      await store.readTitleSnapshots(sessionIds);
+      const held: Array<() => void> = [];
+      const holdingStats = (original: FsCall): FsCall => (...args) => {
+        const done = args.at(-1) as (...results: unknown[]) => void;
+        return original(...args.slice(0, -1), (...results: unknown[]) => held.push(() => done(...results)));
+      };
+      const controller = new AbortController();
+      await withFs('stat', holdingStats, async () => {
+        const titles = store.readTitleSnapshots(sessionIds, controller.signal);
+        await eventually(() => expect(held).toHaveLength(16));
+        controller.abort(new Error('stop'));
+        for (const release of held.splice(0)) release();
+        await expectRejectCode(titles, 'SESSION_REFERENCE_CANCELLED');
+        expect(held).toEqual([]);
+      });
     });
   });
 

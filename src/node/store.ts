@@ -174,9 +174,9 @@ export function defaultSessionStoreRoot(
  *   reads no file it has read before unless the file changed. The log chosen in a session
  *   directory is cached by the directory's identity (not for a directory changed in the last 2 s),
  *   so a later listing, or reading a known session again, lists no session directory: a listing
- *   of an unchanged store costs a `stat` per log, and one per session directory made synchronously
- *   right after it (the log's path has just been walked through the directory: it waits for no
- *   disk), as is the `stat` of a directory just listed. The caches are bounded (SPEC §11.2.5):
+ *   of an unchanged store, or a second title read, costs a `stat` per log (16 in flight), and one
+ *   per session directory made synchronously once they are done (each log's path has just been
+ *   walked through its directory: it waits for no disk), as is the `stat` of a directory just listed. The caches are bounded (SPEC §11.2.5):
  *   each holds at most 100,000 entries and 64 MiB (estimated as 2 bytes per UTF-16 unit of the
  *   path, identity and JSON of the header and title, plus 200 per entry), least recently used
  *   first out, and every listing drops the entries of logs and directories it no longer finds, so
@@ -315,6 +315,17 @@ export function openDshStore(options: DshStoreOptions = {}, carried: CarriedDshS
     return again;
   }
 
+  /** The title row of `sessionId` read the slower way (see {@link LogReads.title}): a failure is a `rejected` row, a cancellation rejects. */
+  async function readTitleRow(sessionId: string, signal: AbortSignal | undefined): Promise<SessionTitleSnapshot> {
+    try {
+      const { title } = await readSession(sessionId, signal, false, (log) => reads.title(log, signal));
+      return titleRow(sessionId, title);
+    } catch (reason) {
+      if (reason instanceof SessionReferenceError && reason.code === 'SESSION_REFERENCE_CANCELLED') throw reason;
+      return { sessionId, status: 'rejected', reason };
+    }
+  }
+
   const query: DshStoreSessionQuery = Object.freeze({
     root,
     async listSessions(signal?: AbortSignal): Promise<Array<{ header: SessionHeader; identity: string }>> {
@@ -344,16 +355,14 @@ export function openDshStore(options: DshStoreOptions = {}, carried: CarriedDshS
       enter(signal);
       // One rescan up front for ids the last scan did not see, instead of one per id.
       if (sessionIds.some((id) => typeof id !== 'string' || !index.has(id))) await scan(signal);
-      const rows = await mapLimited(sessionIds, LIST_CONCURRENCY, signal, async (sessionId): Promise<SessionTitleSnapshot> => {
-        try {
-          const { title } = await readSession(sessionId, signal, false, (log) => reads.title(log, signal));
-          return { sessionId, status: 'fulfilled', value: title === undefined ? {} : { title: { title } } };
-        } catch (reason) {
-          if (reason instanceof SessionReferenceError && reason.code === 'SESSION_REFERENCE_CANCELLED') throw reason;
-          return { sessionId, status: 'rejected', reason };
-        }
-      });
-      return rows;
+      // Titles the caches answer for, their stats batched, then each other id the slower way.
+      const cached = await reads.cachedTitles(sessionIds.map((id) => index.get(id)?.dir), signal);
+      // As readSession checks the header's id, so does a title the caches answer for.
+      const answered = (i: number) => cached[i]?.header.id === sessionIds[i];
+      const missed = sessionIds.filter((_, i) => !answered(i));
+      const read = await mapLimited(missed, LIST_CONCURRENCY, signal, (sessionId) => readTitleRow(sessionId, signal));
+      let next = 0;
+      return sessionIds.map((sessionId, i) => (answered(i) ? titleRow(sessionId, cached[i]!.title) : read[next++]!));
     },
   });
   return { query, exportListing: () => reads.exportListing(root) };
@@ -375,6 +384,11 @@ function checkOptions(given: unknown): { root: string; read: Required<SessionLog
     throw fail('INVALID_CONFIG', `root must be a non-empty path, got ${describeValue(root)}`);
   }
   return { root, read };
+}
+
+/** The `fulfilled` title row of `sessionId`: `value: {}` for a session without a title. */
+function titleRow(sessionId: string, title: string | undefined): SessionTitleSnapshot {
+  return { sessionId, status: 'fulfilled', value: title === undefined ? {} : { title: { title } } };
 }
 
 function checkId(sessionId: unknown): asserts sessionId is string {
@@ -457,8 +471,8 @@ async function scanStore(root: string, reads: LogReads, signal: AbortSignal | un
   const projects = await listDirectories(root, signal, true);
   const sessionDirs = (await mapLimited(projects, LIST_CONCURRENCY, signal, (project) => listDirectories(project, signal, false))).flat();
   throwIfAborted(signal);
-  // Sessions the caches answer for at once (only where stats may block: `cachedSession`), then the others.
-  const found = sessionDirs.map((dir) => reads.cachedSession(dir));
+  // Sessions the caches answer for, their stats batched, then the others.
+  const found = await reads.cachedSessions(sessionDirs, signal);
   const missed = sessionDirs.filter((_, i) => found[i] === undefined);
   const logs = new Set<string>();
   const read = await mapLimited(missed, LIST_CONCURRENCY, signal, async (dir): Promise<IndexedSession | undefined> => {
@@ -586,6 +600,42 @@ function statOrNothing(path: string): Stats | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * `stat` of every one of `paths` on the thread pool, at most `limit` in flight, `each(i, stats)`
+ * called as the stat of `paths[i]` ends (`stats` `undefined` for any failure: the caller's slower
+ * way then reports it). One promise for the batch, not one per path: what thousands of cache checks
+ * cost is then the stats themselves. Rejects with `SESSION_REFERENCE_CANCELLED` once `signal` has
+ * aborted, starting no stat after; those in flight end unseen.
+ */
+function statEach(paths: readonly string[], limit: number, signal: AbortSignal | undefined, each: (i: number, stats: Stats | undefined) => void): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let started = 0;
+    let ended = 0;
+    let cancelled = false;
+    const start = (): void => {
+      const i = started++;
+      stat(paths[i]!, (error, stats) => {
+        if (cancelled) return;
+        each(i, error ? undefined : stats);
+        if (++ended === paths.length) resolve();
+        else if (signal?.aborted) cancel();
+        else if (started < paths.length) start();
+      });
+    };
+    const cancel = (): void => {
+      cancelled = true;
+      try {
+        throwIfAborted(signal);
+      } catch (error) {
+        reject(error);
+      }
+    };
+    if (signal?.aborted) cancel();
+    else if (paths.length === 0) resolve();
+    else while (started < Math.min(limit, paths.length)) start();
+  });
 }
 
 /** The store's read pipeline: what a read of a log runs, loaded by the first read. */
@@ -835,6 +885,13 @@ interface HeaderRead {
   header: SessionHeader | undefined;
 }
 
+/** A title read (the latest `session/title`, `undefined` for none), its log's header, and the identity of the file it was read from. */
+interface TitleEntry {
+  identity: string;
+  header: SessionHeader;
+  title: string | undefined;
+}
+
 /**
  * Reads of log files through the store pipeline (SPEC §11.2.2), with the header and title caches
  * keyed by file identity.
@@ -847,7 +904,7 @@ class LogReads {
   private readonly chosen = new LruCache<{ identity: string; log: LogEntry | undefined }>(CACHE_ENTRIES, CACHE_BYTES, (dir, entry) =>
     entryBytes(dir, entry.identity, entry.log?.path),
   );
-  private readonly titles = new LruCache<{ identity: string; header: SessionHeader; title: string | undefined }>(CACHE_ENTRIES, CACHE_BYTES, (path, entry) =>
+  private readonly titles = new LruCache<TitleEntry>(CACHE_ENTRIES, CACHE_BYTES, (path, entry) =>
     entryBytes(path, entry.identity, entry.header, entry.title),
   );
 
@@ -923,23 +980,65 @@ class LogReads {
   }
 
   /**
-   * The session in `dir` as the caches hold it, checked synchronously, or `undefined` (then
-   * {@link chooseLog} and {@link header} take over, which handle every other case). Only where
-   * stats may block ({@link statNow}: the CLI, issue 30 item 3): a warm listing of thousands of
-   * unchanged sessions then costs two `statSync` calls each and no turn of the event loop. The
-   * session is answered when its directory and log both keep the identities cached with the
-   * choice and the header, and the header is complete.
+   * The session in each of `dirs` as the caches hold it, or `undefined` (then {@link chooseLog} and
+   * {@link header} take over, which handle every other case): answered when the directory and its
+   * log both keep the identities cached with the choice and the header, and the header is
+   * complete. See {@link cachedEntries}.
    */
-  cachedSession(dir: string): IndexedSession | undefined {
-    if (this.statPath !== statNow) return undefined;
-    const log = this.chosen.get(dir)?.log;
-    const read = log === undefined ? undefined : this.headers.get(log.path);
-    if (read?.header === undefined) return undefined;
-    const logStats = statOrNothing(log!.path);
-    if (logStats === undefined || !logStats.isFile() || identityOf(logStats) !== read.identity) return undefined;
-    const dirStats = statOrNothing(dir);
-    if (dirStats === undefined || identityOf(dirStats) !== this.chosen.peek(dir)!.identity) return undefined;
-    return { header: read.header, identity: read.identity, dir, path: log!.path, regular: log!.regular };
+  async cachedSessions(dirs: readonly string[], signal: AbortSignal | undefined): Promise<Array<IndexedSession | undefined>> {
+    const hits = await this.cachedEntries(dirs, this.headers, signal);
+    return hits.map((hit, i) => {
+      const header = hit?.entry.header;
+      return header === undefined ? undefined : { header, identity: hit!.entry.identity, dir: dirs[i]!, path: hit!.log.path, regular: hit!.log.regular };
+    });
+  }
+
+  /**
+   * The header and latest title of the session in each of `dirs` as the caches hold them, or
+   * `undefined` (no directory given, or not answered from the caches: then {@link chooseLog} and
+   * {@link title} take over). See {@link cachedEntries}.
+   */
+  async cachedTitles(dirs: ReadonlyArray<string | undefined>, signal: AbortSignal | undefined): Promise<Array<TitleEntry | undefined>> {
+    return (await this.cachedEntries(dirs, this.titles, signal)).map((hit) => hit?.entry);
+  }
+
+  /**
+   * The log cached as chosen in each of `dirs` and the entry `cache` holds for it, when both are
+   * current: the log is still a regular file of the identity of the entry, and its directory still
+   * has the identity cached with the choice (else `undefined`, as for a directory or log not
+   * cached). These are the two stats {@link chooseLog} and {@link unchanged} make, but for many
+   * sessions at once: the logs' stats on the thread pool run {@link LIST_CONCURRENCY} at a time
+   * behind one promise ({@link statEach}), not a chain of promises per session, and then the
+   * directories of the logs found unchanged are stat'ed synchronously (their paths have just been
+   * walked: those stats wait for no disk), once the thread pool is done: between its stats they
+   * cost twice as much. Where stats may block ({@link statNow}: the CLI, issue 30 item 3) the logs'
+   * are `statSync` calls too. A failing stat only leaves its session to the slower way, which
+   * stats again and reports it.
+   */
+  private async cachedEntries<T extends { identity: string }>(
+    dirs: ReadonlyArray<string | undefined>,
+    cache: LruCache<T>,
+    signal: AbortSignal | undefined,
+  ): Promise<Array<{ log: LogEntry; entry: T } | undefined>> {
+    const checks: Array<{ at: number; dir: string; dirIdentity: string; log: LogEntry; entry: T; current?: boolean }> = [];
+    for (let at = 0; at < dirs.length; at++) {
+      const dir = dirs[at];
+      const chosen = dir === undefined ? undefined : this.chosen.get(dir);
+      const entry = chosen?.log === undefined ? undefined : cache.get(chosen.log.path);
+      if (entry !== undefined) checks.push({ at, dir: dir!, dirIdentity: chosen!.identity, log: chosen!.log!, entry });
+    }
+    const logStats = (check: (typeof checks)[number], stats: Stats | undefined) => {
+      check.current = stats !== undefined && stats.isFile() && identityOf(stats) === check.entry.identity;
+    };
+    if (this.statPath === statNow) for (const check of checks) logStats(check, statOrNothing(check.log.path));
+    else await statEach(checks.map((check) => check.log.path), LIST_CONCURRENCY, signal, (i, stats) => logStats(checks[i]!, stats));
+    const hits = new Array<{ log: LogEntry; entry: T } | undefined>(dirs.length);
+    for (const { at, dir, dirIdentity, log, entry, current } of checks) {
+      if (!current) continue;
+      const stats = statOrNothing(dir);
+      if (stats !== undefined && identityOf(stats) === dirIdentity) hits[at] = { log, entry };
+    }
+    return hits;
   }
 
   /**
