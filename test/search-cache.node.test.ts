@@ -511,3 +511,21 @@ describe('the cached index names Node’s segmentation (src/host-segmenter.ts)',
     expect((await search('gemini')).ids).toEqual(first.ids);
   });
 });
+
+describe('a damaged log body, as the CLI reports it', () => {
+  it('search names the log, the line and what is wrong (the store’s INVALID_LOG, not the service’s cut READ_FAILED: the probe of issue 30, finding 4)', async () => {
+    const { store, env } = setup();
+    // A plain log of the sample store (the others are zstd).
+    const logs = readdirSync(store).flatMap((project) => readdirSync(join(store, project)).flatMap((session) => readdirSync(join(store, project, session)).map((name) => join(store, project, session, name))));
+    const log = logs.find((path) => path.endsWith('.jsonl'))!;
+    const lines = readFileSync(log, 'utf8').split('\n').filter((line) => line !== '').length;
+    writeFileSync(log, readFileSync(log, 'utf8') + '{"type":"tool/result","seq":99999,"time":1,"data":{"x":"\\q"}}\n');
+    const { code, stderr } = await cli(['search', 'gemini', '--store', store], env);
+    expect(code).toBe(1);
+    expect(stderr).toMatch(new RegExp(`^SESSION_REFERENCE_INVALID_LOG: ${escapeRegExp(JSON.stringify(log))}: dsh session log line ${lines + 1} is not JSON: `));
+  });
+});
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

@@ -10,7 +10,7 @@
 import { parseArgs } from 'node:util';
 import type { SessionReferenceConfig } from '../config.js';
 import { parsePositiveInteger } from '../config.js';
-import { describeValue, fail, isSessionReferenceError } from '../errors.js';
+import { describeValue, fail, isSessionReferenceError, type SessionReferenceError } from '../errors.js';
 import type { SessionQuery, TargetAgent, UserMessage } from '../types.js';
 import type { CarriedDshStore } from './store.js';
 import { escapeControls } from './terminal.js';
@@ -154,13 +154,25 @@ export async function main(argv: readonly string[], io: CliIO, options: CliOptio
       return 2;
     }
     if (isSessionReferenceError(error)) {
-      io.stderr.write(`${escapeControls(`${error.code}: ${error.message}`)}\n`);
+      const shown = storeError(error);
+      io.stderr.write(`${escapeControls(`${shown.code}: ${shown.message}`)}\n`);
       return 1;
     }
     const message = error instanceof Error ? error.message : String(error);
     io.stderr.write(`Error: ${escapeControls(message)}\n`);
     return 1;
   }
+}
+
+/**
+ * What the CLI reports of `error`: the store's own error where the service wrapped it as a failed
+ * host call (`READ_FAILED` naming the call, the store's message cut short in it). The CLI's store
+ * is its own, and its error names the log, the line and what is wrong with it (SPEC §11.1), as a
+ * damaged header's does (the probe of issue 30, finding 4).
+ */
+function storeError(error: SessionReferenceError): SessionReferenceError {
+  const { cause } = error;
+  return error.code === 'SESSION_REFERENCE_READ_FAILED' && isSessionReferenceError(cause) ? storeError(cause) : error;
 }
 
 interface Command {
