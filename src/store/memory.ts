@@ -136,7 +136,10 @@ function enter(signal: unknown): void {
  * `readSurface` for an unknown id.
  * @param logs Parsed logs (`parseSessionLog` output or equivalent objects), read once into a
  *   private plain copy (SPEC §10.4): framework state works, and later changes to it do not reach
- *   the store. A sparse array is the entries it holds.
+ *   the store. A sparse array is the entries it holds. The copy is whole, a tool's output
+ *   included, so data nested deeper than `MAX_CALLER_DATA_DEPTH` (1,000) levels anywhere in a log
+ *   is refused (`INVALID_ARGUMENT` naming its path), though `parseSessionLog` reads such a valid
+ *   log: the Node and object stores, which keep no tool output, read it.
  * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_ARGUMENT` naming the path when a part
  * of `logs` cannot be read or copied (a throwing getter, a revoked proxy, a function, a `Map`).
  * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_ARGUMENT` when `logs` is not an array of
