@@ -10,7 +10,7 @@
 import { parseArgs } from 'node:util';
 import type { SessionReferenceConfig } from '../config.js';
 import { parsePositiveInteger } from '../config.js';
-import { describeValue, fail, isSessionReferenceError, type SessionReferenceError } from '../errors.js';
+import { describeValue, fail, isSessionReferenceError, type SessionReferenceError, type SessionReferenceErrorJSON } from '../errors.js';
 import type { SessionQuery, TargetAgent, UserMessage } from '../types.js';
 import type { CarriedDshStore } from './store.js';
 import { escapeControls } from './terminal.js';
@@ -170,8 +170,8 @@ export async function main(argv: readonly string[], io: CliIO, options: CliOptio
  * is its own, and its error names the log, the line and what is wrong with it (SPEC §11.1), as a
  * damaged header's does (the probe of issue 30, finding 4).
  */
-function storeError(error: SessionReferenceError): SessionReferenceError {
-  const { cause } = error;
+function storeError(error: SessionReferenceError | SessionReferenceErrorJSON): SessionReferenceError | SessionReferenceErrorJSON {
+  const { cause } = error as { cause?: unknown };
   return error.code === 'SESSION_REFERENCE_READ_FAILED' && isSessionReferenceError(cause) ? storeError(cause) : error;
 }
 
