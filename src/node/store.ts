@@ -686,24 +686,34 @@ function closeLog(fd: number): void {
 /**
  * Closes a log's descriptor once none of `reads` has a read in flight (at once when none has): a
  * read given up on (an abort) or read ahead and never asked for must not land in a descriptor
- * reused by another open.
+ * reused by another open. Their header buffers go back to the pool then too (the read of the file
+ * has ended: nothing holds its chunks any more, see {@link FileReads}).
  */
 function closeWhenSettled(fd: number, reads: readonly FileReads[]): void {
+  const settled = () => {
+    closeLog(fd);
+    for (const each of reads) each.release();
+  };
   const inFlight = reads.map((each) => each.inFlight).filter((read) => read !== undefined);
-  if (inFlight.length === 0) closeLog(fd);
-  else void Promise.allSettled(inFlight).then(() => closeLog(fd));
+  if (inFlight.length === 0) settled();
+  else void Promise.allSettled(inFlight).then(settled);
 }
 
 const noop = () => {};
 
-/** Header buffers carved from one allocation (as Node's `Buffer` pool): each is fresh memory, never handed out twice. */
-const HEADER_SLAB = 16;
-let headerSlab: { buffer: ArrayBuffer; next: number } | undefined;
+/**
+ * {@link HEADER_CHUNK}-byte buffers given back by reads that ended, for the next ones: a listing
+ * reads thousands of headers, never more than {@link LIST_CONCURRENCY} plus {@link READ_CONCURRENCY}
+ * at once, so it allocates a few dozen, not one per log (4 KiB each of memory to zero and collect).
+ */
+const headerPool: Uint8Array[] = [];
 
-/** A fresh {@link HEADER_CHUNK}-byte buffer: one allocation per {@link HEADER_SLAB} of them (a listing reads thousands). */
+/** Header buffers the pool keeps at most. */
+const HEADER_POOL = 4 * LIST_CONCURRENCY;
+
+/** A {@link HEADER_CHUNK}-byte buffer no other read holds: from the pool, else new. */
 function headerBuffer(): Uint8Array {
-  if (headerSlab === undefined || headerSlab.next === HEADER_SLAB) headerSlab = { buffer: new ArrayBuffer(HEADER_SLAB * HEADER_CHUNK), next: 0 };
-  return new Uint8Array(headerSlab.buffer, HEADER_CHUNK * headerSlab.next++, HEADER_CHUNK);
+  return headerPool.pop() ?? new Uint8Array(HEADER_CHUNK);
 }
 
 /** The chunk read ahead by a {@link FileReads}: its read, the size it asked for, and the position and read length before it. */
@@ -739,6 +749,8 @@ class FileReads {
   private ended: boolean;
   /** The buffers of reads over {@link HEADER_CHUNK} bytes, reused in turn (two when reading ahead). */
   private readonly buffers: Uint8Array[] = [];
+  /** The header buffers of reads of at most {@link HEADER_CHUNK} bytes, each taken for this file's read alone ({@link FileReads.release}). */
+  private readonly headerBuffers: Uint8Array[] = [];
   private turn = 0;
   private ahead: ReadAhead | undefined;
   /** The read in flight, if any (one given up on, or one read ahead and never asked for): the descriptor is closed once it settles. */
@@ -805,9 +817,22 @@ class FileReads {
     return read;
   }
 
-  /** A buffer of `asked` bytes: a fresh header buffer, else the next reused one. */
+  /**
+   * Gives the header buffers back to the pool: once the read of the file has ended and none of its
+   * reads is in flight (the pipeline keeps nothing of a chunk past the read, see above).
+   */
+  release(): void {
+    for (const buffer of this.headerBuffers) if (headerPool.length < HEADER_POOL) headerPool.push(buffer);
+    this.headerBuffers.length = 0;
+  }
+
+  /** A buffer of `asked` bytes: a header buffer of this read's own, else the next reused one. */
   private buffer(asked: number): Uint8Array {
-    if (asked <= HEADER_CHUNK) return headerBuffer().subarray(0, asked);
+    if (asked <= HEADER_CHUNK) {
+      const buffer = headerBuffer();
+      this.headerBuffers.push(buffer);
+      return asked === HEADER_CHUNK ? buffer : buffer.subarray(0, asked);
+    }
     if (this.readsAhead) this.turn = 1 - this.turn;
     const reused = this.buffers[this.turn];
     if (reused !== undefined && reused.length >= asked) return reused.subarray(0, asked);
