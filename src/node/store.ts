@@ -578,13 +578,15 @@ function statOrNothing(path: string): Stats | undefined {
 type Pipeline = typeof import('../store/pipeline.js') & typeof import('../store/read.js') & typeof import('../store/surface-read.js');
 
 let pipelineLoad: Promise<Pipeline> | undefined;
+/** The read pipeline once loaded: later reads take it without a turn of the microtask queue. */
+let loadedPipeline: Pipeline | undefined;
 
 /**
  * The read pipeline, loaded on the first read of a log: a listing whose headers are all cached (a
  * warm CLI search, issue 30 item 3) reads no log and never loads it (~20 ms of CPU in Node 20).
  */
 function loadPipeline(): Promise<Pipeline> {
-  pipelineLoad ??= Promise.all([import('../store/pipeline.js'), import('../store/read.js'), import('../store/surface-read.js')]).then(([a, b, c]) => ({ ...a, ...b, ...c }));
+  pipelineLoad ??= Promise.all([import('../store/pipeline.js'), import('../store/read.js'), import('../store/surface-read.js')]).then(([a, b, c]) => (loadedPipeline = { ...a, ...b, ...c }));
   return pipelineLoad;
 }
 
@@ -694,7 +696,8 @@ function closeWhenSettled(fd: number, reads: readonly FileReads[]): void {
     closeLog(fd);
     for (const each of reads) each.release();
   };
-  const inFlight = reads.map((each) => each.inFlight).filter((read) => read !== undefined);
+  const inFlight: Promise<unknown>[] = [];
+  for (const each of reads) if (each.inFlight !== undefined) inFlight.push(each.inFlight);
   if (inFlight.length === 0) settled();
   else void Promise.allSettled(inFlight).then(settled);
 }
@@ -961,17 +964,21 @@ class LogReads {
    * An unchanged store thus costs one `stat` on the thread pool per session. Else (or for a
    * directory without a log) the directory is listed: see {@link LogReads.listLog}.
    */
-  async chooseLog(dir: string, signal: AbortSignal | undefined): Promise<LogEntry | undefined> {
+  chooseLog(dir: string, signal: AbortSignal | undefined): Promise<LogEntry | undefined> {
     throwIfAborted(signal);
     const cached = this.chosen.get(dir);
-    if (cached !== undefined) {
-      const { log } = cached;
-      // A failure is left to the read, which stats or opens the log itself.
-      const current = log === undefined ? undefined : await logIdentity(log.path, this.statPath).catch(() => undefined);
-      const stats = log === undefined ? await this.statPath(dir).catch((error: unknown) => goneDir(error, dir)) : walkedDirStats(dir);
-      if (stats === undefined) return undefined;
-      if (identityOf(stats) === cached.identity) return current === undefined ? log : { ...log!, current };
-    }
+    // No await of its own without a cache entry: a first listing goes straight to the listing.
+    return cached === undefined ? this.listLog(dir, signal) : this.cachedLog(dir, cached, signal);
+  }
+
+  /** {@link LogReads.chooseLog} of a directory whose choice is cached: kept while the directory keeps its identity. */
+  private async cachedLog(dir: string, cached: { identity: string; log: LogEntry | undefined }, signal: AbortSignal | undefined): Promise<LogEntry | undefined> {
+    const { log } = cached;
+    // A failure is left to the read, which stats or opens the log itself.
+    const current = log === undefined ? undefined : await logIdentity(log.path, this.statPath).catch(() => undefined);
+    const stats = log === undefined ? await this.statPath(dir).catch((error: unknown) => goneDir(error, dir)) : walkedDirStats(dir);
+    if (stats === undefined) return undefined;
+    if (identityOf(stats) === cached.identity) return current === undefined ? log : { ...log!, current };
     return this.listLog(dir, signal);
   }
 
@@ -1064,7 +1071,7 @@ class LogReads {
     read: (source: SizedSource, reopen: () => Promise<SizedSource>, options: ReadOptions, pipeline: Pipeline) => T | Promise<T>,
   ): Promise<{ value: T; identity: string } | undefined> {
     throwIfAborted(signal);
-    const pipeline = await loadPipeline();
+    const pipeline = loadedPipeline ?? (await loadPipeline());
     const file = await openLog(log);
     if (file === undefined) return undefined;
     const opened: FileReads[] = [];
