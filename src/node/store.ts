@@ -771,22 +771,28 @@ class FileReads {
   }
 
   /** The next chunk (`undefined` at the end), as {@link PulledChunks} reads it. */
-  async next(request?: ReadRequest): Promise<Uint8Array | undefined> {
+  next(request?: ReadRequest): Promise<Uint8Array | undefined> {
     const ahead = this.ahead;
     this.ahead = undefined;
-    if (ahead !== undefined) {
-      if (request === undefined || (request.skip === 0 && request.limit >= ahead.asked)) return this.handOut(await ahead.read);
-      await ahead.read.catch(noop); // given up: read again as the request says
-      this.position = ahead.position;
-      this.length = ahead.length;
-      this.ended = this.position >= this.size;
-    }
+    if (ahead !== undefined) return this.nextAfter(ahead, request);
     if (request !== undefined && request.skip > 0) {
       this.position += request.skip;
       this.length = this.first;
       this.ended = this.position >= this.size;
     }
-    return this.handOut(await this.read(request?.limit ?? Infinity));
+    const read = this.read(request?.limit ?? Infinity);
+    // Without reading ahead the chunk is handed out as read: no promise of its own (a listing reads thousands of headers).
+    return this.readsAhead ? read.then((chunk) => this.handOut(chunk)) : read;
+  }
+
+  /** {@link FileReads.next} when a chunk was read ahead: that one, unless the request skips or caps the read (then it is read again as asked). */
+  private async nextAfter(ahead: ReadAhead, request: ReadRequest | undefined): Promise<Uint8Array | undefined> {
+    if (request === undefined || (request.skip === 0 && request.limit >= ahead.asked)) return this.handOut(await ahead.read);
+    await ahead.read.catch(noop); // given up: read again as the request says
+    this.position = ahead.position;
+    this.length = ahead.length;
+    this.ended = this.position >= this.size;
+    return this.next(request);
   }
 
   /** `chunk`, once the read of the next one has started when reading ahead. */
