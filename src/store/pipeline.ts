@@ -8,7 +8,9 @@
  * This module only builds the chain and drives it: it pulls the source's chunks, lets the event
  * loop run between slices of work, loads the zstd decoder with a dynamic `import()` the first time
  * a zstd log is met (a front end that reads only plain `.jsonl` never ships it), and waits for
- * one of libzstd's decoding contexts when all are in use.
+ * one of libzstd's decoding contexts when all are in use. A store's header read of a zstd log
+ * whose first chunk holds dsh's header frame builds no chain: libzstd's first call gives line 1
+ * (see {@link headerOfFirstFrame}).
  * @module
  */
 import { raceAbort, throwIfAborted } from '../abort.js';
