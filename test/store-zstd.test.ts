@@ -585,3 +585,48 @@ function skippableHeader(size: number): Uint8Array {
   new DataView(head.buffer).setUint32(4, size, true);
   return head;
 }
+
+describe('a header read settled by the first libzstd call over its first chunk (a listing of dsh logs)', () => {
+  /** dsh's layout: the header line as a frame of its own, then a frame of events (real, or stored blocks with or without checksums). */
+  const logs = [zstdLog, concatBytes(storedFrame(HEADER, { checksum: true }), storedFrame(eventLine(1) + eventLine(2), { checksum: true })), concatBytes(storedFrame(HEADER), storedFrame(eventLine(1)))];
+
+  const settle = async (read: () => unknown) =>
+    Promise.resolve()
+      .then(read)
+      .then((header) => ({ header }), (error: Error & { code: string }) => ({ code: error.code, message: error.message }));
+
+  beforeAll(async () => {
+    // The first zstd read loads the codec the general way; the reads after it may take the first call alone.
+    expect(await readSessionHeader(new PulledChunks(zstdLog.slice(0, 4096), async () => undefined), {})).toMatchObject({ type: 'session' });
+  });
+
+  it('property: damaged or cut first bytes, any checksum and size options: the outcome of the general way (a stream of the same chunks)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.nat(logs.length - 1),
+        fc.array(fc.tuple(fc.nat(), fc.integer({ min: 1, max: 255 })), { maxLength: 2 }),
+        fc.option(fc.nat(), { freq: 4 }),
+        fc.boolean(),
+        fc.constantFrom(undefined, 1, 40, 100, 1000),
+        async (index, edits, cut, verifyChecksums, maxLogBytes) => {
+          let bytes = logs[index]!.slice();
+          for (const [at, flip] of edits) bytes[at % Math.min(bytes.length, 200)]! ^= flip;
+          if (cut !== null) bytes = bytes.subarray(0, cut % (bytes.length + 1));
+          const options = maxLogBytes === undefined ? { verifyChecksums } : { verifyChecksums, maxLogBytes };
+          let served = 4096;
+          const pulled = new PulledChunks(bytes.length === 0 ? undefined : bytes.slice(0, 4096), async (request) => {
+            const from = served + request.skip;
+            const chunk = bytes.slice(from, from + Math.min(4096, request.limit));
+            served = from + chunk.length;
+            return chunk.length === 0 ? undefined : chunk;
+          });
+          async function* streamed() {
+            for (let at = 0; at < bytes.length; at += 4096) yield bytes.slice(at, at + 4096);
+          }
+          expect(await settle(() => readSessionHeader(pulled, options))).toEqual(await settle(() => readSessionHeader(streamed(), options)));
+        },
+      ),
+      { numRuns: 1000, seed: 5 },
+    );
+  });
+});

@@ -642,13 +642,15 @@ function statEach(paths: readonly string[], limit: number, signal: AbortSignal |
 type Pipeline = typeof import('../store/pipeline.js') & typeof import('../store/read.js') & typeof import('../store/surface-read.js');
 
 let pipelineLoad: Promise<Pipeline> | undefined;
+/** The read pipeline once loaded: later reads take it without a turn of the microtask queue. */
+let loadedPipeline: Pipeline | undefined;
 
 /**
  * The read pipeline, loaded on the first read of a log: a listing whose headers are all cached (a
  * warm CLI search, issue 30 item 3) reads no log and never loads it (~20 ms of CPU in Node 20).
  */
 function loadPipeline(): Promise<Pipeline> {
-  pipelineLoad ??= Promise.all([import('../store/pipeline.js'), import('../store/read.js'), import('../store/surface-read.js')]).then(([a, b, c]) => ({ ...a, ...b, ...c }));
+  pipelineLoad ??= Promise.all([import('../store/pipeline.js'), import('../store/read.js'), import('../store/surface-read.js')]).then(([a, b, c]) => (loadedPipeline = { ...a, ...b, ...c }));
   return pipelineLoad;
 }
 
@@ -750,24 +752,35 @@ function closeLog(fd: number): void {
 /**
  * Closes a log's descriptor once none of `reads` has a read in flight (at once when none has): a
  * read given up on (an abort) or read ahead and never asked for must not land in a descriptor
- * reused by another open.
+ * reused by another open. Their header buffers go back to the pool then too (the read of the file
+ * has ended: nothing holds its chunks any more, see {@link FileReads}).
  */
 function closeWhenSettled(fd: number, reads: readonly FileReads[]): void {
-  const inFlight = reads.map((each) => each.inFlight).filter((read) => read !== undefined);
-  if (inFlight.length === 0) closeLog(fd);
-  else void Promise.allSettled(inFlight).then(() => closeLog(fd));
+  const settled = () => {
+    closeLog(fd);
+    for (const each of reads) each.release();
+  };
+  const inFlight: Promise<unknown>[] = [];
+  for (const each of reads) if (each.inFlight !== undefined) inFlight.push(each.inFlight);
+  if (inFlight.length === 0) settled();
+  else void Promise.allSettled(inFlight).then(settled);
 }
 
 const noop = () => {};
 
-/** Header buffers carved from one allocation (as Node's `Buffer` pool): each is fresh memory, never handed out twice. */
-const HEADER_SLAB = 16;
-let headerSlab: { buffer: ArrayBuffer; next: number } | undefined;
+/**
+ * {@link HEADER_CHUNK}-byte buffers given back by reads that ended, for the next ones: a listing
+ * reads thousands of headers, never more than {@link LIST_CONCURRENCY} plus {@link READ_CONCURRENCY}
+ * at once, so it allocates a few dozen, not one per log (4 KiB each of memory to zero and collect).
+ */
+const headerPool: Uint8Array[] = [];
 
-/** A fresh {@link HEADER_CHUNK}-byte buffer: one allocation per {@link HEADER_SLAB} of them (a listing reads thousands). */
+/** Header buffers the pool keeps at most. */
+const HEADER_POOL = 4 * LIST_CONCURRENCY;
+
+/** A {@link HEADER_CHUNK}-byte buffer no other read holds: from the pool, else new. */
 function headerBuffer(): Uint8Array {
-  if (headerSlab === undefined || headerSlab.next === HEADER_SLAB) headerSlab = { buffer: new ArrayBuffer(HEADER_SLAB * HEADER_CHUNK), next: 0 };
-  return new Uint8Array(headerSlab.buffer, HEADER_CHUNK * headerSlab.next++, HEADER_CHUNK);
+  return headerPool.pop() ?? new Uint8Array(HEADER_CHUNK);
 }
 
 /** The chunk read ahead by a {@link FileReads}: its read, the size it asked for, and the position and read length before it. */
@@ -803,6 +816,8 @@ class FileReads {
   private ended: boolean;
   /** The buffers of reads over {@link HEADER_CHUNK} bytes, reused in turn (two when reading ahead). */
   private readonly buffers: Uint8Array[] = [];
+  /** The header buffers of reads of at most {@link HEADER_CHUNK} bytes, each taken for this file's read alone ({@link FileReads.release}). */
+  private readonly headerBuffers: Uint8Array[] = [];
   private turn = 0;
   private ahead: ReadAhead | undefined;
   /** The read in flight, if any (one given up on, or one read ahead and never asked for): the descriptor is closed once it settles. */
@@ -820,22 +835,28 @@ class FileReads {
   }
 
   /** The next chunk (`undefined` at the end), as {@link PulledChunks} reads it. */
-  async next(request?: ReadRequest): Promise<Uint8Array | undefined> {
+  next(request?: ReadRequest): Promise<Uint8Array | undefined> {
     const ahead = this.ahead;
     this.ahead = undefined;
-    if (ahead !== undefined) {
-      if (request === undefined || (request.skip === 0 && request.limit >= ahead.asked)) return this.handOut(await ahead.read);
-      await ahead.read.catch(noop); // given up: read again as the request says
-      this.position = ahead.position;
-      this.length = ahead.length;
-      this.ended = this.position >= this.size;
-    }
+    if (ahead !== undefined) return this.nextAfter(ahead, request);
     if (request !== undefined && request.skip > 0) {
       this.position += request.skip;
       this.length = this.first;
       this.ended = this.position >= this.size;
     }
-    return this.handOut(await this.read(request?.limit ?? Infinity));
+    const read = this.read(request?.limit ?? Infinity);
+    // Without reading ahead the chunk is handed out as read: no promise of its own (a listing reads thousands of headers).
+    return this.readsAhead ? read.then((chunk) => this.handOut(chunk)) : read;
+  }
+
+  /** {@link FileReads.next} when a chunk was read ahead: that one, unless the request skips or caps the read (then it is read again as asked). */
+  private async nextAfter(ahead: ReadAhead, request: ReadRequest | undefined): Promise<Uint8Array | undefined> {
+    if (request === undefined || (request.skip === 0 && request.limit >= ahead.asked)) return this.handOut(await ahead.read);
+    await ahead.read.catch(noop); // given up: read again as the request says
+    this.position = ahead.position;
+    this.length = ahead.length;
+    this.ended = this.position >= this.size;
+    return this.next(request);
   }
 
   /** `chunk`, once the read of the next one has started when reading ahead. */
@@ -869,9 +890,22 @@ class FileReads {
     return read;
   }
 
-  /** A buffer of `asked` bytes: a fresh header buffer, else the next reused one. */
+  /**
+   * Gives the header buffers back to the pool: once the read of the file has ended and none of its
+   * reads is in flight (the pipeline keeps nothing of a chunk past the read, see above).
+   */
+  release(): void {
+    for (const buffer of this.headerBuffers) if (headerPool.length < HEADER_POOL) headerPool.push(buffer);
+    this.headerBuffers.length = 0;
+  }
+
+  /** A buffer of `asked` bytes: a header buffer of this read's own, else the next reused one. */
   private buffer(asked: number): Uint8Array {
-    if (asked <= HEADER_CHUNK) return headerBuffer().subarray(0, asked);
+    if (asked <= HEADER_CHUNK) {
+      const buffer = headerBuffer();
+      this.headerBuffers.push(buffer);
+      return asked === HEADER_CHUNK ? buffer : buffer.subarray(0, asked);
+    }
     if (this.readsAhead) this.turn = 1 - this.turn;
     const reused = this.buffers[this.turn];
     if (reused !== undefined && reused.length >= asked) return reused.subarray(0, asked);
@@ -1049,17 +1083,21 @@ class LogReads {
    * An unchanged store thus costs one `stat` on the thread pool per session. Else (or for a
    * directory without a log) the directory is listed: see {@link LogReads.listLog}.
    */
-  async chooseLog(dir: string, signal: AbortSignal | undefined): Promise<LogEntry | undefined> {
+  chooseLog(dir: string, signal: AbortSignal | undefined): Promise<LogEntry | undefined> {
     throwIfAborted(signal);
     const cached = this.chosen.get(dir);
-    if (cached !== undefined) {
-      const { log } = cached;
-      // A failure is left to the read, which stats or opens the log itself.
-      const current = log === undefined ? undefined : await logIdentity(log.path, this.statPath).catch(() => undefined);
-      const stats = log === undefined ? await this.statPath(dir).catch((error: unknown) => goneDir(error, dir)) : walkedDirStats(dir);
-      if (stats === undefined) return undefined;
-      if (identityOf(stats) === cached.identity) return current === undefined ? log : { ...log!, current };
-    }
+    // No await of its own without a cache entry: a first listing goes straight to the listing.
+    return cached === undefined ? this.listLog(dir, signal) : this.cachedLog(dir, cached, signal);
+  }
+
+  /** {@link LogReads.chooseLog} of a directory whose choice is cached: kept while the directory keeps its identity. */
+  private async cachedLog(dir: string, cached: { identity: string; log: LogEntry | undefined }, signal: AbortSignal | undefined): Promise<LogEntry | undefined> {
+    const { log } = cached;
+    // A failure is left to the read, which stats or opens the log itself.
+    const current = log === undefined ? undefined : await logIdentity(log.path, this.statPath).catch(() => undefined);
+    const stats = log === undefined ? await this.statPath(dir).catch((error: unknown) => goneDir(error, dir)) : walkedDirStats(dir);
+    if (stats === undefined) return undefined;
+    if (identityOf(stats) === cached.identity) return current === undefined ? log : { ...log!, current };
     return this.listLog(dir, signal);
   }
 
@@ -1152,7 +1190,7 @@ class LogReads {
     read: (source: SizedSource, reopen: () => Promise<SizedSource>, options: ReadOptions, pipeline: Pipeline) => T | Promise<T>,
   ): Promise<{ value: T; identity: string } | undefined> {
     throwIfAborted(signal);
-    const pipeline = await loadPipeline();
+    const pipeline = loadedPipeline ?? (await loadPipeline());
     const file = await openLog(log);
     if (file === undefined) return undefined;
     const opened: FileReads[] = [];

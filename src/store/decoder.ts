@@ -8,15 +8,16 @@
 import { concat } from './lines.js';
 import { isZstd } from './magic.js';
 import type { ReadRequest } from './source.js';
-import type { LibZstd, ZstdStream, ZstdStreamOptions } from './zstd.js';
+import type { firstFrameLine, LibZstd, ZstdStream, ZstdStreamOptions } from './zstd.js';
 
 /** A header read decodes at most this much of line 1, and reads at most this much compressed input (SPEC §11.2.1, §11.2.1.1). */
 export const MAX_HEADER_BYTES = 1024 * 1024;
 
-/** What the zstd module gives the pipeline: libzstd, loaded, and the stream over it. */
+/** What the zstd module gives the pipeline: libzstd, loaded, the stream over it, and the header read of its first call alone. */
 export interface ZstdCodec {
   lib: LibZstd;
   ZstdStream: new (lib: LibZstd, out: (bytes: Uint8Array) => boolean, options: ZstdStreamOptions) => ZstdStream;
+  firstFrameLine: typeof firstFrameLine;
 }
 
 /** The stage after the decoder: the line splitter, with a restore point over it and everything after it. */

@@ -11,7 +11,7 @@ import { LogCollector } from './collect.js';
 import { LIBZSTD_WASM_BASE64URL } from './libzstd-wasm.js';
 import { asBytes, collectSync, type ZstdCodec } from './pipeline.js';
 import { isZstd } from './magic.js';
-import { libZstdSync, ZstdStream } from './zstd.js';
+import { firstFrameLine, libZstdSync, ZstdStream } from './zstd.js';
 
 /** What `parseSessionLog` accepts: the log's text, or its bytes (UTF-8 JSON Lines or zstd frames). */
 export type SessionLogInput = string | Uint8Array | ArrayBuffer;
@@ -48,7 +48,7 @@ function zstdCodec(input: string | Uint8Array): ZstdCodec | undefined {
       'zstd bytes need libzstd, and WebAssembly cannot be compiled here (a Content-Security-Policy without \'wasm-unsafe-eval\', or workerd without provideZstdWasm): read them once with readSessionLog, which loads libzstd in JavaScript, or call provideZstdWasm',
     );
   }
-  return { lib, ZstdStream };
+  return { lib, ZstdStream, firstFrameLine };
 }
 
 /**

@@ -8,7 +8,9 @@
  * This module only builds the chain and drives it: it pulls the source's chunks, lets the event
  * loop run between slices of work, loads the zstd decoder with a dynamic `import()` the first time
  * a zstd log is met (a front end that reads only plain `.jsonl` never ships it), and waits for
- * one of libzstd's decoding contexts when all are in use.
+ * one of libzstd's decoding contexts when all are in use. A store's header read of a zstd log
+ * whose first chunk holds dsh's header frame builds no chain: libzstd's first call gives line 1
+ * (see {@link headerOfFirstFrame}).
  * @module
  */
 import { raceAbort, throwIfAborted } from '../abort.js';
@@ -22,6 +24,7 @@ import { LineSplitter, splitTextLines } from './lines.js';
 import { chunkReader, PulledChunks, readFailure, SizedSource, sizeMismatch, type ChunkReader, type StoreSource } from './source.js';
 import { chunkWork, pace, PACE_WORK } from '../pace.js';
 import { DEFAULT_MAX_LOG_BYTES } from './read-checks.js';
+import { decodeUtf8Strict } from '../utf8.js';
 
 export { MAX_HEADER_BYTES, type ZstdCodec } from './decoder.js';
 export { asBytes, PulledChunks, SizedSource, sizeMismatch, type ReadRequest, type SessionLogChunk, type SessionLogSource, type StoreSource } from './source.js';
@@ -43,7 +46,7 @@ let loadedZstd: ZstdCodec | undefined;
 
 /** The zstd decoder module and libzstd, loaded on first use. */
 function loadZstd(): Promise<ZstdCodec> {
-  zstdModule ??= import('./zstd.js').then(async ({ ZstdStream, loadLibZstd }) => (loadedZstd = { lib: await loadLibZstd(), ZstdStream }));
+  zstdModule ??= import('./zstd.js').then(async ({ ZstdStream, loadLibZstd, firstFrameLine }) => (loadedZstd = { lib: await loadLibZstd(), ZstdStream, firstFrameLine }));
   return zstdModule;
 }
 
@@ -119,6 +122,7 @@ export function collect(given: StoreSource | string, collector: LogCollector, op
     splitTextLines(source, collector);
     return undefined;
   }
+  if (source instanceof PulledChunks && source.first !== undefined && collector.headerOnly && headerOfFirstFrame(source.first, collector, options)) return undefined;
   const reader = chunkReader(source);
   const pulled = source instanceof PulledChunks;
   const feed = chain(collector, options, { pulled, sliced: true }, loadedZstd);
@@ -134,6 +138,20 @@ export function collect(given: StoreSource | string, collector: LogCollector, op
     if (feed.done) return undefined;
   }
   return feedChunks(feed, reader, { signal, size, read, pulled });
+}
+
+/**
+ * A header read of a zstd log settled by libzstd's first call over its `first` chunk (dsh's header
+ * frame, see `firstFrameLine`): line 1 goes to `collector` as the classifier hands it on, and the
+ * chain is never built. `false` (nothing done) for anything else, and until the codec is loaded
+ * (the first zstd read loads it the general way).
+ */
+function headerOfFirstFrame(first: Uint8Array, collector: LogCollector, options: ReadOptions): boolean {
+  const codec = loadedZstd;
+  const line = codec?.firstFrameLine(codec.lib, first, options.verifyChecksums ?? true, options.maxLogBytes ?? DEFAULT_MAX_LOG_BYTES);
+  if (line === undefined) return false;
+  collector.line(line.length === 0 ? '' : decodeUtf8Strict(line), 1, true);
+  return true;
 }
 
 /**

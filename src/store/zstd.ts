@@ -24,7 +24,7 @@ import { LibZstdError, STEP_BYTES, type LibZstd, type ZstdDecoder } from './libz
 import { concat, isLimitReached } from './lines.js';
 import { isSkippableMagic, readU32, ZSTD_MAGIC } from './magic.js';
 import { FrameExtent } from './zstd-extent.js';
-import { checkFrameWindow, frameHeaderBytes } from './zstd-window.js';
+import { checkFrameWindow, frameHeaderBytes, frameWindowBytes, MAX_WINDOW_BYTES } from './zstd-window.js';
 
 export { isZstd } from './magic.js';
 export { libZstdSync, loadLibZstd, type LibZstd } from './libzstd.js';
@@ -440,6 +440,41 @@ export class ZstdStream {
  */
 function isLineError(error: unknown): error is SessionReferenceError {
   return error instanceof SessionReferenceError && error.code === 'SESSION_REFERENCE_INVALID_LOG' && !isLimitReached(error);
+}
+
+/**
+ * Line 1 of a zstd log whose first bytes are `bytes`, when {@link ZstdStream}'s first libzstd call
+ * over them decodes it: dsh writes the header line as a frame of its own, so a header read of a
+ * listing needs that one call, not a stream. Nothing is copied and no stream is built; one of
+ * libzstd's idle decoding contexts is taken and given back. This answers only what a
+ * {@link ZstdStream} given the same bytes would, from the same first call: `undefined` whenever
+ * that call might not be the whole story — bytes that do not start with a data frame whose header
+ * they hold, no context {@link LibZstd.available}, a checksum not to be verified (the stream
+ * rewrites the frame header first), a window over the cap, a libzstd error, a frame that call
+ * does not end (it may be a truncated final frame, ignored whatever its lines hold), output over
+ * `maxBytes` (the line splitter refuses it) or without a `\n` — and the read then takes the
+ * general way from the first byte, which decodes and reports those bytes as always.
+ * @returns The line's bytes without its `\n`: a view of libzstd's memory, valid until its next call.
+ */
+export function firstFrameLine(lib: LibZstd, bytes: Uint8Array, verifyChecksums: boolean, maxBytes: number): Uint8Array | undefined {
+  if (bytes.length < 5 || readU32(bytes, 0) !== ZSTD_MAGIC || !lib.available) return undefined;
+  const descriptor = bytes[4]!;
+  if (bytes.length < frameHeaderBytes(descriptor) || (!verifyChecksums && (descriptor & 4) !== 0)) return undefined;
+  if ((frameWindowBytes(bytes) ?? 0) > MAX_WINDOW_BYTES) return undefined;
+  const decoder = lib.open();
+  try {
+    // The stream's first call: the chunk as it came, up to STEP_BYTES (a header read's 1 MiB allowance is more).
+    const { output, frameEnded } = decoder.step(bytes);
+    // A frame not ended by it may turn out truncated, its lines taken back whatever they hold.
+    if (!frameEnded) return undefined;
+    const newline = output.length <= maxBytes ? output.indexOf(0x0a) : -1;
+    return newline === -1 ? undefined : output.subarray(0, newline);
+  } catch (error) {
+    if (error instanceof LibZstdError) return undefined;
+    throw error;
+  } finally {
+    decoder.close();
+  }
 }
 
 /**
