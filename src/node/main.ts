@@ -165,14 +165,17 @@ export async function main(argv: readonly string[], io: CliIO, options: CliOptio
 }
 
 /**
- * What the CLI reports of `error`: the store's own error where the service wrapped it as a failed
- * host call (`READ_FAILED` naming the call, the store's message cut short in it). The CLI's store
- * is its own, and its error names the log, the line and what is wrong with it (SPEC §11.1), as a
- * damaged header's does (the probe of issue 30, finding 4).
+ * What the CLI reports of `error`: the store's own error where the service wrapped a log the store
+ * could not read (`INVALID_LOG`, or `READ_FAILED` from the file system) as a failed host call
+ * (`READ_FAILED` naming the call, the store's message cut short in it). The CLI's store is its
+ * own, and its error names the log, the line and what is wrong with it (SPEC §11.1), as a damaged
+ * header's does (the probe of issue 30, finding 4). A cited session the store does not hold stays
+ * the service's `READ_FAILED` (SPEC §10.1).
  */
 function storeError(error: SessionReferenceError | SessionReferenceErrorJSON): SessionReferenceError | SessionReferenceErrorJSON {
   const { cause } = error as { cause?: unknown };
-  return error.code === 'SESSION_REFERENCE_READ_FAILED' && isSessionReferenceError(cause) ? storeError(cause) : error;
+  const unreadable = isSessionReferenceError(cause) && (cause.code === 'SESSION_REFERENCE_INVALID_LOG' || cause.code === 'SESSION_REFERENCE_READ_FAILED');
+  return error.code === 'SESSION_REFERENCE_READ_FAILED' && unreadable ? storeError(cause) : error;
 }
 
 interface Command {
