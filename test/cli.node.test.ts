@@ -390,6 +390,10 @@ describe('the built bin', () => {
     const usage = run([]);
     expect(usage.status).toBe(2);
     expect(usage.stderr).toContain(USAGE);
+    // Without WebAssembly (V8's --jitless), search is the engine's one INVALID_CONFIG line, not a ReferenceError (the second probe of issue 30, finding 4).
+    const jitless = spawnSync(process.execPath, ['--jitless', bin, 'search', 'gemini', '--demo', '--no-cache'], { cwd: TMP, encoding: 'utf8' });
+    expect(jitless.status).toBe(1);
+    expect(jitless.stderr).toMatch(/\nSESSION_REFERENCE_INVALID_CONFIG: search needs WebAssembly .*\n$|^SESSION_REFERENCE_INVALID_CONFIG: search needs WebAssembly .*\n$/);
   });
 });
 

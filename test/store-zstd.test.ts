@@ -397,6 +397,24 @@ describe('libzstd in every runtime (SPEC §11.2, §11.2.1.1)', () => {
     );
   }, 120_000);
 
+  it('a block no valid frame holds (past the block maximum or the window) after a failing line is an error at any chunking, never a frame taken as cut (the second probe of issue 30, finding 1)', async () => {
+    const bad = '{"type":"tool/result","seq":2,"data":{}}x\n';
+    for (const declared of [140_000, 128 * 1024 + 1, 5000]) {
+      // Not single-segment: a window of 1 KiB (descriptor 0, window byte 0), the second block declaring `declared` bytes.
+      const body = [...blockHeader(false, 0, bad.length), ...utf8(bad), ...blockHeader(true, 0, declared), ...utf8('x'.repeat(100))];
+      const frame = new Uint8Array([0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x00, ...body]);
+      const later = handFrame([{ raw: utf8(eventLine(99)) }]);
+      const bytes = concatBytes(headerFrame, handFrame([{ raw: utf8(eventLine(1)) }]), frame, later);
+      for (let split = 1; split < bytes.length; split += 3) {
+        const outcome = await readSessionLog((async function* () {
+          yield bytes.slice(0, split);
+          yield bytes.slice(split);
+        })()).then(() => 'ok', (error: { code: string }) => error.code);
+        expect(outcome, `declared ${declared}, split at ${split}`).toBe('SESSION_REFERENCE_INVALID_LOG');
+      }
+    }
+  });
+
   it('FrameExtent finds where each frame ends from its block headers: the real log’s frames (compressed blocks, checksums), raw, RLE, in feeds of any size', () => {
     const all = [...frames, tail, rleFrame(0x61, 3), storedFrame('abc\n', { checksum: true }), storedFrame('', { checksum: false }), handFrame([{ raw: utf8('x') }, { rle: 0x62, size: 9 }])];
     for (const frame of all) {

@@ -474,6 +474,8 @@ async function searchCache(root: string, io: CliIO) {
  * sources), nothing is provided and the engine uses its copy.
  */
 async function provideSqlite(): Promise<void> {
+  // Without WebAssembly (`node --jitless`) the engine says so itself: INVALID_CONFIG, one line.
+  if (typeof WebAssembly === 'undefined') return;
   const [{ readFile }, { provideSqliteWasm }] = await Promise.all([import('node:fs/promises'), import('../search/sqlite-provide.js')]);
   const bytes = await readFile(new URL('../search/sqlite3.wasm', import.meta.url)).catch(() => undefined);
   if (bytes !== undefined) provideSqliteWasm(await WebAssembly.compile(bytes));

@@ -8,10 +8,13 @@
  * could be a decompression bomb.
  * @module
  */
-import { frameHeaderBytes } from './zstd-window.js';
+import { frameHeaderBytes, frameWindowBytes } from './zstd-window.js';
 
 /** The block type RFC 8878 reserves: no frame holds one (libzstd's error, when decoded). */
 const RESERVED_BLOCK = 3;
+
+/** `Block_Maximum_Size` (RFC 8878 §3.1.1.2.4): no block yields more, whatever the window. */
+const MAX_BLOCK_BYTES = 128 * 1024;
 
 /**
  * The walk over one data frame's compressed bytes, fed in order from the frame's first byte (its
@@ -31,13 +34,20 @@ export class FrameExtent {
   private blockHeaderBytes = 0;
   /** The frame has ended: every byte fed after it is not the frame's. */
   ended = false;
-  /** A block of the reserved type: the frame is corrupt, and no end is known. */
+  /**
+   * A block no valid frame holds (of the reserved type, or of more than the block maximum): the
+   * frame is corrupt, and no end is known. A size past the bytes that follow is not this: it is
+   * what a cut frame looks like too.
+   */
   corrupt = false;
+  /** The most a block of this frame may yield: 128 KiB, or the frame's window when smaller. */
+  private readonly maxBlock: number;
 
-  /** @param header The frame's header (magic number included) as libzstd reads it. */
+  /** @param header The frame's header (magic number included, {@link frameHeaderBytes} of it) as libzstd reads it. */
   constructor(header: Uint8Array) {
     this.remaining = frameHeaderBytes(header[4]!);
     this.checksum = (header[4]! & 4) !== 0;
+    this.maxBlock = Math.min(MAX_BLOCK_BYTES, frameWindowBytes(header) ?? MAX_BLOCK_BYTES);
   }
 
   /** Walks `bytes`, the frame's next ones; returns how many belong to the frame (all, unless it ends within them). */
@@ -61,10 +71,11 @@ export class FrameExtent {
     this.blockHeaderBytes = 0;
     const value = this.blockHeader[0]! | (this.blockHeader[1]! << 8) | (this.blockHeader[2]! << 16);
     const type = (value >> 1) & 3;
+    const size = value >>> 3;
     this.lastBlock = (value & 1) === 1;
-    if (type === RESERVED_BLOCK) this.corrupt = true;
-    // An RLE block is one byte repeated; the others carry their size in bytes.
-    else this.startPart('block', type === 1 ? 1 : value >>> 3);
+    if (type === RESERVED_BLOCK || size > this.maxBlock) this.corrupt = true;
+    // An RLE block is one byte repeated (its size, what it yields); the others carry their size in bytes.
+    else this.startPart('block', type === 1 ? 1 : size);
   }
 
   /** Moves on from a part walked whole to what needs no byte more: the checksum after the last block, the end after it. */

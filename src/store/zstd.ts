@@ -354,7 +354,7 @@ export class ZstdStream {
       this.queue.advance(5);
       this.queue.unshift(copy);
     }
-    this.extent = new FrameExtent(this.queue.peek(5));
+    this.extent = new FrameExtent(this.queue.peek(frameHeaderBytes(this.queue.peek(5)[4]!)));
   }
 
   /** One decoder call over the bytes held; returns its work. */
