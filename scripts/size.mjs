@@ -86,8 +86,9 @@ export const BUDGETS = [
   // hash without a string per row (src/store/classify.ts); ~0.2 KB together.
   // 52 KB since a truncated final zstd frame is ignored whatever its lines hold (the probe of issue
   // 30, finding 3): a line's error is held until the frame ends, the rest of the frame walked by
-  // its block headers, not decoded (src/store/zstd-extent.ts, ~0.2 KB).
-  { name: './store', entry: 'src/store/index.ts', budget: 52 * 1024 },
+  // its block headers, not decoded (src/store/zstd-extent.ts, ~0.2 KB). 52.25 KB since a header
+  // read's line 1 stands only once its frame has ended (that walk again; the second probe, finding 2).
+  { name: './store', entry: 'src/store/index.ts', budget: 52.25 * 1024 },
   // What an app that streams logs ships up front (object store, readSessionLog; a Worker): libzstd
   // is a lazy chunk, fetched on the first zstd log (in workerd the app gives the compiled module).
   // 11.5 KB with the rest of issue 21's hardening of ./store (caller-data copies, strict streams).

@@ -568,6 +568,33 @@ describe('header reads bound the bytes they read (SPEC §11.2.1.1)', () => {
     expect(() => parseSessionLogHeader(long)).toThrow(/header line over 1 MiB/);
   });
 
+  it('property: a first frame cut anywhere after line 1 (its checksum, its last blocks) is no header yet, as a whole read finds none (the second probe of issue 30, finding 2)', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.boolean(), fc.nat(3), fc.nat(), async (checksum, extraBlocks, cutAt) => {
+        // Line 1 in the first block; more blocks after it in the same frame (up to 3 more lines).
+        const content = HEADER + Array.from({ length: extraBlocks }, (_, k) => eventLine(k + 1)).join('');
+        const frame = storedFrame(content, { checksum });
+        const cut = 1 + (cutAt % Math.max(1, frame.length - (HEADER.length + 12)));
+        const bytes = frame.subarray(0, frame.length - cut);
+        const whole = (() => {
+          try {
+            return parseSessionLog(bytes).header;
+          } catch (error) {
+            return (error as Error).message;
+          }
+        })();
+        expect(whole).toBe('dsh session log line 1 is missing: a session log starts with its header');
+        expect(() => parseSessionLogHeader(bytes)).toThrow(whole);
+        const { source } = virtualReads([{ bytes }]);
+        expect(await readSessionHeader(source, {})).toBeUndefined();
+        // Complete, the header stands, read either way.
+        expect(parseSessionLogHeader(frame)).toEqual(JSON.parse(HEADER));
+        expect(await readSessionHeader(virtualReads([{ bytes: frame }]).source, {})).toEqual(JSON.parse(HEADER));
+      }),
+      { numRuns: 150, seed: 30_2 },
+    );
+  });
+
   it('a skippable frame whose declared length runs past the end is a truncated frame: no header yet', async () => {
     const { source } = virtualReads([{ bytes: skippable(0, new Uint8Array(0)).map((byte, i) => (i === 5 ? 1 : byte)) }]);
     expect(await readSessionHeader(source, {})).toBeUndefined();

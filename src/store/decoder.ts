@@ -82,12 +82,12 @@ export class LogDecoder {
 
   /** The collector has what it wants: nothing more needs to be pushed. */
   get done(): boolean {
-    return this.lines.stopped;
+    return this.lines.stopped && this.zstd?.settling !== true;
   }
 
   /** Zstd work is left from the last push: {@link LogDecoder.resume} it before pushing more. */
   get busy(): boolean {
-    return this.zstd !== undefined && !this.lines.stopped && this.zstd.busy;
+    return this.zstd !== undefined && !this.done && this.zstd.busy;
   }
 
   /** Decodes the next slice of zstd work. */
@@ -159,7 +159,7 @@ export class LogDecoder {
       this.start(false);
       this.lines.push(held);
     }
-    if (this.lines.stopped) return this.close();
+    if (this.done) return this.close();
     this.zstd?.end();
     this.lines.end();
   }
@@ -184,6 +184,8 @@ export class LogDecoder {
         verifyChecksums: options.verifyChecksums,
         mark: () => lines.mark(),
         maxInputBytes: options.headerOnly ? MAX_HEADER_BYTES : Infinity,
+        // A header read's line 1 stands only once its frame has ended (a truncated first frame: no header yet).
+        settleFrame: options.headerOnly,
         countSkipped: options.pulled,
         sliceBytes: options.sliced ? SLICE_BYTES[lib.kind] : Infinity,
       },

@@ -48,6 +48,12 @@ export interface ZstdStreamOptions {
   countSkipped: boolean;
   /** Work of one slice (compressed plus decoded bytes); a push or resume stops after it. */
   sliceBytes: number;
+  /**
+   * When the consumer stops (a header read has line 1), the frame it stopped in is still walked
+   * to its end ({@link ZstdStream.settling}): the input ending first makes it a truncated final
+   * frame, its lines taken back (SPEC §11.2), as a whole read takes them back.
+   */
+  settleFrame?: boolean;
 }
 
 /** The error of a header read that took its whole input allowance without finding line 1's end. */
@@ -198,6 +204,11 @@ export class ZstdStream {
   private deferred: SessionReferenceError | undefined;
   /** The walk over the frame being decoded, fed what libzstd takes of it (see zstd-extent.ts). */
   private extent: FrameExtent | undefined;
+  /**
+   * The consumer has what it wants, and the frame it stopped in is walked, undecoded, to its end
+   * before the stream stops ({@link ZstdStreamOptions.settleFrame}).
+   */
+  settling = false;
 
   /**
    * @param out Receives the decoded bytes, in order (a view valid during the call only); returns
@@ -323,7 +334,7 @@ export class ZstdStream {
         this.startFrame();
         continue;
       }
-      work += this.deferred === undefined ? this.step() : this.skim();
+      work += this.deferred === undefined && !this.settling ? this.step() : this.skim();
     }
   }
 
@@ -376,8 +387,12 @@ export class ZstdStream {
     this.count(consumed);
     this.flushing = output.length === STEP_BYTES;
     if (output.length > 0 && !this.pass(output)) {
-      this.stopped = true;
-      return 0;
+      if (frameEnded || !this.options.settleFrame) this.stopped = true;
+      else {
+        this.settling = true;
+        this.flushing = false;
+      }
+      return 64;
     }
     if (frameEnded) {
       if (this.deferred !== undefined) throw this.deferred;
@@ -411,21 +426,35 @@ export class ZstdStream {
   }
 
   /**
-   * Once a line of the frame failed ({@link deferred}): walks the frame's bytes held, undecoded,
+   * Once a line of the frame failed ({@link deferred}), or the consumer stopped in it
+   * ({@link settling}): walks the frame's bytes held, undecoded,
    * towards its end, where the line's error is thrown; the input ending first makes the frame a
    * truncated final frame ({@link ZstdStream.end}). A header read walks no further than its
    * allowance (then the error stands).
    */
   private skim(): number {
     const allowance = this.allowance;
-    if (allowance <= 0) throw this.deferred!;
+    if (allowance <= 0) return this.walked();
     const input = this.queue.first();
     const taken = this.extent!.feed(input.subarray(0, Math.min(input.length, allowance)));
     this.queue.advance(taken);
     this.offset += taken;
     this.count(taken);
-    if (this.extent!.ended || this.extent!.corrupt) throw this.deferred!;
+    if (this.extent!.ended || this.extent!.corrupt) return this.walked();
     return (taken >> 4) + 64;
+  }
+
+  /**
+   * The walk of {@link skim} is over (the frame ended, or is corrupt, or a header read's allowance
+   * is spent): a failed line's error is thrown; a consumer that had what it wanted keeps it.
+   */
+  private walked(): number {
+    if (this.deferred !== undefined) throw this.deferred;
+    this.frameStart = undefined;
+    this.restore = undefined;
+    this.settling = false;
+    this.stopped = true;
+    return 0;
   }
 
   private count(bytes: number): void {
