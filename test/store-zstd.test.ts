@@ -65,14 +65,11 @@ function skippable(n: number, payload: Uint8Array): Uint8Array {
 const headerFrame = handFrame([{ raw: utf8(HEADER) }]);
 const eventLine = (seq: number) => `{"type":"step/start","seq":${seq},"time":0,"data":{}}\n`;
 
-/** `'ok'`, or the code and message of what `run` throws. */
-function settleSync(run: () => void): unknown {
-  try {
-    run();
-    return 'ok';
-  } catch (error) {
-    return { code: (error as { code?: unknown }).code, message: (error as Error).message };
-  }
+/** What `read` gives (`{ value }`, awaited), or the code and message of what it throws or rejects with. */
+async function settle(read: () => unknown): Promise<unknown> {
+  return Promise.resolve()
+    .then(read)
+    .then((value) => ({ value }), (error: Error & { code?: unknown }) => ({ code: error.code, message: error.message }));
 }
 
 /** What decoding `bytes` gives: the bytes, or the error's code and message. */
@@ -147,7 +144,6 @@ describe('zstd session logs (SPEC §11.2)', () => {
     // read with INVALID_LOG when a line in it was not JSON, though a valid line there was taken back.
     const hostile = ['{"type":"tool/result","seq":5,"data":{}}x', '{"type":"text-chunks","seq":5}x', '{"type":"user/message","seq":5,"data":{}}x', 'not json', '{"type":"tool/result","seq":5,"data":"\\q"}', '{"type":"session"'];
     const line = fc.oneof(fc.constantFrom(...hostile).map((text) => utf8(`${text}\n`)), fc.constant(new Uint8Array([0x7b, 0xff, 0xfe, 0x7d, 0x0a])), fc.nat(9).map((seq) => utf8(eventLine(seq + 10))));
-    const settle = async (read: () => unknown) => Promise.resolve().then(read).then((log) => ({ log }), (error: Error & { code: string }) => ({ code: error.code, message: error.message }));
     await fc.assert(
       fc.asyncProperty(fc.boolean(), fc.array(line, { minLength: 1, maxLength: 4 }), fc.boolean(), fc.nat(), fc.nat(64), async (headerToo, lines, checksum, cutAt, chunk) => {
         const before = headerToo ? new Uint8Array(0) : concatBytes(headerFrame, handFrame([{ raw: utf8(eventLine(1)) }]));
@@ -384,14 +380,13 @@ describe('libzstd in every runtime (SPEC §11.2, §11.2.1.1)', () => {
         const result = outcome(wasm, bytes);
         expect(outcome(js, bytes)).toEqual(result);
         // Streamed in chunks, through the pipeline: the same log, or the same error.
-        const settle = async (promise: Promise<unknown>) => promise.then((log) => ({ log }), (error: Error & { code: string }) => ({ code: error.code, message: error.message }));
         const points = [...new Set(cuts.map((cut) => cut % (bytes.length + 1)))].sort((a, b) => a - b);
         const chunks = [0, ...points].map((start, i, all) => bytes.slice(start, all[i + 1] ?? bytes.length));
         async function* source() {
           yield* chunks;
         }
-        const whole = await settle(Promise.resolve().then(() => parseSessionLog(bytes)));
-        expect(await settle(readSessionLog(source()))).toEqual(whole);
+        const whole = await settle(() => parseSessionLog(bytes));
+        expect(await settle(() => readSessionLog(source()))).toEqual(whole);
       }),
       { numRuns: 80, seed: 7 },
     );
@@ -406,11 +401,15 @@ describe('libzstd in every runtime (SPEC §11.2, §11.2.1.1)', () => {
       const later = handFrame([{ raw: utf8(eventLine(99)) }]);
       const bytes = concatBytes(headerFrame, handFrame([{ raw: utf8(eventLine(1)) }]), frame, later);
       for (let split = 1; split < bytes.length; split += 3) {
-        const outcome = await readSessionLog((async function* () {
-          yield bytes.slice(0, split);
-          yield bytes.slice(split);
-        })()).then(() => 'ok', (error: { code: string }) => error.code);
-        expect(outcome, `declared ${declared}, split at ${split}`).toBe('SESSION_REFERENCE_INVALID_LOG');
+        const outcome = await settle(() =>
+          readSessionLog(
+            (async function* () {
+              yield bytes.slice(0, split);
+              yield bytes.slice(split);
+            })(),
+          ),
+        );
+        expect(outcome, `declared ${declared}, split at ${split}`).toMatchObject({ code: 'SESSION_REFERENCE_INVALID_LOG' });
       }
     }
   });
@@ -432,7 +431,7 @@ describe('libzstd in every runtime (SPEC §11.2, §11.2.1.1)', () => {
 
   it('a line failing in a frame stops its decoding: the rest of the frame (a 128 MiB bomb) is walked by its block headers, its error thrown at its end, dropped if it is cut', async () => {
     const bomb = rleFrame(0x61, 1024);
-    const run = (bytes: Uint8Array) => {
+    const run = async (bytes: Uint8Array) => {
       let outputs = 0;
       let restored = 0;
       const stream = new ZstdStream(
@@ -443,19 +442,19 @@ describe('libzstd in every runtime (SPEC §11.2, §11.2.1.1)', () => {
         },
         { verifyChecksums: true, mark: () => () => void restored++, maxInputBytes: Infinity, countSkipped: false, sliceBytes: Infinity },
       );
-      const outcome = settleSync(() => {
+      const outcome = await settle(() => {
         stream.push(bytes);
         stream.end();
       });
       return { outcome, outputs, restored };
     };
     // Whole: the line's error, after one output (one block) of 1,024.
-    expect(run(bomb)).toEqual({ outcome: { code: 'SESSION_REFERENCE_INVALID_LOG', message: 'dsh session log line 2 is not JSON: "aaaa…"' }, outputs: 1, restored: 0 });
+    expect(await run(bomb)).toEqual({ outcome: { code: 'SESSION_REFERENCE_INVALID_LOG', message: 'dsh session log line 2 is not JSON: "aaaa…"' }, outputs: 1, restored: 0 });
     // Cut in its last block header: a truncated final frame, taken back, no error.
-    expect(run(bomb.subarray(0, bomb.length - 2))).toEqual({ outcome: 'ok', outputs: 1, restored: 1 });
+    expect(await run(bomb.subarray(0, bomb.length - 2))).toEqual({ outcome: { value: undefined }, outputs: 1, restored: 1 });
     // A limit met (not a line's content) stops the read where it is met, in a frame cut or not.
     const cut = concatBytes(headerFrame, bomb.subarray(0, bomb.length - 2));
-    expect(await readSessionLog(cut, { maxLogBytes: 1 << 20 }).then(() => 'ok', (error: Error & { code: string }) => ({ code: error.code, message: error.message }))).toEqual({
+    expect(await settle(() => readSessionLog(cut, { maxLogBytes: 1 << 20 }))).toEqual({
       code: 'SESSION_REFERENCE_INVALID_LOG',
       message: `dsh session log is larger than maxLogBytes (${1 << 20} bytes)`,
     });
@@ -634,11 +633,6 @@ function skippableHeader(size: number): Uint8Array {
 describe('a header read settled by the first libzstd call over its first chunk (a listing of dsh logs)', () => {
   /** dsh's layout: the header line as a frame of its own, then a frame of events (real, or stored blocks with or without checksums). */
   const logs = [zstdLog, concatBytes(storedFrame(HEADER, { checksum: true }), storedFrame(eventLine(1) + eventLine(2), { checksum: true })), concatBytes(storedFrame(HEADER), storedFrame(eventLine(1)))];
-
-  const settle = async (read: () => unknown) =>
-    Promise.resolve()
-      .then(read)
-      .then((header) => ({ header }), (error: Error & { code: string }) => ({ code: error.code, message: error.message }));
 
   beforeAll(async () => {
     // The first zstd read loads the codec the general way; the reads after it may take the first call alone.
