@@ -411,29 +411,18 @@ function meta(maxIndexBytes: number): Array<[string, string]> {
 }
 
 /**
- * True when the rows of `search_meta` are those {@link meta} writes for `maxIndexBytes` here: the
- * same format and `maxIndexBytes`, and words split alike — where the index names the fingerprint
+ * True when the rows of `search_meta` (`kept` by key, `rows` of them) are those {@link meta} writes
+ * for `maxIndexBytes` here, under this host's `fingerprint`: the same format and `maxIndexBytes`,
+ * and words split alike — where the index names the fingerprint
  * this host gives, its `words` is the answer of a runtime that splits as this one does and is
  * taken as it is (no sample segmented, see src/host-segmenter.ts); else the sample is segmented
  * and compared.
  */
-function sameMeta(rows: SqlValue[][], maxIndexBytes: number): boolean {
-  const kept = new Map(rows.map(([key, value]) => [key, value]));
-  if (kept.size !== rows.length || kept.get('format') !== FORMAT || kept.get('maxIndexBytes') !== String(maxIndexBytes)) return false;
+function sameMeta(kept: ReadonlyMap<SqlValue, SqlValue>, rows: number, maxIndexBytes: number, fingerprint: string | undefined): boolean {
+  if (kept.size !== rows || kept.get('format') !== FORMAT || kept.get('maxIndexBytes') !== String(maxIndexBytes)) return false;
   const by = kept.get('wordsBy');
   if (kept.size !== (by === undefined ? 3 : 4) || typeof kept.get('words') !== 'string') return false;
-  return (by !== undefined && by === root.segmenterFingerprint()) || kept.get('words') === segmenterSignature();
-}
-
-/**
- * Names this host's fingerprint in an index whose words were found to split as here (an index
- * built elsewhere, or before fingerprints): its next export is trusted here without segmenting.
- */
-function nameSegmentation(sql: SqlHost): void {
-  const by = root.segmenterFingerprint();
-  if (by === undefined) return;
-  const [[kept] = []] = sql.all("SELECT value FROM search_meta WHERE key = 'wordsBy'");
-  if (kept !== by) sql.run("INSERT OR REPLACE INTO search_meta(key, value) VALUES ('wordsBy', ?)", by);
+  return (by !== undefined && by === fingerprint) || kept.get('words') === segmenterSignature();
 }
 
 /** A session's words and packed items, found before anything is written (see {@link SessionSearchIndex.put}). */
@@ -516,10 +505,17 @@ export class SessionSearchIndex {
    */
   static open(sql: SqlHost, maxIndexBytes: number): SessionSearchIndex | undefined {
     try {
-      if (!sameMeta(sql.all('SELECT key, value FROM search_meta'), maxIndexBytes)) return undefined;
+      const rows = sql.all('SELECT key, value FROM search_meta');
+      const kept = new Map(rows.map(([key, value]): [SqlValue, SqlValue] => [key!, value!]));
+      const fingerprint = root.segmenterFingerprint();
+      if (!sameMeta(kept, rows.length, maxIndexBytes, fingerprint)) return undefined;
       const [[consistent]] = sql.all(ONE_ROW_EACH) as [[number]];
       if (consistent !== 1) return undefined;
-      nameSegmentation(sql);
+      // Words split as here, under another host's name or none: named for this host, so that its
+      // next export is trusted here without segmenting.
+      if (fingerprint !== undefined && kept.get('wordsBy') !== fingerprint) {
+        sql.run("INSERT OR REPLACE INTO search_meta(key, value) VALUES ('wordsBy', ?)", fingerprint);
+      }
     } catch {
       return undefined;
     }
