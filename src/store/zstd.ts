@@ -50,8 +50,9 @@ export interface ZstdStreamOptions {
   sliceBytes: number;
   /**
    * When the consumer stops (a header read has line 1), the frame it stopped in is still walked
-   * to its end ({@link ZstdStream.settling}): the input ending first makes it a truncated final
-   * frame, its lines taken back (SPEC §11.2), as a whole read takes them back.
+   * to its end ({@link ZstdStream.settling}), within {@link maxInputBytes}: the input ending first
+   * makes it a truncated final frame, its lines taken back (SPEC §11.2), as a whole read takes
+   * them back; the allowance spent first leaves the lines standing.
    */
   settleFrame?: boolean;
 }
@@ -391,6 +392,8 @@ export class ZstdStream {
       else {
         this.settling = true;
         this.flushing = false;
+        // A header read that has spent its allowance walks no further: line 1 stands unsettled.
+        if (this.allowance <= 0) return this.walked();
       }
       return 64;
     }
@@ -430,7 +433,8 @@ export class ZstdStream {
    * ({@link settling}): walks the frame's bytes held, undecoded,
    * towards its end, where the line's error is thrown; the input ending first makes the frame a
    * truncated final frame ({@link ZstdStream.end}). A header read walks no further than its
-   * allowance (then the error stands).
+   * allowance: then a failed line's error stands, and so does line 1 (a first frame over 1 MiB of
+   * compressed input is not settled; SPEC §11.2.1.1 bounds what a header read reads).
    */
   private skim(): number {
     const allowance = this.allowance;
@@ -440,7 +444,7 @@ export class ZstdStream {
     this.queue.advance(taken);
     this.offset += taken;
     this.count(taken);
-    if (this.extent!.ended || this.extent!.corrupt) return this.walked();
+    if (this.extent!.ended || this.extent!.corrupt || this.allowance <= 0) return this.walked();
     return (taken >> 4) + 64;
   }
 
