@@ -67,16 +67,6 @@ export class FrameExtent {
     return at;
   }
 
-  /** Bytes of the block being walked still to come: a reader may skip them ({@link skipBlockBytes}). */
-  get blockBytesLeft(): number {
-    return this.part === 'block' ? this.remaining : 0;
-  }
-
-  /** `count` bytes of {@link blockBytesLeft} (fewer than all of them) were skipped unread: walked as if fed. */
-  skipBlockBytes(count: number): void {
-    this.remaining -= count;
-  }
-
   private startBlock(): void {
     this.blockHeaderBytes = 0;
     const value = this.blockHeader[0]! | (this.blockHeader[1]! << 8) | (this.blockHeader[2]! << 16);

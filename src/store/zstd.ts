@@ -228,30 +228,15 @@ export class ZstdStream {
     return !this.stopped && !this.waiting && (this.flushing || (this.queue.length > 0 && this.canProgress()));
   }
 
-  /**
-   * Bytes of the log the stream will skip once they arrive: a skippable frame's content, or, while
-   * a frame is walked undecoded ({@link skim}), the rest of the block being walked but its last
-   * byte, within a header read's allowance. A reader may skip them instead. That last byte is
-   * read: a source that ends first is a truncated frame, wherever it ended in what was skipped.
-   */
+  /** Bytes of the log the stream will skip once they arrive (a skippable frame's content): a reader may skip them instead. */
   get pendingSkip(): number {
-    if (this.stopped) return 0;
-    if (this.walking) return this.queue.length === 0 ? Math.max(0, Math.min(this.extent!.blockBytesLeft, this.allowance) - 1) : 0;
-    return this.skippingContent ? Math.max(0, this.skip - this.queue.length) : 0;
+    return this.stopped || !this.skippingContent ? 0 : Math.max(0, this.skip - this.queue.length);
   }
 
   /** The reader skipped `count` bytes of {@link ZstdStream.pendingSkip}: they will not arrive. */
   skipped(count: number): void {
+    this.skip -= count;
     this.offset += count;
-    if (this.walking) {
-      this.extent!.skipBlockBytes(count);
-      this.count(count);
-    } else this.skip -= count;
-  }
-
-  /** The frame being read is walked by its block headers, not decoded ({@link skim}). */
-  private get walking(): boolean {
-    return this.frameStart !== undefined && (this.deferred !== undefined || this.settling);
   }
 
   /** Compressed bytes the stream may still take in (`Infinity` unless a header read). */
@@ -350,7 +335,7 @@ export class ZstdStream {
         this.startFrame();
         continue;
       }
-      work += this.walking ? this.skim() : this.step();
+      work += this.deferred === undefined && !this.settling ? this.step() : this.skim();
     }
   }
 
