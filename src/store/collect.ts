@@ -136,6 +136,8 @@ export class LogCollector implements RowCollector {
   header: SessionHeader | undefined;
   /** Text of line 1 when it ended without `\n` and is not JSON (a header still being written), when reading the header only. */
   private tornHeader: string | undefined;
+  /** Where the truncated final zstd frame taken back began (see {@link LogCollector.mark}), when one was. */
+  private truncatedAt: number | undefined;
   /** Kept events in log order (see {@link KeepEvent}). */
   events: SessionEvent[] = [];
   /** `seq` of the last event (`null` before any). */
@@ -232,17 +234,25 @@ export class LogCollector implements RowCollector {
    * line at all or its first line is torn (then {@link LogCollector.header} is `undefined`).
    */
   finish(): SessionHeader {
-    return this.header ?? readHeader(this.tornHeader ?? '');
+    if (this.header !== undefined) return this.header;
+    // No line 1 because the frame holding it was cut: the message says so, as the listing may have shown line 1 (a first frame over 1 MiB).
+    if (this.tornHeader === undefined && this.truncatedAt !== undefined) {
+      throw invalidLine(1, `is missing: a session log starts with its header, and the zstd frame at byte ${this.truncatedAt} is truncated`);
+    }
+    return readHeader(this.tornHeader ?? '');
   }
 
-  /** A restore point: calling the result takes back everything collected since. */
-  mark(): () => void {
+  /**
+   * A restore point: calling the result takes back everything collected since, and notes
+   * `truncatedAt`, where the truncated final zstd frame whose lines these were began.
+   */
+  mark(): (truncatedAt?: number) => void {
     // Compaction replaces the array and never changes an earlier one: the marked array, cut back
     // to its marked length, is the state at the mark.
     const { header, lastSeq, title, increasing, nextCompaction, events } = this;
     const length = events.length;
-    return () => {
-      Object.assign(this, { header, lastSeq, title, increasing, nextCompaction, events });
+    return (truncatedAt) => {
+      Object.assign(this, { header, lastSeq, title, increasing, nextCompaction, events, truncatedAt });
       events.length = length;
     };
   }

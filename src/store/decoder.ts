@@ -26,8 +26,11 @@ export interface DecodedBytes {
   end(): void;
   /** The read has what it wants: no more bytes are needed. */
   readonly stopped: boolean;
-  /** A restore point: calling the result takes back everything since (a truncated final frame's lines). */
-  mark(): () => void;
+  /**
+   * A restore point: calling the result takes back everything since (the lines of a truncated
+   * final frame, which starts at byte `truncatedAt` of the log).
+   */
+  mark(): (truncatedAt: number) => void;
 }
 
 /** How a {@link LogDecoder} reads (see its constructor). */

@@ -68,9 +68,9 @@ function lineStages(collector: LogCollector, maxLogBytes: number): DecodedBytes 
     mark: () => {
       const restoreLines = splitter.mark();
       const restoreCollector = collector.mark();
-      return () => {
+      return (truncatedAt) => {
         restoreLines();
-        restoreCollector();
+        restoreCollector(truncatedAt);
       };
     },
   };

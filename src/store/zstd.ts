@@ -33,8 +33,11 @@ export { libZstdSync, loadLibZstd, type LibZstd } from './libzstd.js';
 export interface ZstdStreamOptions {
   /** Verify frame content checksums (XXH64, by libzstd). */
   verifyChecksums: boolean;
-  /** Called when a data frame starts: returns a function that takes back the output since. */
-  mark(): () => void;
+  /**
+   * Called when a data frame starts: returns a function that takes back the output since, called
+   * with the frame's offset in the log when the frame turns out a truncated final frame.
+   */
+  mark(): (truncatedAt: number) => void;
   /**
    * Compressed bytes the read may take (SPEC §11.2.1.1: 1 MiB for a header read, else
    * `Infinity`): data-frame bytes, plus skippable frames' content when {@link countSkipped}.
@@ -181,7 +184,7 @@ export class ZstdStream {
   /** Offset of the data frame being decoded; `undefined` between frames. */
   private frameStart: number | undefined;
   /** Takes back the output of the frame being decoded. */
-  private restore: (() => void) | undefined;
+  private restore: ((truncatedAt: number) => void) | undefined;
   /** The frame being decoded has a checksum that libzstd is not to check: its 4 bytes are skipped at its end. */
   private checksumSkipped = false;
   /** Bytes still to skip (a skippable frame's content, an unchecked checksum). */
@@ -294,7 +297,7 @@ export class ZstdStream {
         if (!isMagicPrefix(this.queue.peek(this.queue.length))) throw corrupt(this.offset, 'trailing bytes are not a frame');
       }
       if (this.frameStart !== undefined) {
-        this.restore?.();
+        this.restore?.(this.frameStart);
         this.deferred = undefined;
       }
     } finally {
