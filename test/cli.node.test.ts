@@ -157,6 +157,9 @@ describe('usage errors (exit 2) and --help', () => {
       await expectUsage(['candidates', '--demo', '--limit', bad], new RegExp(`--limit must be a positive integer .*, got ${JSON.stringify(bad).replace(/[+.]/g, '\\$&')}$`, 'm'));
     }
     await expectUsage(['decode', 'x', '--as', 'y'], /--as does not apply to decode/);
+    // An option given twice (the stop-36 probe: the last --store was taken silently).
+    await expectUsage(['candidates', '--store', '/tmp/a', '--store', '/tmp/b'], /--store is given more than once/);
+    await expectUsage(['candidates', '--demo', '--json', '--json'], /--json is given more than once/);
   });
 });
 

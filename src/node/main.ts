@@ -187,11 +187,13 @@ interface Command {
 function parseCommandLine(argv: readonly string[]): Command | 'help' {
   let values: Flags;
   let positionals: string[];
+  let tokens: ReturnType<typeof parseArgs>['tokens'];
   try {
-    ({ values, positionals } = parseArgs({
+    ({ values, positionals, tokens } = parseArgs({
       args: [...argv],
       allowPositionals: true,
       strict: true,
+      tokens: true,
       options: {
         store: { type: 'string' },
         demo: { type: 'boolean' },
@@ -211,6 +213,13 @@ function parseCommandLine(argv: readonly string[]): Command | 'help' {
     throw new UsageError(error instanceof Error ? error.message : String(error));
   }
   if (values.help) return 'help';
+  // An option given twice is a mistake to report, not a choice of the last (`--store a --store b`).
+  const seen = new Set<string>();
+  for (const token of tokens ?? []) {
+    if (token.kind !== 'option') continue;
+    if (seen.has(token.name)) throw new UsageError(`--${token.name} is given more than once`);
+    seen.add(token.name);
+  }
   const [name, ...args] = positionals;
   if (name === undefined) throw new UsageError('missing command');
   const spec = Object.hasOwn(COMMAND_FLAGS, name) ? COMMAND_FLAGS[name] : undefined;
