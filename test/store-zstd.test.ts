@@ -619,6 +619,13 @@ describe('header reads bound the bytes they read (SPEC §11.2.1.1)', () => {
     }
   });
 
+  it('a line 1 that fails in a first frame over 1 MiB: its error stands once the allowance is spent, whatever the chunks', async () => {
+    const frame = storedFrame(`not json\n{"type":"step/start","seq":1,"data":{"pad":"${'z'.repeat(1536 * 1024)}"}}\n`, { checksum: true });
+    const error = 'dsh session log line 1 is not JSON: "not json"';
+    expect(() => parseSessionLogHeader(frame)).toThrow(error);
+    await expect(readSessionHeader(virtualReads([{ bytes: frame }]).source, {})).rejects.toThrow(error);
+  });
+
   it('a skippable frame whose declared length runs past the end is a truncated frame: no header yet', async () => {
     const { source } = virtualReads([{ bytes: skippable(0, new Uint8Array(0)).map((byte, i) => (i === 5 ? 1 : byte)) }]);
     expect(await readSessionHeader(source, {})).toBeUndefined();

@@ -246,7 +246,7 @@ export class LogCollector implements RowCollector {
    * A restore point: calling the result takes back everything collected since, and notes
    * `truncatedAt`, where the truncated final zstd frame whose lines these were began.
    */
-  mark(): (truncatedAt?: number) => void {
+  mark(): (truncatedAt: number) => void {
     // Compaction replaces the array and never changes an earlier one: the marked array, cut back
     // to its marked length, is the state at the mark.
     const { header, lastSeq, title, increasing, nextCompaction, events } = this;

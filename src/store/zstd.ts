@@ -338,8 +338,16 @@ export class ZstdStream {
         this.startFrame();
         continue;
       }
-      work += this.deferred === undefined && !this.settling ? this.step() : this.skim();
+      work += this.walking ? this.skim() : this.step();
+      // A header read walks no further than its allowance: a failed line's error stands, and so
+      // does line 1 (a first frame over 1 MiB of compressed input is not settled; SPEC §11.2.1.1).
+      if (this.walking && this.allowance <= 0) this.walked();
     }
+  }
+
+  /** The frame being read is walked by its block headers, not decoded ({@link skim}). */
+  private get walking(): boolean {
+    return this.deferred !== undefined || this.settling;
   }
 
   /** At a frame boundary: skips a skippable frame's header, or starts a data frame. */
@@ -395,8 +403,6 @@ export class ZstdStream {
       else {
         this.settling = true;
         this.flushing = false;
-        // A header read that has spent its allowance walks no further: line 1 stands unsettled.
-        if (this.allowance <= 0) return this.walked();
       }
       return 64;
     }
@@ -435,19 +441,16 @@ export class ZstdStream {
    * Once a line of the frame failed ({@link deferred}), or the consumer stopped in it
    * ({@link settling}): walks the frame's bytes held, undecoded,
    * towards its end, where the line's error is thrown; the input ending first makes the frame a
-   * truncated final frame ({@link ZstdStream.end}). A header read walks no further than its
-   * allowance: then a failed line's error stands, and so does line 1 (a first frame over 1 MiB of
-   * compressed input is not settled; SPEC §11.2.1.1 bounds what a header read reads).
+   * truncated final frame ({@link ZstdStream.end}), and a header read's allowance spent first
+   * ends it too ({@link run}).
    */
   private skim(): number {
-    const allowance = this.allowance;
-    if (allowance <= 0) return this.walked();
     const input = this.queue.first();
-    const taken = this.extent!.feed(input.subarray(0, Math.min(input.length, allowance)));
+    const taken = this.extent!.feed(input.subarray(0, Math.min(input.length, this.allowance)));
     this.queue.advance(taken);
     this.offset += taken;
     this.count(taken);
-    if (this.extent!.ended || this.extent!.corrupt || this.allowance <= 0) return this.walked();
+    if (this.extent!.ended || this.extent!.corrupt) return this.walked();
     return (taken >> 4) + 64;
   }
 
