@@ -216,6 +216,17 @@ describe('createDshStoreSessionQuery: layout and listing (SPEC §12.1)', () => {
     expect(limit.message).toContain('maxLogBytes (1048576 bytes)');
   });
 
+  it('lists a log past maxLogBytes by its header and fails its whole read, naming the limit (SPEC §11.2.1)', async () => {
+    const root = freshRoot();
+    put(root, 'p', 'limited', 'session.v3.jsonl', jsonl(header('limited', 2), [userEvent(1, 'x'.repeat(10_000))]));
+    for (const maxLogBytes of [1, 300, 4095]) {
+      const limited = createDshStoreSessionQuery({ root, maxLogBytes });
+      expect((await limited.listSessions()).map((r) => r.header.id)).toEqual(['limited']);
+      const error = await expectRejectCode(limited.readSurface('limited'), 'SESSION_REFERENCE_INVALID_LOG');
+      expect(error.message).toContain(`maxLogBytes (${maxLogBytes} bytes)`);
+    }
+  });
+
   it('lists a sparse 8 GiB log behind two 4 GiB skippable frames, skipping them unread (SPEC §11.2.1.1)', async () => {
     // A header read counts skippable content it receives against its 1 MiB: had the store read
     // through the skippable frames instead of skipping them, this listing would fail.

@@ -98,6 +98,26 @@ describe('readSessionLog: streamed input reads exactly like one buffer (SPEC §1
     );
   });
 
+  it('property: with maxLogBytes, any chunking gives the outcome of the whole buffer: an error of a line within the limit stands (stop-37 probe)', async () => {
+    const limited: Record<string, Uint8Array> = {
+      ...SAMPLES,
+      'bad line 2, then a long line': utf8(`${line(HEADER)}{"type":"tool/call","seq":3,x}\n${line(message(4, 'a'.repeat(3000)))}`),
+    };
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...Object.keys(limited)), fc.array(fc.nat(), { maxLength: 12 }), fc.constantFrom(1, 60, 100, 1000, 2000), async (name, cuts, maxLogBytes) => {
+        const bytes = limited[name]!;
+        const expected = await outcome(() => readSessionLog(bytes, { maxLogBytes }));
+        expect(await outcome(() => readSessionLog(iterableOf(split(bytes, cuts)), { maxLogBytes }))).toEqual(expected);
+      }),
+      { numRuns: 300 },
+    );
+    const probe = limited['bad line 2, then a long line']!;
+    for (const maxLogBytes of [100, 1000, probe.length - 1]) {
+      expect(await outcome(() => readSessionLog(probe, { maxLogBytes }))).toEqual({ code: 'SESSION_REFERENCE_INVALID_LOG', message: expect.stringContaining('line 2 is not JSON') });
+    }
+    expect(await outcome(() => readSessionLog(probe, { maxLogBytes: 80 }))).toEqual({ code: 'SESSION_REFERENCE_INVALID_LOG', message: expect.stringContaining('larger than maxLogBytes (80 bytes)') });
+  });
+
   it('property: a byte stream is read into one reused buffer (BYOB reads), in any chunking, lines across reads too', async () => {
     // Lines longer than a read, and pieces larger than one: every line crosses reads somewhere.
     const long = utf8(line(HEADER) + [0, 1, 2, 3].map((seq) => line(message(seq, `çözüm ${'日本語 '.repeat(9000 * seq)}`))).join(''));
@@ -209,6 +229,20 @@ describe('decompression bombs (SPEC §11.2.1)', () => {
     const limited = createObjectStoreSessionQuery(fakeBucket({ log }).bucket, { maxLogBytes: 2 << 20 });
     const viaStore = await expectRejectCode(limited.readSurface('stream'), 'SESSION_REFERENCE_INVALID_LOG');
     expect(viaStore.message).toContain('maxLogBytes');
+  });
+
+  it('maxLogBytes bounds whole reads only: a listing reads the header of a log past it, plain and zstd (SPEC §11.2.1)', async () => {
+    // The stop-37 probe: a plain log was not listed once maxLogBytes was below the first chunk read.
+    const plain = utf8(TEXT_LOG + line(message(4, 'x'.repeat(20_000))));
+    for (const log of [plain, zstdLog(new TextDecoder().decode(plain)), realLogZstd()]) {
+      const id = parseSessionLogHeader(log).id;
+      for (const maxLogBytes of [1, 100, 4095, 8192]) {
+        const limited = createObjectStoreSessionQuery(fakeBucket({ log }).bucket, { maxLogBytes });
+        expect((await limited.listSessions()).map((r) => r.header.id)).toEqual([id]);
+        const error = await expectRejectCode(limited.readSurface(id), 'SESSION_REFERENCE_INVALID_LOG');
+        expect(error.message).toContain(`maxLogBytes (${maxLogBytes} bytes)`);
+      }
+    }
   });
 
   it('rejects bad read options with INVALID_ARGUMENT', async () => {

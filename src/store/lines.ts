@@ -185,10 +185,18 @@ export class LineSplitter {
   /** Feeds the next bytes of the log. */
   push(chunk: Uint8Array): void {
     if (this.stopped || chunk.length === 0) return;
-    this.total += chunk.length;
-    if (this.total > this.limits.maxLogBytes) {
+    // The bytes within `maxLogBytes` are split first, so an error of a line that ends within it is
+    // reported as such, not as the limit, at every chunking of the same bytes.
+    const within = chunk.subarray(0, this.limits.maxLogBytes - this.total);
+    this.total += within.length;
+    if (within.length > 0) this.splitChunk(within);
+    if (within.length < chunk.length && !this.stopped) {
       throw limitReached(fail('INVALID_LOG', `dsh session log is larger than maxLogBytes (${this.limits.maxLogBytes} bytes)`));
     }
+  }
+
+  /** {@link split} with the newline finder over `chunk`. */
+  private splitChunk(chunk: Uint8Array): void {
     this.newlines.setChunk(chunk);
     try {
       this.split(chunk);

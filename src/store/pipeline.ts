@@ -50,6 +50,11 @@ function loadZstd(): Promise<ZstdCodec> {
   return zstdModule;
 }
 
+/**
+ * A header read's bound (SPEC §11.2.1): line 1 within 1 MiB. `maxLogBytes` bounds whole reads
+ * only, so a log past it is listed, and its reads fail naming the limit.
+ */
+const HEADER_READ_LIMITS = { maxLogBytes: Infinity, maxHeaderBytes: MAX_HEADER_BYTES };
 
 /**
  * The stages after the decoder, for `collector`: line splitter → classifier → collector, with one
@@ -57,7 +62,7 @@ function loadZstd(): Promise<ZstdCodec> {
  */
 function lineStages(collector: LogCollector, maxLogBytes: number): DecodedBytes {
   const scanner = new ChunkScanner();
-  const limits = { maxLogBytes, maxHeaderBytes: collector.headerOnly ? MAX_HEADER_BYTES : Infinity };
+  const limits = collector.headerOnly ? HEADER_READ_LIMITS : { maxLogBytes, maxHeaderBytes: Infinity };
   const splitter = new LineSplitter(new LineClassifier(collector, scanner), limits, scanner);
   return {
     push: (bytes) => splitter.push(bytes),
@@ -148,7 +153,7 @@ export function collect(given: StoreSource | string, collector: LogCollector, op
  */
 function headerOfFirstFrame(first: Uint8Array, collector: LogCollector, options: ReadOptions): boolean {
   const codec = loadedZstd;
-  const line = codec?.firstFrameLine(codec.lib, first, options.verifyChecksums ?? true, options.maxLogBytes ?? DEFAULT_MAX_LOG_BYTES);
+  const line = codec?.firstFrameLine(codec.lib, first, options.verifyChecksums ?? true);
   if (line === undefined) return false;
   collector.line(line.length === 0 ? '' : decodeUtf8Strict(line), 1, true);
   return true;

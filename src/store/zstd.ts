@@ -490,12 +490,12 @@ function isLineError(error: unknown): error is SessionReferenceError {
  * that call might not be the whole story — bytes that do not start with a data frame whose header
  * they hold, no context {@link LibZstd.available}, a checksum not to be verified (the stream
  * rewrites the frame header first), a window over the cap, a libzstd error, a frame that call
- * does not end (it may be a truncated final frame, ignored whatever its lines hold), output over
- * `maxBytes` (the line splitter refuses it) or without a `\n` — and the read then takes the
+ * does not end (it may be a truncated final frame, ignored whatever its lines hold), output
+ * without a `\n` — and the read then takes the
  * general way from the first byte, which decodes and reports those bytes as always.
  * @returns The line's bytes without its `\n`: a view of libzstd's memory, valid until its next call.
  */
-export function firstFrameLine(lib: LibZstd, bytes: Uint8Array, verifyChecksums: boolean, maxBytes: number): Uint8Array | undefined {
+export function firstFrameLine(lib: LibZstd, bytes: Uint8Array, verifyChecksums: boolean): Uint8Array | undefined {
   if (bytes.length < 5 || readU32(bytes, 0) !== ZSTD_MAGIC || !lib.available) return undefined;
   const descriptor = bytes[4]!;
   if (bytes.length < frameHeaderBytes(descriptor) || (!verifyChecksums && (descriptor & 4) !== 0)) return undefined;
@@ -506,7 +506,8 @@ export function firstFrameLine(lib: LibZstd, bytes: Uint8Array, verifyChecksums:
     const { output, frameEnded } = decoder.step(bytes);
     // A frame not ended by it may turn out truncated, its lines taken back whatever they hold.
     if (!frameEnded) return undefined;
-    const newline = output.length <= maxBytes ? output.indexOf(0x0a) : -1;
+    // At most STEP_BYTES of output: a line in it is within a header read's 1 MiB bound.
+    const newline = output.indexOf(0x0a);
     return newline === -1 ? undefined : output.subarray(0, newline);
   } catch (error) {
     if (error instanceof LibZstdError) return undefined;
