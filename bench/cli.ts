@@ -1,7 +1,8 @@
 /**
  * `npm run bench -- --only cli` (issue 30 item 3, SPEC §16.4, §16.6): the CLI's `search` as a user
- * meets it, a process per run, on a store of 2,000 plain logs of about 100 KB (200 MB), against
- * what a user would reach for instead, in the same run:
+ * meets it, a process per run, on a store of 2,000 plain logs of about 100 KB (200 MB), of
+ * generated messages and then of the real log's shape, against what a user would reach for
+ * instead, in the same run:
  *
  * - a warm-cache `node dist/node/cli.js search quasarmuffin --store ROOT` (the word is in no log)
  *   against a bare `node -e 0` (target ≤ 4×) and against `rg -l -F quasarmuffin ROOT` when
@@ -26,18 +27,28 @@ import { join } from 'node:path';
 import { formatMs } from './harness.js';
 import type { StoreBenchHooks } from './store.js';
 import { writeLog } from './store-logs.js';
+import { writeRealShapedSession } from './store-real.js';
 
 const BENCH = process.env.BENCH_DIR ?? 'bench';
 const CLI = join(BENCH, '..', 'dist', 'node', 'cli.js');
 /** A word no generated log holds: every tool reads every log and finds nothing. */
 const WORD = 'quasarmuffin';
 
-/** 2,000 sessions of about 100 KB in 20 project folders, as bench/search.ts writes them. */
-function writeStore(root: string, count: number): void {
+/** The two corpora: generated messages, and the real log's line mix and text (see {@link writeStore}). */
+type Corpus = 'generated' | 'real-shaped';
+
+/**
+ * 2,000 sessions of about 100 KB in 20 project folders: generated as bench/search.ts writes them,
+ * or real-shaped (the real v3 log cut to 100 KB, its own id each: tool calls and output, reasoning,
+ * request headers and the real messages, so an index about twice as large).
+ */
+function writeStore(root: string, count: number, corpus: Corpus): void {
   for (let i = 0; i < count; i++) {
     const dir = join(root, `project-${i % 20}`, `session-${i}`);
     mkdirSync(dir, { recursive: true });
-    writeLog(join(dir, 'session.v3.jsonl'), 100_000, 500 + i, `session-${i}`, `/work/p${i % 20}`, false, 200_000);
+    const path = join(dir, 'session.v3.jsonl');
+    if (corpus === 'generated') writeLog(path, 100_000, 500 + i, `session-${i}`, `/work/p${i % 20}`, false, 200_000);
+    else writeRealShapedSession(path, `session-${i}`, 100_000);
   }
 }
 
@@ -64,12 +75,16 @@ function grepTool(): { name: string; command: (root: string) => string[] } {
 
 export async function benchCli(hooks: StoreBenchHooks): Promise<void> {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first`);
+  for (const corpus of ['generated', 'real-shaped'] as const) benchCorpus(hooks, corpus);
+}
+
+function benchCorpus(hooks: StoreBenchHooks, corpus: Corpus): void {
   const count = 2000;
-  console.log(`\nCLI — search on a store of ${count} plain logs of about 100 KB, a process per run (issue 30 item 3)`);
+  console.log(`\nCLI — search on a store of ${count} plain ${corpus} logs of about 100 KB, a process per run (issue 30 item 3)`);
   const dir = mkdtempSync(join(tmpdir(), 'dsh-bench-cli-'));
   try {
     const root = join(dir, 'store');
-    writeStore(root, count);
+    writeStore(root, count, corpus);
     const env = { ...process.env, XDG_CACHE_HOME: join(dir, 'cache') };
     const node = process.env.BENCH_CLI_NODE || process.execPath;
     const search = [node, CLI, 'search', WORD, '--store', root];
@@ -101,10 +116,10 @@ export async function benchCli(hooks: StoreBenchHooks): Promise<void> {
     const [bare, encode, grepMs, warm] = ['node', 'encode', 'grep', 'warm'].map((name) => median(times.get(name)!)) as [number, number, number, number];
     const first = median(firsts);
     const version = spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim();
-    hooks.ratioRow('cli', `warm search, ${count} sessions vs node -e 0 (Node ${version})`, warm, bare, 4);
-    hooks.ratioRow('cli', `warm search, ${count} sessions vs ${grep.name}`, warm, grepMs, 6);
-    hooks.ratioRow('cli', `warm search vs the first (index built, cache written)`, warm, first, 0.2, `${formatMs(warm)} / ${formatMs(first)}`);
-    hooks.ratioRow('cli', 'encode (start-up + its modules) vs node -e 0', encode, bare, undefined);
+    hooks.ratioRow('cli', `warm search, ${count} ${corpus} sessions vs node -e 0 (Node ${version})`, warm, bare, 4);
+    hooks.ratioRow('cli', `warm search, ${count} ${corpus} sessions vs ${grep.name}`, warm, grepMs, 6);
+    hooks.ratioRow('cli', `warm search vs the first (index built, cache written), ${corpus}`, warm, first, 0.2, `${formatMs(warm)} / ${formatMs(first)}`);
+    if (corpus === 'generated') hooks.ratioRow('cli', 'encode (start-up + its modules) vs node -e 0', encode, bare, undefined);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -49,6 +49,27 @@ export function writeRealShapedLog(path: string, bytes: number): { lines: number
 }
 
 /**
+ * Writes a real-shaped session of about `bytes`: the real log's header with `id`, then its rows in
+ * order, leaving out each row that would take the log past `bytes` (the search corpus of the CLI
+ * bench: real line mix and text, every session its own id).
+ */
+export function writeRealShapedSession(path: string, id: string, bytes: number): void {
+  realRows ??= readFileSync(REAL_LOG, 'utf8').split('\n').filter((line) => line.length > 0);
+  const [header, ...rows] = realRows;
+  const parts = [header!.replace(/"id":"[^"]*"/, `"id":"${id}"`)];
+  let size = parts[0]!.length + 1;
+  for (const row of rows) {
+    const rowBytes = Buffer.byteLength(row) + 1;
+    if (size + rowBytes > bytes) continue;
+    parts.push(row);
+    size += rowBytes;
+  }
+  writeFileSync(path, `${parts.join('\n')}\n`);
+}
+
+let realRows: string[] | undefined;
+
+/**
  * The parse floor: `chunks` (decompressed by libzstd when `zstd`), split on `\n`, every line decoded
  * and `JSON.parse`d. Lines are decoded in runs of whole lines (one `TextDecoder` call per run of
  * up to 32 KiB), the cheapest way to decode them.

@@ -11,6 +11,7 @@
 import { FORMAT, SCHEMA, SessionSearchIndex } from './engine.js';
 import type { SqlHost } from './sql-host.js';
 import { SqliteWasmHost } from './sqlite-host.js';
+import { loadSqlite } from './sqlite.js';
 
 /**
  * A new, empty index in SQLite's WebAssembly build.
@@ -53,7 +54,8 @@ export async function indexToBytes(index: SessionSearchIndex): Promise<Uint8Arra
  * @throws SessionReferenceError `SESSION_REFERENCE_INVALID_CONFIG` where WebAssembly cannot run (see `loadSqlite`).
  */
 export async function indexFromBytes(bytes: Uint8Array, maxIndexBytes: number): Promise<SessionSearchIndex | undefined> {
-  const body = await checkedBody(bytes);
+  // SQLite loads while the checksum is computed (Web Crypto hashes off the main thread where it can).
+  const [body] = await Promise.all([checkedBody(bytes), loadSqlite()]);
   if (body === undefined) return undefined;
   let host: SqliteWasmHost | undefined;
   try {
