@@ -703,8 +703,9 @@ ${table()}
   canonicity; ours does).
 - **CLI** (issue 30 item 3, \`--only cli\`, after \`npm run build\`): a process per run, samples
   interleaved, medians compared: a warm-cache \`search\` over 2,000 plain logs of about 100 KB
-  against \`node -e 0\` and against \`rg -l -F\` (GNU \`grep -rlF\` when rg is not on PATH; the
-  row names the tool), and against the first search (cache removed before each of its samples).
+  (generated, then real-shaped: the real v3 log cut to 100 KB, its own id each) against
+  \`node -e 0\` and against \`rg -l -F\` (GNU \`grep -rlF\` when rg is not on PATH; the row names
+  the tool), and against the first search (cache removed before each of its samples).
 - **The dsh host's own plugin** (SPEC §14.6, \`--only dsh\`): the published
   \`${HOST_PLUGIN}\` (a devDependency for the bench only) against ours,
   \`dsh-session-reference/dsh\`, on the same inputs, 3 samples each (a host sample takes
