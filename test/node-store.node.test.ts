@@ -506,6 +506,27 @@ describe('createDshStoreSessionQuery: reading (SPEC §12.1, §4.2)', () => {
     expect(await title()).toBe('v3 title');
   });
 
+  it('a log rewritten in place with its size and mtime put back, or a log added with the directory mtime put back, is seen: the ctime is in the identity (stop-37 probe)', async () => {
+    const root = freshRoot();
+    const dir = join(root, 'p', 'a');
+    const log = put(root, 'p', 'a', 'session.v3.jsonl', jsonl(header('a', 1), [titleEvent(0, 'first title')]));
+    const anHourAgo = Date.now() / 1000 - 3600;
+    utimesSync(log, anHourAgo, anHourAgo);
+    utimesSync(dir, anHourAgo, anHourAgo);
+    const store = createDshStoreSessionQuery({ root });
+    const [before] = await store.listSessions();
+    expect(await titleOf(store, 'a')).toBe('first title');
+    await new Promise((resolve) => setTimeout(resolve, 20)); // a ctime later than the first
+    writeFileSync(log, jsonl(header('a', 1), [titleEvent(0, 'other title')]));
+    utimesSync(log, anHourAgo, anHourAgo);
+    const [after] = await store.listSessions();
+    expect(after!.identity).not.toBe(before!.identity);
+    expect(await titleOf(store, 'a')).toBe('other title');
+    put(root, 'p', 'a', 'session.v4.jsonl', jsonl(header('a', 1, { version: 4 }), [titleEvent(0, 'v4 title')]));
+    utimesSync(dir, anHourAgo, anHourAgo);
+    expect(await titleOf(store, 'a')).toBe('v4 title');
+  });
+
   it('holds whole reads to 4 in flight, in whatever order they end (cache checks run 16 at a time)', async () => {
     const root = freshRoot();
     const count = 24;

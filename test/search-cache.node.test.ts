@@ -473,29 +473,29 @@ function cacheName(store: string): string {
   return `search-${crypto.createHash('sha256').update(store).digest('hex').slice(0, 24)}.index`;
 }
 
-/** A phrase of the CJK session after {@link forgedCache} changed it: no log holds it. */
+/** A phrase {@link forgedCache} puts into the CJK session's index entry: no log holds it. */
 const PLANTED = '固定的错误码';
 
 /**
- * A cache file for `store` whose index finds {@link PLANTED} in the CJK session: built by a
- * search over the store with `稳定` replaced by `固定` (as many bytes) in that log, the log then
- * restored with its size and mtime, so the planted index keeps answering for it. It is a valid
- * cache (header, checksum) of the user's; only its owner or mode makes it untrusted.
+ * The cache file of `store` (written by an earlier search) with {@link PLANTED} put into the CJK
+ * session's entry of its index, identity and listing unchanged, so that the cache answers for a
+ * phrase no log holds. It is a valid cache (header, checksum) of the user's; only its owner or
+ * mode makes it untrusted. (A log rewritten in place with its size and mtime put back no longer
+ * makes one: its ctime is in the identity.)
  */
 async function forgedCache(store: string, file: string): Promise<Buffer> {
-  const log = join(store, 'global', 'session-e5f1c2a0', 'session.jsonl');
-  const original = readFileSync(log, 'utf8');
-  const { atime, mtime } = statSync(log);
-  writeFileSync(log, original.replaceAll('稳定', '固定'));
-  utimesSync(log, atime, mtime);
-  const env = { XDG_CACHE_HOME: dirname(dirname(file)) };
-  expect((await cli(['search', PLANTED, '--store', store, '--json'], env)).code).toBe(0);
-  const forged = readFileSync(file);
-  writeFileSync(log, original);
-  utimesSync(log, atime, mtime);
+  const contents = (await readSearchCache(file)).contents!;
+  const { indexFromBytes, indexToBytes } = await import('../src/search/index-bytes.js');
+  const index = (await indexFromBytes(contents.index, 256 * 1024))!;
+  const session = (await index.session(CJK))!;
+  await index.put([{ ...session, items: [...session.items, { role: 'user', text: PLANTED }] }]);
+  const bytes = await indexToBytes(index);
+  index.close();
+  await writeSearchCache(file, { listing: contents.listing, index: bytes });
   // Trusted, it answers for the planted phrase.
+  const env = { XDG_CACHE_HOME: dirname(dirname(file)) };
   expect((await cli(['search', PLANTED, '--store', store, '--json'], env)).stdout).toContain(CJK);
-  return forged;
+  return readFileSync(file);
 }
 
 describe('the cached index names Node’s segmentation (src/host-segmenter.ts)', () => {

@@ -143,7 +143,7 @@ export function defaultSessionStoreRoot(
  *   each session's log — the first line, decoding at most 1 MiB of it (SPEC §11.2.1) — never
  *   whole logs. Records are newest first (`createdAt` descending, then id ascending by UTF-16 code
  *   units). The session id is the header's `id`, never a folder name. A missing root lists no
- *   sessions. Each record's `identity` is the log file's device, inode, size and mtime when its
+ *   sessions. Each record's `identity` is the log file's device, inode, size, mtime and ctime when its
  *   header was read (search re-reads a log only when it moved, SPEC §16.4).
  * - Only regular files (or symlinks to them) are logs: a FIFO, socket or device named like a log
  *   is skipped without being opened.
@@ -170,7 +170,7 @@ export function defaultSessionStoreRoot(
  *   `value.title = { title }` from the last `session/title` event's `data.title` (`value: {}` when
  *   there is none), or `rejected` with the error as `reason` (also for a log that fails to read
  *   whole). A title read parses every line but keeps nothing else.
- * - Headers and titles are cached by file identity (device, inode, size, mtime): a later call
+ * - Headers and titles are cached by file identity (device, inode, size, mtime, ctime): a later call
  *   reads no file it has read before unless the file changed. The log chosen in a session
  *   directory is cached by the directory's identity (not for a directory changed in the last 2 s),
  *   so a later listing, or reading a known session again, lists no session directory: a listing
@@ -241,7 +241,7 @@ export interface CarriedDshStoreOptions {
  * {@link createDshStoreSessionQuery} of `options`, its caches of session directories and headers
  * first filled from `carried.listing` (the text an earlier {@link CarriedDshStore.exportListing} gave). A
  * cached entry is used only while the directory or log still has the identity recorded with it
- * (device, inode, size, mtime: one `stat`), as the caches of one process are (SPEC §11.2.5). A
+ * (device, inode, size, mtime, ctime: one `stat`), as the caches of one process are (SPEC §11.2.5). A
  * `listing` that is not such text, or is of another root, is ignored, and so is each entry of it
  * that is malformed (a header that is not a session header, a log that is not a log name inside
  * its session directory): those are read from the store, never trusted.
@@ -655,7 +655,11 @@ function loadPipeline(): Promise<Pipeline> {
 }
 
 /**
- * A file's identity (device, inode, size, mtime) as one flat string: the caches hold thousands.
+ * A file's identity (device, inode, size, mtime, ctime) as one flat string: the caches hold thousands.
+ * The ctime, which no user can set, catches a file rewritten in place with its size and mtime
+ * put back (`touch -r`, `utimes`), and a directory whose mtime was put back after a new log
+ * version came in (the stop-37 probe); beyond SPEC §16.4's size and mtime, it costs one re-read
+ * of a log whose mode or owner changed.
  * From `Stats` as numbers, not `bigint` ones: a `bigint` stat cost three times as much (Node 20
  * makes its four `Date`s at once; 4,000 stats, a warm listing of 2,000 sessions: 58 ms against
  * 19 ms of CPU). `mtimeMs` keeps the mtime to a quarter of a microsecond (a double of today's
@@ -664,11 +668,11 @@ function loadPipeline(): Promise<Pipeline> {
  * and mtime could share.
  */
 function identityOf(stats: Stats): string {
-  return `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeMs}`;
+  return `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeMs}:${stats.ctimeMs}`;
 }
 
 /**
- * The identity (device, inode, size, mtime) of the log at `path` when it is a regular file (SPEC
+ * The identity (device, inode, size, mtime, ctime) of the log at `path` when it is a regular file (SPEC
  * §12.1): `stat` only, so a FIFO, socket or device is never opened.
  * @returns `undefined` when `path` is gone or is not a regular file.
  */
