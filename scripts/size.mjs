@@ -163,8 +163,8 @@ export const BUDGETS = [
     // ./store rows above, ~0.24 KB here).
     // 20.25 KB since a header read is bounded by its own 1 MiB, not by maxLogBytes (SPEC §11.2.1:
     // a log past maxLogBytes is listed), and the lines within maxLogBytes are split before the
-    // limit fails a read, so its error does not depend on the chunking (the stop-37 probe); the
-    // row was then 20.04 KB.
+    // limit fails a read, so its error does not depend on the chunking, nor on whether the log
+    // came as text or bytes (the stop-37 probes); the row was then 20.10 KB.
     budget: 20.25 * 1024,
   },
   // The search chunk alone (SPEC §16.5): the engine, segmentation and folding, snippets, the

@@ -74,6 +74,15 @@ async function outcome(read: () => SessionLog | Promise<SessionLog>): Promise<un
   }
 }
 
+/** `bytes` as text, a BOM kept, or `undefined` when they are not UTF-8. */
+function decodeWhole(bytes: Uint8Array): string | undefined {
+  try {
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
 const SAMPLES: Record<string, Uint8Array> = {
   'plain text log': utf8(TEXT_LOG + LAST_LINE),
   'BOM, CRLF, blank lines': utf8(`\uFEFF${line(HEADER).replace('\n', '\r\n')}\n \n${line(message(0, 'x'))}`),
@@ -108,6 +117,9 @@ describe('readSessionLog: streamed input reads exactly like one buffer (SPEC §1
         const bytes = limited[name]!;
         const expected = await outcome(() => readSessionLog(bytes, { maxLogBytes }));
         expect(await outcome(() => readSessionLog(iterableOf(split(bytes, cuts)), { maxLogBytes }))).toEqual(expected);
+        // The same log as text reads as its UTF-8 bytes do (the stop-37 second probe: text ignored the limit).
+        const text = bytes[0] === 0x28 ? undefined : decodeWhole(bytes);
+        if (text !== undefined) expect(await outcome(() => readSessionLog(text, { maxLogBytes }))).toEqual(expected);
       }),
       { numRuns: 300 },
     );
@@ -116,6 +128,9 @@ describe('readSessionLog: streamed input reads exactly like one buffer (SPEC §1
       expect(await outcome(() => readSessionLog(probe, { maxLogBytes }))).toEqual({ code: 'SESSION_REFERENCE_INVALID_LOG', message: expect.stringContaining('line 2 is not JSON') });
     }
     expect(await outcome(() => readSessionLog(probe, { maxLogBytes: 80 }))).toEqual({ code: 'SESSION_REFERENCE_INVALID_LOG', message: expect.stringContaining('larger than maxLogBytes (80 bytes)') });
+    const big = TEXT_LOG + line(message(4, 'ğ'.repeat(5000)));
+    expect(await outcome(() => readSessionLog(big, { maxLogBytes: 1 }))).toEqual({ code: 'SESSION_REFERENCE_INVALID_LOG', message: expect.stringContaining('larger than maxLogBytes (1 bytes)') });
+    expect(await outcome(() => readSessionLog(big, { maxLogBytes: utf8(big).length }))).toEqual(await outcome(() => parseSessionLog(big)));
   });
 
   it('property: a byte stream is read into one reused buffer (BYOB reads), in any chunking, lines across reads too', async () => {

@@ -6,6 +6,7 @@
  */
 import { fail, type SessionReferenceError } from '../errors.js';
 import type { ChunkScanner } from './chunk-scanner.js';
+import { utf8ByteLength } from '../utf8.js';
 
 /** Receives the lines of a log as bytes, in order. */
 export interface LineSink {
@@ -68,6 +69,10 @@ function limitReached(error: SessionReferenceError): SessionReferenceError {
 /** True for an error of {@link limitReached}. */
 export function isLimitReached(error: unknown): boolean {
   return typeof error === 'object' && error !== null && limits.has(error);
+}
+
+function logTooLarge(maxLogBytes: number) {
+  return limitReached(fail('INVALID_LOG', `dsh session log is larger than maxLogBytes (${maxLogBytes} bytes)`));
 }
 
 function headerTooLong(limit: number) {
@@ -190,9 +195,7 @@ export class LineSplitter {
     const within = chunk.subarray(0, this.limits.maxLogBytes - this.total);
     this.total += within.length;
     if (within.length > 0) this.splitChunk(within);
-    if (within.length < chunk.length && !this.stopped) {
-      throw limitReached(fail('INVALID_LOG', `dsh session log is larger than maxLogBytes (${this.limits.maxLogBytes} bytes)`));
-    }
+    if (within.length < chunk.length && !this.stopped) throw logTooLarge(this.limits.maxLogBytes);
   }
 
   /** {@link split} with the newline finder over `chunk`. */
@@ -278,11 +281,16 @@ export function concat(parts: readonly Uint8Array[]): Uint8Array {
  * The lines of a log given as text (SPEC §11.1): split on `\n`; the text after the last `\n`,
  * when not empty, is the unterminated last line.
  */
-export function splitTextLines(text: string, sink: TextLineSink): void {
+export function splitTextLines(text: string, sink: TextLineSink, maxLogBytes = Infinity): void {
+  // Past `maxLogBytes` as UTF-8, text reads as its bytes would (LineSplitter.push): the lines whose
+  // `\n` is within the limit, then the limit's error. Counted only when it may be passed.
+  let room = text.length * 3 > maxLogBytes && utf8ByteLength(text) > maxLogBytes ? maxLogBytes : Infinity;
   for (let start = 0, number = 1; start < text.length; number++) {
     const newline = text.indexOf('\n', start);
     const end = newline === -1 ? text.length : newline;
-    if (!sink.line(text.slice(start, end), number, newline !== -1)) return;
+    const line = text.slice(start, end);
+    if (room !== Infinity && (room -= utf8ByteLength(line) + 1) < 0) throw logTooLarge(maxLogBytes);
+    if (!sink.line(line, number, newline !== -1)) return;
     start = end + 1;
   }
 }

@@ -51,10 +51,13 @@ function loadZstd(): Promise<ZstdCodec> {
 }
 
 /**
- * A header read's bound (SPEC §11.2.1): line 1 within 1 MiB. `maxLogBytes` bounds whole reads
- * only, so a log past it is listed, and its reads fail naming the limit.
+ * The decoded bytes a read of `collector` may pass (SPEC §11.2.1): `maxLogBytes` bounds whole
+ * reads only; a header read has its own bound (line 1 within 1 MiB), so a log past
+ * `maxLogBytes` is listed, and its reads fail naming the limit.
  */
-const HEADER_READ_LIMITS = { maxLogBytes: Infinity, maxHeaderBytes: MAX_HEADER_BYTES };
+function readLimit(collector: LogCollector, options: ReadOptions): number {
+  return collector.headerOnly ? Infinity : (options.maxLogBytes ?? DEFAULT_MAX_LOG_BYTES);
+}
 
 /**
  * The stages after the decoder, for `collector`: line splitter → classifier → collector, with one
@@ -62,7 +65,7 @@ const HEADER_READ_LIMITS = { maxLogBytes: Infinity, maxHeaderBytes: MAX_HEADER_B
  */
 function lineStages(collector: LogCollector, maxLogBytes: number): DecodedBytes {
   const scanner = new ChunkScanner();
-  const limits = collector.headerOnly ? HEADER_READ_LIMITS : { maxLogBytes, maxHeaderBytes: Infinity };
+  const limits = { maxLogBytes, maxHeaderBytes: collector.headerOnly ? MAX_HEADER_BYTES : Infinity };
   const splitter = new LineSplitter(new LineClassifier(collector, scanner), limits, scanner);
   return {
     push: (bytes) => splitter.push(bytes),
@@ -83,7 +86,7 @@ function lineStages(collector: LogCollector, maxLogBytes: number): DecodedBytes 
 
 /** The chain from the decoder on, for `collector` (see the module). */
 function chain(collector: LogCollector, options: ReadOptions, reading: { pulled: boolean; sliced: boolean }, codec: ZstdCodec | undefined): LogDecoder {
-  const lines = lineStages(collector, options.maxLogBytes ?? DEFAULT_MAX_LOG_BYTES);
+  const lines = lineStages(collector, readLimit(collector, options));
   return new LogDecoder(lines, { verifyChecksums: options.verifyChecksums ?? true, headerOnly: collector.headerOnly, ...reading }, codec);
 }
 
@@ -93,7 +96,7 @@ function chain(collector: LogCollector, options: ReadOptions, reading: { pulled:
  */
 export function collectSync(input: string | Uint8Array, collector: LogCollector, codec: ZstdCodec | undefined, options: ReadOptions = {}): void {
   if (typeof input === 'string') {
-    splitTextLines(input, collector);
+    splitTextLines(input, collector, readLimit(collector, options));
     return;
   }
   const feed = chain(collector, options, { pulled: false, sliced: false }, codec);
@@ -124,7 +127,7 @@ export function collect(given: StoreSource | string, collector: LogCollector, op
   const size = sized ? (given as SizedSource).size : undefined;
   const source = sized ? (given as SizedSource).source : given;
   if (typeof source === 'string') {
-    splitTextLines(source, collector);
+    splitTextLines(source, collector, readLimit(collector, options));
     return undefined;
   }
   if (source instanceof PulledChunks && source.first !== undefined && collector.headerOnly && headerOfFirstFrame(source.first, collector, options)) return undefined;
