@@ -24,6 +24,15 @@ const MIB = 1 << 20;
 const REAL_LOG = join(process.env.BENCH_DIR ?? 'bench', '..', 'samples/store/77-Dumen/session-904b047f-eb01-493f-b98a-391ecfae5b66/session.v3.jsonl');
 const ID = 'real-100mib';
 
+let realLines: string[] | undefined;
+
+/** The real log's lines, read once: its header with the session id `id`, and its rows. */
+function realLog(id: string): { header: string; rows: string[] } {
+  realLines ??= readFileSync(REAL_LOG, 'utf8').split('\n').filter((line) => line.length > 0);
+  const [header, ...rows] = realLines;
+  return { header: header!.replace(/"id":"[^"]*"/, `"id":"${id}"`), rows };
+}
+
 /**
  * Writes the real log repeated to about `bytes`: its header once (with the bench's id), then its
  * rows again and again, each row's leading `"seq":N` renumbered so seqs keep increasing; every
@@ -31,8 +40,8 @@ const ID = 'real-100mib';
  * @returns Lines written and the share of message lines.
  */
 export function writeRealShapedLog(path: string, bytes: number): { lines: number; messages: number } {
-  const [header, ...rows] = readFileSync(REAL_LOG, 'utf8').split('\n').filter((line) => line.length > 0);
-  const parts = [header!.replace(/"id":"[^"]*"/, `"id":"${ID}"`)];
+  const { header, rows } = realLog(ID);
+  const parts = [header];
   let size = parts[0]!.length;
   let seq = 0;
   let messages = 0;
@@ -54,9 +63,8 @@ export function writeRealShapedLog(path: string, bytes: number): { lines: number
  * bench: real line mix and text, every session its own id).
  */
 export function writeRealShapedSession(path: string, id: string, bytes: number): void {
-  realRows ??= readFileSync(REAL_LOG, 'utf8').split('\n').filter((line) => line.length > 0);
-  const [header, ...rows] = realRows;
-  const parts = [header!.replace(/"id":"[^"]*"/, `"id":"${id}"`)];
+  const { header, rows } = realLog(id);
+  const parts = [header];
   let size = parts[0]!.length + 1;
   for (const row of rows) {
     const rowBytes = Buffer.byteLength(row) + 1;
@@ -66,8 +74,6 @@ export function writeRealShapedSession(path: string, id: string, bytes: number):
   }
   writeFileSync(path, `${parts.join('\n')}\n`);
 }
-
-let realRows: string[] | undefined;
 
 /**
  * The parse floor: `chunks` (decompressed by libzstd when `zstd`), split on `\n`, every line decoded

@@ -658,8 +658,8 @@ function loadPipeline(): Promise<Pipeline> {
  * A file's identity (device, inode, size, mtime, ctime) as one flat string: the caches hold thousands.
  * The ctime, which no user can set, catches a file rewritten in place with its size and mtime
  * put back (`touch -r`, `utimes`), and a directory whose mtime was put back after a new log
- * version came in (the stop-37 probe); beyond SPEC §16.4's size and mtime, it costs one re-read
- * of a log whose mode or owner changed.
+ * version came in; beyond SPEC §16.4's size and mtime, it costs one re-read of a log whose mode
+ * or owner changed.
  * From `Stats` as numbers, not `bigint` ones: a `bigint` stat cost three times as much (Node 20
  * makes its four `Date`s at once; 4,000 stats, a warm listing of 2,000 sessions: 58 ms against
  * 19 ms of CPU). `mtimeMs` keeps the mtime to a quarter of a microsecond (a double of today's
